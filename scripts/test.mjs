@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Runs the whole suite: pure tests once, store-backed tests on SQLite and, when
+// TEST_POSTGRES_URL is set, again on PostgreSQL (with the Redis limiter and
+// cache when TEST_REDIS_URL is set). Prints what it skipped and one closing line.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const only = process.argv.slice(2);
+const PURE_DIRS = ['test/bitcoin/', 'test/counterparty/', 'test/unit/'];
+
+function walk(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? walk(p) : e.name.endsWith('.test.ts') ? [path.relative(root, p)] : [];
+  });
+}
+
+let files = walk(path.join(root, 'test')).sort();
+if (only.length) files = files.filter((f) => only.some((o) => f.includes(o)));
+const pure = files.filter((f) => PURE_DIRS.some((d) => f.startsWith(d)));
+const stored = files.filter((f) => !pure.includes(f));
+
+const totals = { pass: 0, fail: 0, skipped: 0 };
+const skippedNotes = [];
+
+function run(label, list, env) {
+  if (!list.length) return;
+  console.log(`\n=== ${label}: ${list.length} files ===`);
+  const res = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...list],
+    { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const out = (res.stdout ?? '') + (res.stderr ?? '');
+  process.stdout.write(out);
+  const num = (re) => Number((out.match(re) ?? [])[1] ?? 0);
+  const pass = num(/ℹ pass (\d+)/);
+  const fail = num(/ℹ fail (\d+)/) + num(/ℹ cancelled (\d+)/);
+  const skipped = num(/ℹ skipped (\d+)/);
+  totals.pass += pass;
+  totals.fail += fail + (res.status !== 0 && fail === 0 ? 1 : 0);
+  totals.skipped += skipped;
+}
+
+const pgUrl = process.env.TEST_POSTGRES_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+
+run('pure core', pure, { TEST_BACKEND: 'sqlite' });
+run('SQLite store, in-memory limiter', stored, { TEST_BACKEND: 'sqlite', TEST_REDIS_URL: '' });
+if (pgUrl) {
+  run('PostgreSQL store' + (redisUrl ? ', Redis limiter and cache' : ''), stored, { TEST_BACKEND: 'postgres' });
+} else {
+  skippedNotes.push('PostgreSQL run skipped: set TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the suite on PostgreSQL.');
+}
+if (!redisUrl) skippedNotes.push('Redis backend tests skipped: set TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run them.');
+
+console.log('');
+for (const n of skippedNotes) console.log(`skipped: ${n}`);
+console.log(`${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
+process.exit(totals.fail > 0 ? 1 : 0);

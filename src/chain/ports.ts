@@ -1,0 +1,199 @@
+/**
+ * The two chain ports. The service talks only to these; behind them sit the
+ * production adapters (Bitcoin Core JSON-RPC, Counterparty Core API v2) or the
+ * in-process devnet. Amounts are integer satoshis; Counterparty quantities are
+ * decimal strings (they can exceed 2^53).
+ */
+
+export interface ChainTip {
+  height: number;
+  hash: string;
+}
+
+export interface ChainTxOut {
+  value_sats: number;
+  script_hex: string;
+  /** Address of the output script when it has one. */
+  address: string | null;
+}
+
+export interface ChainTx {
+  txid: string;
+  hex: string;
+}
+
+export interface ChainBlock {
+  height: number;
+  hash: string;
+  prev_hash: string;
+  /** Block header time, unix seconds. */
+  time: number;
+  txs: ChainTx[];
+}
+
+export interface ChainTransaction {
+  txid: string;
+  hex: string;
+  /** 0 while in the mempool. */
+  confirmations: number;
+  block_hash: string | null;
+  block_height: number | null;
+}
+
+export interface ChainUtxo {
+  txid: string;
+  vout: number;
+  value_sats: number;
+  script_hex: string;
+  address: string | null;
+  /** 0 when the output is unconfirmed (mempool). */
+  confirmations: number;
+  coinbase: boolean;
+}
+
+export interface MempoolEntry {
+  txid: string;
+  vsize: number;
+  fee_sats: number;
+  /** Unconfirmed ancestors including itself, as Bitcoin Core counts them. */
+  ancestor_count: number;
+  descendant_count: number;
+  time: number;
+}
+
+/** Fee rates in sat/vB. */
+export interface FeeEstimates {
+  fastest: number;
+  half_hour: number;
+  hour: number;
+  economy: number;
+  minimum: number;
+}
+
+export interface AcceptResult {
+  txid: string;
+  allowed: boolean;
+  /** Bitcoin Core's reject reason, e.g. `txn-mempool-conflict`, `min relay fee not met`. */
+  reject_reason?: string;
+  vsize?: number;
+  fee_sats?: number;
+}
+
+export interface PackageResult {
+  txids: string[];
+  /** Bitcoin Core's `package_msg` (`success` when every transaction is in the mempool). */
+  message: string;
+}
+
+export interface BitcoinBackend {
+  readonly kind: 'bitcoin-core' | 'devnet';
+  getTip(): Promise<ChainTip>;
+  getBlockHash(height: number): Promise<string | null>;
+  /** A block with its transactions, by hash; null when unknown. */
+  getBlock(hash: string): Promise<ChainBlock | null>;
+  /** A transaction from the mempool or the chain; null when unknown. */
+  getTransaction(txid: string): Promise<ChainTransaction | null>;
+  /** An unspent output (mempool spends applied when includeMempool); null when spent or unknown. */
+  getTxOut(txid: string, vout: number, includeMempool?: boolean): Promise<ChainUtxo | null>;
+  getMempoolEntry(txid: string): Promise<MempoolEntry | null>;
+  estimateFees(): Promise<FeeEstimates>;
+  testAccept(hexes: string[]): Promise<AcceptResult[]>;
+  /** Relays one transaction; throws TxRejected with the node's reason. Already-known is success. */
+  broadcast(hex: string): Promise<string>;
+  /** Submits a 1-parent-1-child package; throws TxRejected when any member is refused. */
+  submitPackage(hexes: string[]): Promise<PackageResult>;
+}
+
+export interface CpBalance {
+  asset: string;
+  asset_longname: string | null;
+  quantity_raw: string;
+  /** Set on UTXO balances: `txid:vout`. */
+  utxo: string | null;
+  /** Owner address (for UTXO balances, the address that owns the UTXO). */
+  address: string | null;
+}
+
+export interface CpAssetInfo {
+  asset: string;
+  asset_id: string;
+  asset_longname: string | null;
+  divisible: boolean;
+  locked: boolean;
+  supply_raw: string;
+  issuer: string | null;
+  owner: string | null;
+  description: string;
+  first_issuance_block_index: number | null;
+}
+
+export type CpEventName = 'ATTACH_TO_UTXO' | 'DETACH_FROM_UTXO' | 'UTXO_MOVE' | 'SEND' | 'CREDIT' | 'DEBIT' | 'ASSET_ISSUANCE' | 'NEW_BLOCK';
+
+export interface CpEvent {
+  event_index: number;
+  event: string;
+  tx_hash: string | null;
+  block_index: number;
+  params: Record<string, unknown>;
+}
+
+export interface CpStatus {
+  counterparty_height: number;
+  bitcoin_height: number;
+  ready: boolean;
+}
+
+export interface AddressUtxo {
+  txid: string;
+  vout: number;
+  value_sats: number;
+  /** null while unconfirmed. */
+  height: number | null;
+  confirmations: number;
+}
+
+export interface CounterpartyBackend {
+  readonly kind: 'counterparty-core' | 'devnet';
+  getStatus(): Promise<CpStatus>;
+  getAddressBalances(address: string): Promise<CpBalance[]>;
+  /** Balances attached to one UTXO (`txid:vout`). */
+  getUtxoBalances(utxo: string): Promise<CpBalance[]>;
+  /** Which of the given UTXOs carry any Counterparty balance. */
+  getUtxosWithBalances(utxos: string[]): Promise<Set<string>>;
+  getAsset(asset: string): Promise<CpAssetInfo | null>;
+  /** XCP fee (raw, 8 decimals) an attach would pay now. */
+  estimateAttachXcpFee(): Promise<string>;
+  /** Events of one confirmed block, optionally narrowed by name. */
+  getBlockEvents(height: number, names?: CpEventName[]): Promise<CpEvent[]>;
+  /** Bitcoin UTXOs of an address (Counterparty Core proxies this from its indexer). */
+  getAddressUtxos(address: string): Promise<AddressUtxo[]>;
+}
+
+export interface Chain {
+  bitcoin: BitcoinBackend;
+  counterparty: CounterpartyBackend;
+}
+
+/** A node refused a transaction; `reason` is Bitcoin Core's reject reason text. */
+export class TxRejected extends Error {
+  constructor(
+    readonly reason: string,
+    readonly rpcCode: number = -26,
+    readonly txid?: string,
+  ) {
+    super(`transaction rejected: ${reason}`);
+    this.name = 'TxRejected';
+  }
+}
+
+/** A backend is down, lagging or answered garbage; retrying later may work. */
+export class UpstreamUnavailable extends Error {
+  constructor(
+    readonly backend: 'bitcoin' | 'counterparty',
+    message: string,
+    readonly status: 502 | 503 = 503,
+  ) {
+    super(message);
+    this.name = 'UpstreamUnavailable';
+  }
+}

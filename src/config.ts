@@ -1,0 +1,97 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import path from 'node:path';
+
+/**
+ * One schema over the environment, parsed once at boot and passed in.
+ * Every default makes `npm start` work with no setup: SQLite under ./data,
+ * the in-process devnet on regtest, port 8080.
+ */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  DATA_DIR: Type.String({ default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
+  /** PostgreSQL schema to use (tests isolate themselves with one schema each). */
+  DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  /** Key prefix on Redis, so several markets (or tests) can share one server. */
+  REDIS_PREFIX: Type.String({ default: 'cpmkt:' }),
+  CHAIN: Type.Union([Type.Literal('devnet'), Type.Literal('bitcoin-core')], { default: 'devnet' }),
+  BITCOIN_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  COUNTERPARTY_API_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  NETWORK: Type.Optional(
+    Type.Union([Type.Literal('mainnet'), Type.Literal('testnet4'), Type.Literal('signet'), Type.Literal('regtest')]),
+  ),
+  INDEXER_INTERVAL_MS: Type.Integer({ minimum: 50, default: 120_000 }),
+  RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
+  /** Devnet: mine a block every N ms (0 = only on demand). */
+  DEVNET_BLOCK_INTERVAL_MS: Type.Integer({ minimum: 0, default: 0 }),
+  /** Devnet: the attach XCP fee formula, or a fixed fee when set. */
+  DEVNET_ATTACH_FEE_RAW: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)$' })),
+  /** Seed a demo market on an empty store (devnet only). */
+  SEED_DEMO: Type.Boolean({ default: true }),
+  CATALOG_FILE: Type.Optional(Type.String()),
+  /** Platform fee in basis points of the price, with a floor in sats. */
+  MARKET_FEE_BPS: Type.Integer({ minimum: 0, maximum: 10_000, default: 200 }),
+  MARKET_FEE_MIN_SATS: Type.Integer({ minimum: 0, default: 546 }),
+  /** Where platform fees are paid; a devnet default is derived when unset. */
+  MARKET_FEE_ADDRESS: Type.Optional(Type.String({ minLength: 14 })),
+  /** Comma-separated origins a connect-time sign-in proof may be bound to. */
+  AUTH_ALLOWED_ORIGINS: Type.String({ default: 'http://localhost:8080,http://127.0.0.1:8080' }),
+  /** The domain named in sign-in challenges. */
+  AUTH_DOMAIN: Type.String({ default: 'localhost' }),
+  /** Secret for cursors and ids that must not be forged; derived and stored when unset. */
+  SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
+  TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export type Network = 'mainnet' | 'testnet4' | 'signet' | 'regtest';
+
+export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS'> & {
+  NETWORK: Network;
+  DATABASE_URL: string;
+  AUTH_ALLOWED_ORIGINS: string[];
+};
+
+export class ConfigError extends Error {}
+
+/** Parses the environment (or an override object); throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const keys = Object.keys(ConfigSchema.properties);
+  const picked: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = env[k];
+    if (v !== undefined && v !== '') picked[k] = v;
+  }
+  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, picked));
+  const errors = [...Value.Errors(ConfigSchema, withDefaults)];
+  if (errors.length) {
+    const lines = errors.map((e) => `  ${e.path.slice(1) || '(root)'}: ${e.message} (got ${JSON.stringify(e.value)})`);
+    throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`);
+  }
+  const raw = withDefaults as RawConfig;
+  if (raw.CHAIN === 'bitcoin-core' && (!raw.BITCOIN_RPC_URL || !raw.COUNTERPARTY_API_URL)) {
+    throw new ConfigError('Invalid configuration:\n  CHAIN=bitcoin-core needs BITCOIN_RPC_URL and COUNTERPARTY_API_URL');
+  }
+  const network: Network = raw.NETWORK ?? (raw.CHAIN === 'devnet' ? 'regtest' : 'mainnet');
+  if (raw.CHAIN === 'devnet' && network !== 'regtest') {
+    throw new ConfigError('Invalid configuration:\n  NETWORK: the devnet runs on regtest only');
+  }
+  const origins = raw.AUTH_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`Invalid configuration:\n  AUTH_ALLOWED_ORIGINS: "${o}" is not an origin`);
+  }
+  return {
+    ...raw,
+    NETWORK: network,
+    DATABASE_URL: raw.DATABASE_URL ?? `sqlite:${path.join(raw.DATA_DIR, 'market.sqlite')}`,
+    AUTH_ALLOWED_ORIGINS: origins,
+  };
+}

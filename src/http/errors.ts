@@ -1,0 +1,87 @@
+/**
+ * The one table of the spec's error codes and their default statuses, and the
+ * one error class that carries a code and the documented extras to the renderer.
+ * Routes throw ApiError; nothing maps errors by matching message text.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unsupported_address_type: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  state_changed: 409,
+  expired: 410,
+  invalid_transaction: 422,
+  signature_invalid: 401,
+  template_mismatch: 422,
+  checkout_changed: 409,
+  insufficient_funds: 422,
+  insufficient_asset_balance: 422,
+  price_below_minimum: 422,
+  listing_price_above_maximum: 422,
+  counter_price_invalid: 422,
+  self_trade: 409,
+  duplicate_funding_slot: 409,
+  offer_selection_unavailable: 409,
+  attached_delivery_single_item_only: 422,
+  mempool_rejected: 422,
+  conflict_spend: 409,
+  broadcast_unknown: 502,
+  offer_capacity_full: 503,
+  open_offer_limit: 409,
+  policy_offer_refused: 422,
+  rate_limited: 429,
+  target_unavailable: 409,
+  upstream_unavailable: 503,
+  service_unavailable: 503,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** Node policy refusal classes the spec names on 422 mempool_rejected. */
+export type MempoolPolicy = 'fee_floor' | 'chain_too_long' | 'truc' | 'dust' | 'nonstandard';
+
+export type ErrorExtras = {
+  retryable?: boolean;
+  mempool_policy?: MempoolPolicy;
+  mempool_reason?: string;
+  wait_for_confirmation?: boolean;
+  claims_released?: boolean;
+  refused_listings?: Array<{ index: number; listing_id: string; status: number; code: ErrorCode; error: string }>;
+  retry_after_seconds?: number;
+  [extra: string]: unknown;
+};
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extras: ErrorExtras;
+  /** Response headers that travel with the error (Allow, Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extras: ErrorExtras = {},
+    opts: { status?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = opts.status ?? ERROR_STATUS[code];
+    this.extras = extras;
+    this.headers = opts.headers ?? {};
+  }
+
+  /** The wire envelope: `{error, code, ...extras}`. */
+  toBody(): Record<string, unknown> {
+    return { ...this.extras, error: this.message, code: this.code };
+  }
+}
+
+export const invalid = (message: string, extras?: ErrorExtras) => new ApiError('invalid_request', message, extras);
+export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}`);
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;

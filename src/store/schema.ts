@@ -1,0 +1,8 @@
+/**
+ * The typed shape of every table, composed from each area's own table file so
+ * one Kysely instance serves the whole service. Booleans are stored as 0/1 and
+ * times as integers on both backends so one code path reads them the same way.
+ */
+import type { FoundationTables } from './foundation-tables.js';
+
+export interface DatabaseSchema extends FoundationTables {}
