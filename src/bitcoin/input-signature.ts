@@ -1,0 +1,241 @@
+/**
+ * Verify the signature(s) of one input of a transaction, given every prevout it spends.
+ *
+ * Supported spends (the families the market signs with, plus its escrow leaves):
+ * - P2PKH: scriptSig `<sig> <pubkey>`, legacy sighash (Bitcoin Core `SignatureHash`).
+ * - P2WPKH: witness `[sig, pubkey]`, BIP-143 sighash with scriptCode `OP_DUP OP_HASH160 <h> OP_EQUALVERIFY OP_CHECKSIG`.
+ * - P2TR key path: witness `[sig]` (+ optional annex), BIP-341 sighash, BIP-340 signature.
+ * - P2TR script path with a simple BIP-342 leaf (see `parseSimpleTapscript`), control block checked.
+ *
+ * Every input of the transaction needs its prevout because BIP-341 commits to all amounts and
+ * scripts. Outcomes are values, never throws: `{ok:false, input, error}` names the input and
+ * the reason, e.g. `input 1: sighash 0x01, expected 0x83`.
+ *
+ * Rules: by default (`rules: 'standard'`) the standardness policy Bitcoin Core applies before
+ * relaying is enforced on top of consensus — BIP-146 LOW_S, STRICTENC hash types and pubkeys,
+ * compressed keys in segwit v0 — because the market must only accept transactions that relay.
+ * A block validator can pass `rules: 'consensus'` to accept high-S and undefined ECDSA hash types.
+ */
+import { hash160 } from '@scure/btc-signer/utils.js';
+import { Script, type ScriptType } from '@scure/btc-signer/script.js';
+import { equalBytes } from '@noble/curves/utils.js';
+import type { Transaction } from '@scure/btc-signer';
+import { isCompressedPubkey, isStrictDerSignature, isStrictPubkey, verifyEcdsaDer } from './ecdsa.js';
+import { formatSighash, isDefinedEcdsaSighash, SIGHASH_SINGLE } from './sighash.js';
+import {
+  checkSequenceVerify, parseSchnorrSignature, parseSimpleTapscript, splitTaprootWitness,
+  TAPSCRIPT_LEAF_VERSION, verifyControlBlock, verifySchnorr,
+} from './taproot.js';
+import { legacySighash, toTransaction, type Prevout } from './transaction.js';
+
+export type { Prevout } from './transaction.js';
+
+/** How the input was spent. */
+export type SpendFamily = 'p2pkh' | 'p2wpkh' | 'p2tr-key' | 'p2tr-script';
+
+export interface VerifyInputOptions {
+  /** 'standard' (default): consensus + relay policy. 'consensus': consensus rules only. */
+  rules?: 'standard' | 'consensus';
+  /**
+   * Hash types every signature of this input must use (e.g. `[0x83]` for a listing). For taproot,
+   * 0x00 (DEFAULT, a 64-byte signature) and 0x01 are distinct values: list both if both are fine.
+   */
+  allowedSighashes?: readonly number[];
+}
+
+export type InputSignatureResult =
+  | {
+      ok: true;
+      input: number;
+      family: SpendFamily;
+      /** One hash type per signature, in witness order (0x00 = taproot DEFAULT). */
+      sighashTypes: number[];
+      /** The key of each signature, same order: 33/65-byte ECDSA keys or 32-byte x-only keys. */
+      pubkeys: Uint8Array[];
+    }
+  | { ok: false; input: number; error: string };
+
+type Sig = { hashType: number; pubkey: Uint8Array };
+type Check = { ok: true; family: SpendFamily; sigs: Sig[] } | { ok: false; error: string };
+
+/**
+ * Verify input `index` of `tx` (a scure Transaction or raw bytes). `prevouts[k]` is the output
+ * spent by input k, for every input of the transaction.
+ */
+export function verifyInputSignature(
+  tx: Transaction | Uint8Array,
+  index: number,
+  prevouts: readonly Prevout[],
+  options: VerifyInputOptions = {},
+): InputSignatureResult {
+  const fail = (error: string): InputSignatureResult => ({ ok: false, input: index, error: `input ${index}: ${error}` });
+  let t: Transaction;
+  try {
+    t = toTransaction(tx);
+  } catch (e) {
+    return fail(`transaction does not parse (${(e as Error).message})`);
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= t.inputsLength) return fail('no such input');
+  if (prevouts.length !== t.inputsLength) {
+    return fail(`expected ${t.inputsLength} prevouts, got ${prevouts.length}`);
+  }
+  let res: Check;
+  try {
+    res = checkInput(t, index, prevouts, options.rules ?? 'standard');
+  } catch (e) {
+    // scure throws on malformed data (e.g. an out-of-range value); report it, never rethrow.
+    res = { ok: false, error: (e as Error).message };
+  }
+  if (!res.ok) return fail(res.error);
+  const allowed = options.allowedSighashes;
+  if (allowed) {
+    for (const s of res.sigs) {
+      if (!allowed.includes(s.hashType)) {
+        return fail(`sighash ${formatSighash(s.hashType)}, expected ${allowed.map(formatSighash).join(' or ')}`);
+      }
+    }
+  }
+  return {
+    ok: true,
+    input: index,
+    family: res.family,
+    sighashTypes: res.sigs.map((s) => s.hashType),
+    pubkeys: res.sigs.map((s) => s.pubkey),
+  };
+}
+
+/** Verify every input; returns the first failure, or all per-input results when all pass. */
+export function verifyAllInputSignatures(
+  tx: Transaction | Uint8Array,
+  prevouts: readonly Prevout[],
+  options: Omit<VerifyInputOptions, 'allowedSighashes'> = {},
+): { ok: true; inputs: Extract<InputSignatureResult, { ok: true }>[] } | Extract<InputSignatureResult, { ok: false }> {
+  let t: Transaction;
+  try {
+    t = toTransaction(tx);
+  } catch (e) {
+    return { ok: false, input: 0, error: `transaction does not parse (${(e as Error).message})` };
+  }
+  const inputs: Extract<InputSignatureResult, { ok: true }>[] = [];
+  for (let i = 0; i < t.inputsLength; i++) {
+    const r = verifyInputSignature(t, i, prevouts, options);
+    if (!r.ok) return r;
+    inputs.push(r);
+  }
+  return { ok: true, inputs };
+}
+
+function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[], rules: 'standard' | 'consensus'): Check {
+  const prevout = prevouts[idx]!;
+  const s = prevout.script;
+  const input = tx.getInput(idx);
+  const scriptSig = input.finalScriptSig ?? new Uint8Array();
+  const witness = input.finalScriptWitness ?? [];
+  if (s.length === 25 && s[0] === 0x76 && s[1] === 0xa9 && s[2] === 0x14 && s[23] === 0x88 && s[24] === 0xac) {
+    if (witness.length) return { ok: false, error: 'P2PKH input carries a witness' };
+    return checkP2pkh(tx, idx, s, scriptSig, rules);
+  }
+  if (s.length === 22 && s[0] === 0x00 && s[1] === 0x14) {
+    if (scriptSig.length) return { ok: false, error: 'native segwit input has a non-empty scriptSig' };
+    return checkP2wpkh(tx, idx, s.subarray(2), prevout.amount, witness, rules);
+  }
+  if (s.length === 34 && s[0] === 0x51 && s[1] === 0x20) {
+    if (scriptSig.length) return { ok: false, error: 'native segwit input has a non-empty scriptSig' };
+    return checkTaproot(tx, idx, s.subarray(2), prevouts, witness);
+  }
+  return { ok: false, error: 'unsupported prevout script (P2PKH, P2WPKH and P2TR only)' };
+}
+
+function ecdsaHashType(sig: Uint8Array, rules: 'standard' | 'consensus'): number | string {
+  if (sig.length === 0) return 'empty signature';
+  if (!isStrictDerSignature(sig)) return 'signature is not strict DER (BIP-66)';
+  const hashType = sig[sig.length - 1]!;
+  if (rules === 'standard' && !isDefinedEcdsaSighash(hashType)) return `undefined sighash ${formatSighash(hashType)}`;
+  return hashType;
+}
+
+function checkP2pkh(tx: Transaction, idx: number, script: Uint8Array, scriptSig: Uint8Array, rules: 'standard' | 'consensus'): Check {
+  let ops: ScriptType;
+  try {
+    ops = Script.decode(scriptSig);
+  } catch {
+    return { ok: false, error: 'scriptSig does not parse' };
+  }
+  const [sig, pubkey] = ops;
+  if (ops.length !== 2 || !(sig instanceof Uint8Array) || !(pubkey instanceof Uint8Array)) {
+    return { ok: false, error: 'P2PKH scriptSig must be <sig> <pubkey>' };
+  }
+  if (!equalBytes(hash160(pubkey), script.subarray(3, 23))) return { ok: false, error: 'pubkey does not match the P2PKH hash' };
+  if (rules === 'standard' && !isStrictPubkey(pubkey)) return { ok: false, error: 'pubkey encoding is not standard' };
+  const hashType = ecdsaHashType(sig, rules);
+  if (typeof hashType === 'string') return { ok: false, error: hashType };
+  // Legacy sighash; scriptCode is the prevout script (it holds no OP_CODESEPARATOR or signature).
+  const msg = legacySighash(tx, idx, script, hashType);
+  const v = verifyEcdsaDer(sig.subarray(0, -1), msg, pubkey, rules === 'standard');
+  return v.ok ? { ok: true, family: 'p2pkh', sigs: [{ hashType, pubkey }] } : v;
+}
+
+function checkP2wpkh(
+  tx: Transaction, idx: number, program: Uint8Array, amount: bigint, witness: Uint8Array[], rules: 'standard' | 'consensus',
+): Check {
+  if (witness.length !== 2) return { ok: false, error: `P2WPKH witness must have 2 items, got ${witness.length}` };
+  const [sig, pubkey] = witness as [Uint8Array, Uint8Array];
+  if (!equalBytes(hash160(pubkey), program)) return { ok: false, error: 'pubkey does not match the P2WPKH program' };
+  if (rules === 'standard' && !isCompressedPubkey(pubkey)) return { ok: false, error: 'P2WPKH pubkey must be compressed (BIP-143 policy)' };
+  const hashType = ecdsaHashType(sig, rules);
+  if (typeof hashType === 'string') return { ok: false, error: hashType };
+  // BIP-143: the scriptCode of a P2WPKH input is the P2PKH script of the same key hash.
+  const scriptCode = new Uint8Array([0x76, 0xa9, 0x14, ...program, 0x88, 0xac]);
+  const msg = tx.preimageWitnessV0(idx, scriptCode, hashType, amount);
+  const v = verifyEcdsaDer(sig.subarray(0, -1), msg, pubkey, rules === 'standard');
+  return v.ok ? { ok: true, family: 'p2wpkh', sigs: [{ hashType, pubkey }] } : v;
+}
+
+function taprootMsg(
+  tx: Transaction, idx: number, prevouts: readonly Prevout[], hashType: number, leaf?: Uint8Array, annex?: Uint8Array,
+): Uint8Array | string {
+  // BIP-341: SIGHASH_SINGLE without a matching output has no digest: the signature is invalid.
+  if ((hashType & 0x03) === SIGHASH_SINGLE && idx >= tx.outputsLength) return 'sighash SINGLE without a matching output';
+  return tx.preimageWitnessV1(
+    idx, prevouts.map((p) => p.script), hashType, prevouts.map((p) => p.amount),
+    undefined, leaf, leaf ? TAPSCRIPT_LEAF_VERSION : undefined, annex,
+  );
+}
+
+function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevouts: readonly Prevout[], witness: Uint8Array[]): Check {
+  const w = splitTaprootWitness(witness);
+  if ('error' in w) return { ok: false, error: w.error };
+  if (w.kind === 'key') {
+    const sig = parseSchnorrSignature(w.signature);
+    if ('error' in sig) return { ok: false, error: sig.error };
+    const msg = taprootMsg(tx, idx, prevouts, sig.hashType, undefined, w.annex);
+    if (typeof msg === 'string') return { ok: false, error: msg };
+    if (!verifySchnorr(sig.sig, msg, outputKey)) return { ok: false, error: 'schnorr signature does not verify (key path)' };
+    return { ok: true, family: 'p2tr-key', sigs: [{ hashType: sig.hashType, pubkey: outputKey }] };
+  }
+  const cb = verifyControlBlock(w.script, w.control, outputKey);
+  if (!cb.ok) return cb;
+  if (cb.leafVersion !== TAPSCRIPT_LEAF_VERSION) return { ok: false, error: `unsupported leaf version ${formatSighash(cb.leafVersion)}` };
+  const leaf = parseSimpleTapscript(w.script);
+  if (!leaf) return { ok: false, error: 'unsupported tapscript leaf' };
+  if (leaf.csv !== undefined) {
+    const csvErr = checkSequenceVerify(leaf.csv, tx.getInput(idx).sequence ?? 0xffffffff, tx.version);
+    if (csvErr) return { ok: false, error: csvErr };
+  }
+  // One signature per key; exactly that many items, or the final stack would not be clean (BIP-342).
+  if (w.stack.length !== leaf.keys.length) {
+    return { ok: false, error: `tapscript needs ${leaf.keys.length} signatures, witness has ${w.stack.length}` };
+  }
+  const sigs: Sig[] = [];
+  for (let j = 0; j < w.stack.length; j++) {
+    // Witness item j is consumed by key (n-1-j): the first key pops the top of the stack.
+    const key = leaf.keys[leaf.keys.length - 1 - j]!;
+    const sig = parseSchnorrSignature(w.stack[j]!);
+    if ('error' in sig) return { ok: false, error: `signature ${j}: ${sig.error}` };
+    const msg = taprootMsg(tx, idx, prevouts, sig.hashType, w.script, w.annex);
+    if (typeof msg === 'string') return { ok: false, error: `signature ${j}: ${msg}` };
+    if (!verifySchnorr(sig.sig, msg, key)) return { ok: false, error: `signature ${j} does not verify (script path)` };
+    sigs.push({ hashType: sig.hashType, pubkey: key });
+  }
+  return { ok: true, family: 'p2tr-script', sigs };
+}
