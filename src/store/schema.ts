@@ -4,5 +4,6 @@
  * times as integers on both backends so one code path reads them the same way.
  */
 import type { FoundationTables } from './foundation-tables.js';
+import type { AuthTables } from '../modules/auth/tables.js';
 
-export interface DatabaseSchema extends FoundationTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables {}

@@ -1,0 +1,69 @@
+import crypto from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import cors from '@fastify/cors';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Context } from './context.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { freshnessHooks } from './http/freshness.js';
+import { rateLimitHook } from './http/rate-limit.js';
+import { sessionHook } from './modules/auth/session-hook.js';
+import { registerModules } from './modules/index.js';
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Ordinary write routes take JSON bodies up to 64 KiB. */
+export const BODY_LIMIT = 64 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the HTTP app from a Context. Listening is the caller's business. */
+export async function buildApp(ctx: Context): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.logger,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: ctx.config.TRUST_PROXY_HOPS > 0 ? ctx.config.TRUST_PROXY_HOPS : false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+        verbose: true,
+      },
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandling(app);
+  // Only JSON is a request body here; anything else is a client mistake (400), not a 415.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(cors, {
+    origin: true,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['content-type', 'x-session-token', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'retry-after'],
+    maxAge: 600,
+  });
+
+  const fresh = freshnessHooks(ctx.cache, ctx.clock);
+  // Order matters: who is asking, then a cache hit (which must not spend read budget), then the limiter.
+  app.addHook('onRequest', sessionHook(ctx));
+  app.addHook('onRequest', fresh.serveFromCache);
+  app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
+  app.addHook('onSend', fresh.storeAndLabel);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+
+  await registerOpenApi(app);
+  await registerModules(app, ctx);
+  return app;
+}

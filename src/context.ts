@@ -1,0 +1,34 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Store } from './store/db.js';
+import type { Chain } from './chain/ports.js';
+import type { Clock } from './clock.js';
+import type { ResponseCache } from './http/response-cache.js';
+import type { Cursors } from './http/cursor.js';
+import type { Limiter } from './limits/limiter.js';
+
+/**
+ * Everything a route, service or job needs, built once in main.ts (or a test)
+ * and passed in. Nothing is imported as a singleton.
+ */
+export interface Context {
+  config: Config;
+  store: Store;
+  chain: Chain;
+  limiter: Limiter;
+  cache: ResponseCache;
+  clock: Clock;
+  cursors: Cursors;
+  logger: FastifyBaseLogger;
+  /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
+  devnet?: DevnetHandle;
+  /** Hooks the devnet's /devnet/sync uses to bring the market to the tip. */
+  sync?: () => Promise<void>;
+}
+
+/** The devnet as the app sees it; the engine lives in chain/devnet. */
+export interface DevnetHandle {
+  readonly chain: Chain;
+  close?(): Promise<void>;
+  [action: string]: unknown;
+}

@@ -1,0 +1,125 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, isApiError } from './errors.js';
+import { UpstreamUnavailable } from '../chain/ports.js';
+
+interface AjvErrorLike {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  parentSchema?: { description?: string };
+}
+
+/** Turns an ajv validation failure into one message naming the field. */
+export function describeValidation(context: string, errors: AjvErrorLike[]): { message: string; field: string } {
+  const e = errors[0] ?? {};
+  const ctx = context === 'querystring' ? 'query' : context;
+  const path = (e.instancePath ?? '').split('/').filter(Boolean).join('.');
+  let field = path ? `${ctx}.${path}` : ctx;
+  let message: string;
+  if (e.keyword === 'required') {
+    field = `${field === ctx ? ctx : field}.${String(e.params?.missingProperty)}`;
+    message = `${field} is required`;
+  } else if (e.keyword === 'additionalProperties') {
+    field = `${field}.${String(e.params?.additionalProperty)}`;
+    message = `${field} is not a known field`;
+  } else if (e.parentSchema?.description && ['pattern', 'type', 'maxLength', 'minLength', 'minimum', 'maximum', 'anyOf', 'enum', 'const'].includes(e.keyword ?? '')) {
+    message = `${field} must be ${e.parentSchema.description}`;
+  } else {
+    message = `${field} ${e.message ?? 'is invalid'}`;
+  }
+  return { message, field };
+}
+
+function send(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  // Errors are rendered as plain JSON so the documented extras are never dropped by a response schema.
+  return reply
+    .code(err.status)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(err.toBody());
+}
+
+/** Maps every failure to the spec's envelope; a client's mistake is never a 500. */
+export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
+  if (isApiError(error)) return error;
+  const fe = error as FastifyError & { validation?: AjvErrorLike[]; validationContext?: string };
+  if (fe.validation) {
+    const { message, field } = describeValidation(fe.validationContext ?? 'body', fe.validation);
+    return new ApiError('invalid_request', message, { field });
+  }
+  if (error instanceof UpstreamUnavailable) {
+    return new ApiError('upstream_unavailable', `${error.backend} backend unavailable`, { retryable: true }, { status: error.status });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('invalid_request', 'request body is larger than 64 KiB', {}, { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_request', `content type ${request.headers['content-type'] ?? '(none)'} is not supported; send application/json`, { field: 'headers.content-type' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', 'request body is empty; send a JSON object', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'request body is not valid JSON', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'content-length does not match the body', { field: 'headers.content-length' });
+  }
+  if (fe instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+    return new ApiError('invalid_request', 'request body is not valid JSON', { field: 'body' });
+  }
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError('invalid_request', 'malformed request', {}, { status: fe.statusCode === 413 ? 413 : 400 });
+  }
+  return new ApiError('internal_error', 'internal error');
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  re: RegExp;
+}
+
+function patternOf(url: string): RegExp {
+  const body = url
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+/**
+ * Installs the error renderer and the unknown-route handler. Routes are
+ * collected as they register so a known path with a wrong method can answer
+ * 405 with an Allow header instead of 404.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (opts) => {
+    const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
+    for (const m of methods) {
+      if (m === 'OPTIONS' || opts.url === '*' || opts.url === '/*') continue;
+      routes.push({ method: m, url: opts.url, re: patternOf(opts.url) });
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500 && apiError.code === 'internal_error') {
+      request.log.error({ err: error }, 'unexpected error');
+    } else if (apiError.status >= 500) {
+      request.log.warn({ code: apiError.code, msg: error.message }, 'dependency failure');
+    }
+    return send(reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
+    if (allowed.length) {
+      const allow = allowed.sort().join(', ');
+      return send(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}`, {}, { headers: { Allow: allow } }));
+    }
+    return send(reply, new ApiError('not_found', `No route ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ResponseCache } from './response-cache.js';
+import type { Clock } from '../clock.js';
+
+export type CachePolicy = { public: number } | 'no-store';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Freshness of a read: `{public: seconds}` (shared cache, edge-cacheable) or 'no-store'. Writes default to no-store. */
+    cache?: CachePolicy;
+  }
+  interface FastifyRequest {
+    cacheHit?: boolean;
+    cacheKey?: string;
+  }
+}
+
+const policyOf = (request: FastifyRequest): CachePolicy | undefined => request.routeOptions.config?.cache;
+
+/**
+ * The cache key holds only what the route reads: its path parameters and the
+ * query parameters its schema declares, sorted. Unknown query parameters
+ * (cache busters) do not make a new entry, and filters do not make a new budget.
+ */
+export function cacheKeyOf(request: FastifyRequest): string {
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const known = Object.keys(schema?.properties ?? {});
+  const query = request.query as Record<string, unknown>;
+  const params = request.params as Record<string, string>;
+  const parts = known
+    .filter((k) => query?.[k] !== undefined)
+    .sort()
+    .map((k) => `${k}=${encodeURIComponent(String(query[k]))}`);
+  const paramPart = Object.keys(params ?? {})
+    .sort()
+    .map((k) => `${k}=${encodeURIComponent(params[k] ?? '')}`);
+  return `${request.method} ${request.routeOptions.url}|${paramPart.join('&')}|${parts.join('&')}`;
+}
+
+export function freshnessHooks(cache: ResponseCache, clock: Clock) {
+  async function serveFromCache(request: FastifyRequest, reply: FastifyReply) {
+    const policy = policyOf(request);
+    if (!policy || policy === 'no-store' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+    const key = cacheKeyOf(request);
+    request.cacheKey = key;
+    const hit = await cache.get(key);
+    if (!hit) return;
+    request.cacheHit = true;
+    const age = Math.max(0, Math.floor((clock.now() - hit.storedAt) / 1000));
+    return reply
+      .code(hit.status)
+      .header('cache-control', `public, max-age=${Math.max(0, policy.public - age)}`)
+      .header('age', String(age))
+      .header('x-cache', 'hit')
+      .type(hit.contentType)
+      .serializer((p: unknown) => p as string)
+      .send(hit.body);
+  }
+
+  async function storeAndLabel(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const policy = policyOf(request);
+    if (request.cacheHit) return payload;
+    if (policy && policy !== 'no-store' && reply.statusCode === 200) {
+      reply.header('cache-control', `public, max-age=${policy.public}`);
+      reply.header('x-cache', 'miss');
+      if (request.cacheKey && typeof payload === 'string') {
+        await cache.set(
+          request.cacheKey,
+          { status: 200, body: payload, contentType: String(reply.getHeader('content-type') ?? 'application/json'), storedAt: clock.now() },
+          policy.public * 1000,
+        );
+      }
+    } else if (!reply.hasHeader('cache-control')) {
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  }
+
+  return { serveFromCache, storeAndLabel };
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+const DESCRIPTION = `HTTP JSON API of a marketplace for Counterparty collectibles on Bitcoin.
+
+Every success is \`{result: …}\`; paged reads are \`{result, result_count, next_cursor}\` with an opaque cursor bound to its route and filters (pass it back unchanged with the same filters). Every failure is the error envelope \`{error, code, …extras}\`: branch on \`code\`.
+
+Sessions: sign in with a Bitcoin message signature (\`/v1/auth/*\`) and send the token as \`x-session-token\`. A session never authorizes spending; every trade is made of wallet signatures the service verifies.
+
+Rate limits are exact sliding 60-second windows (429 \`rate_limited\` with \`retry_after_seconds\` and \`Retry-After\`). Public reads carry \`Cache-Control\`; owner reads are \`no-store\`.`;
+
+/** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Counterparty Collectibles Marketplace API', version: '1.0.0', description: DESCRIPTION },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'header', name: 'x-session-token', description: 'Session token from /v1/auth/verify or /v1/auth/session; lasts 24 hours.' },
+        },
+      },
+      tags: [
+        { name: 'auth', description: 'Sign-in with a Bitcoin message signature' },
+        { name: 'market', description: 'Public market reads' },
+        { name: 'listings', description: 'Seller side: preflights, attach, listings' },
+        { name: 'checkout', description: 'Buyer side: quotes and completion' },
+        { name: 'transactions', description: 'Bitcoin transaction status' },
+        { name: 'events', description: 'Event feeds' },
+        { name: 'devnet', description: 'Devnet control (never present in production)' },
+        { name: 'health', description: 'Liveness and readiness' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/v1/openapi.json', { schema: { hide: true }, config: { cache: { public: 30 } } }, async () => app.swagger());
+}

@@ -1,0 +1,85 @@
+import type { Redis } from 'ioredis';
+
+export interface CachedResponse {
+  status: number;
+  body: string;
+  contentType: string;
+  /** When it was stored, ms; Age is derived from it. */
+  storedAt: number;
+}
+
+/**
+ * The shared response cache for public reads. In memory by default; on Redis
+ * when several instances serve one market, so a hit on any instance spares
+ * the store and the read budget.
+ */
+export interface ResponseCache {
+  get(key: string): Promise<CachedResponse | undefined>;
+  set(key: string, value: CachedResponse, ttlMs: number): Promise<void>;
+  /** Drops everything (the devnet's sync uses it so tests see the market at once). */
+  clear(): Promise<void>;
+}
+
+export class MemoryResponseCache implements ResponseCache {
+  private readonly map = new Map<string, { value: CachedResponse; expiresAt: number }>();
+  constructor(
+    private readonly now: () => number,
+    private readonly maxEntries = 5000,
+  ) {}
+
+  async get(key: string): Promise<CachedResponse | undefined> {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    if (hit.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return hit.value;
+  }
+
+  async set(key: string, value: CachedResponse, ttlMs: number): Promise<void> {
+    if (this.map.size >= this.maxEntries) {
+      // Map keeps insertion order: the first key is the oldest entry.
+      const oldest = this.map.keys().next().value;
+      if (oldest !== undefined) this.map.delete(oldest);
+    }
+    this.map.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  async clear(): Promise<void> {
+    this.map.clear();
+  }
+}
+
+export class RedisResponseCache implements ResponseCache {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async get(key: string): Promise<CachedResponse | undefined> {
+    try {
+      const raw = await this.redis.get(this.prefix + 'rc:' + key);
+      return raw ? (JSON.parse(raw) as CachedResponse) : undefined;
+    } catch {
+      return undefined; // a cache outage degrades to uncached reads, never to errors
+    }
+  }
+
+  async set(key: string, value: CachedResponse, ttlMs: number): Promise<void> {
+    try {
+      await this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(value), 'PX', Math.max(1, ttlMs));
+    } catch {
+      /* best effort */
+    }
+  }
+
+  async clear(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.prefix + 'rc:*', 'COUNT', 500);
+      if (keys.length) await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}

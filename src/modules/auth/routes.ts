@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.js';
+import type { Context } from '../../context.js';
+import { Ok, errorResponses } from '../../http/envelope.js';
+import { Address, UnixSeconds } from '../../http/validators.js';
+import { AuthService } from './service.js';
+
+const Signature = Type.String({ minLength: 1, maxLength: 4096, pattern: '^[A-Za-z0-9+/=]+$', description: 'base64 message signature' });
+
+const Verification = Type.Object(
+  {
+    method: Type.Union([Type.Literal('BIP-322'), Type.Literal('BIP-137')], { description: 'BIP-322 (default) or BIP-137' }),
+    format: Type.Optional(
+      Type.Union([Type.Literal('simple'), Type.Literal('full'), Type.Literal('legacy_recoverable')], {
+        description: 'BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SessionResult = Type.Object({
+  token: Type.String({ description: 'Send as x-session-token. Lasts 24 hours; store it like a password.' }),
+  address: Type.String(),
+  expires_at: UnixSeconds,
+});
+
+const tags = ['auth'];
+
+export function authRoutes(app: App, ctx: Context): void {
+  const auth = new AuthService(ctx);
+
+  app.post(
+    '/v1/auth/challenge',
+    {
+      config: { limit: 'sign_in' },
+      schema: {
+        tags,
+        summary: 'Ask for a sign-in challenge',
+        description: 'Returns the exact text to sign (newlines included). A challenge lives 10 minutes and can be used once.',
+        body: Type.Object({ address: Address }, { additionalProperties: false }),
+        response: {
+          200: Ok(Type.Object({ address: Type.String(), message: Type.String(), issued_at: UnixSeconds, expires_at: UnixSeconds })),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => ({ result: await auth.challenge(req.body.address) }),
+  );
+
+  app.post(
+    '/v1/auth/verify',
+    {
+      config: { limit: 'sign_in' },
+      schema: {
+        tags,
+        summary: 'Sign in with a signed challenge',
+        description:
+          'Send the challenge `issued_at` and the base64 signature of its exact `message`. BIP-322 is the default; a BIP-137 recoverable signature must declare `verification {method: "BIP-137", format: "legacy_recoverable"}`. P2PKH addresses also accept a classic 65-byte recoverable signature. A wrong key, a changed message, or a used or expired challenge give 401 signature_invalid.',
+        body: Type.Object(
+          { address: Address, issued_at: UnixSeconds, signature: Signature, verification: Type.Optional(Verification) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok(SessionResult), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await auth.verify(req.body) }),
+  );
+
+  app.post(
+    '/v1/auth/session',
+    {
+      config: { limit: 'sign_in' },
+      schema: {
+        tags,
+        summary: 'Sign in with a connect-time proof',
+        description:
+          'For browser wallets: a message in the challenge format (`<domain> wants you to sign in with your Bitcoin account:`, the address on the next line, `URI: <origin>` and `Issued At: <ISO 8601>` lines) signed at connect time. The proof must be at most five minutes old, bound to an origin the market allows (configured by the operator) and is accepted once.',
+        body: Type.Object(
+          { address: Address, message: Type.String({ minLength: 1, maxLength: 4096 }), signature: Signature, verification: Verification },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok(SessionResult), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await auth.connect(req.body) }),
+  );
+}

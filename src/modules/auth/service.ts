@@ -1,0 +1,103 @@
+import crypto from 'node:crypto';
+import type { Context } from '../../context.js';
+import { ApiError } from '../../http/errors.js';
+import { requireAddressRole } from '../../http/address-rules.js';
+import { verifyMessage } from '../../bitcoin/message-signature.js';
+import { nowSeconds } from '../../clock.js';
+import { AuthStore } from './store.js';
+import { originOf, parseSignInMessage, signInMessage } from './message.js';
+
+export const CHALLENGE_TTL_S = 10 * 60;
+export const SESSION_TTL_S = 24 * 60 * 60;
+export const PROOF_MAX_AGE_S = 5 * 60;
+/** Clock skew tolerated on a wallet's "Issued At" in the future. */
+const PROOF_FUTURE_SKEW_S = 60;
+
+export type Verification = { method: 'BIP-322' | 'BIP-137'; format?: string } | undefined;
+
+export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+
+const refused = (why: string) => new ApiError('signature_invalid', why);
+
+export class AuthService {
+  private readonly store: AuthStore;
+  constructor(private readonly ctx: Context) {
+    this.store = new AuthStore(ctx.store.db);
+  }
+
+  /** Any valid address may sign in; roles are checked when it trades. */
+  private checkAddress(address: string): void {
+    requireAddressRole(address, 'delivery', this.ctx.config.NETWORK, 'body.address');
+  }
+
+  async challenge(address: string) {
+    this.checkAddress(address);
+    const issuedAt = nowSeconds(this.ctx.clock);
+    const expiresAt = issuedAt + CHALLENGE_TTL_S;
+    const message = signInMessage({
+      domain: this.ctx.config.AUTH_DOMAIN,
+      address,
+      uri: this.ctx.config.AUTH_ALLOWED_ORIGINS[0] ?? `https://${this.ctx.config.AUTH_DOMAIN}`,
+      nonce: crypto.randomBytes(16).toString('hex'),
+      issuedAt,
+      expiresAt,
+    });
+    if (!(await this.store.insertChallenge({ address, issued_at: issuedAt, message, expires_at: expiresAt }))) {
+      // Same address, same second: hand back the challenge already issued rather than a second one with the same key.
+      const existing = await this.store.findChallenge(address, issuedAt);
+      if (existing && existing.used_at === null) return { address, message: existing.message, issued_at: issuedAt, expires_at: existing.expires_at };
+      throw new ApiError('rate_limited', 'a challenge was just used for this address; ask again in a second', { retry_after_seconds: 1 }, { headers: { 'Retry-After': '1' } });
+    }
+    return { address, message, issued_at: issuedAt, expires_at: expiresAt };
+  }
+
+  async verify(body: { address: string; issued_at: number; signature: string; verification?: Verification }) {
+    this.checkAddress(body.address);
+    const now = nowSeconds(this.ctx.clock);
+    const challenge = await this.store.findChallenge(body.address, body.issued_at);
+    if (!challenge) throw refused('no challenge was issued to this address at that time');
+    if (challenge.used_at !== null) throw refused('this challenge was already used');
+    if (challenge.expires_at <= now) throw refused('this challenge has expired; ask for a new one');
+    this.checkSignature(body.address, challenge.message, body.signature, body.verification);
+    if (!(await this.store.consumeChallenge(body.address, body.issued_at, now))) {
+      throw refused('this challenge was already used');
+    }
+    return this.openSession(body.address, now);
+  }
+
+  async connect(body: { address: string; message: string; signature: string; verification: Verification }) {
+    this.checkAddress(body.address);
+    const now = nowSeconds(this.ctx.clock);
+    const proof = parseSignInMessage(body.message);
+    if (!proof) throw refused('the proof message is not a sign-in message');
+    if (proof.address !== body.address) throw refused('the proof message names another address');
+    const origin = originOf(proof.uri);
+    if (!origin || !this.ctx.config.AUTH_ALLOWED_ORIGINS.includes(origin)) throw refused('the proof is bound to an origin this market does not accept');
+    if (proof.issuedAt > now + PROOF_FUTURE_SKEW_S) throw refused('the proof is dated in the future');
+    if (now - proof.issuedAt > PROOF_MAX_AGE_S) throw refused('the proof is older than five minutes; sign a fresh one');
+    this.checkSignature(body.address, body.message, body.signature, body.verification);
+    const proofHash = crypto.createHash('sha256').update(`${body.address}\n${body.message}`).digest('hex');
+    if (!(await this.store.useProof(proofHash, proof.issuedAt + PROOF_MAX_AGE_S + PROOF_FUTURE_SKEW_S))) {
+      throw refused('this proof was already used');
+    }
+    return this.openSession(body.address, now);
+  }
+
+  private checkSignature(address: string, message: string, signature: string, verification: Verification): void {
+    const res = verifyMessage({
+      address,
+      message,
+      signatureBase64: signature,
+      network: this.ctx.config.NETWORK,
+      method: verification?.method,
+    });
+    if (!res.ok) throw refused(`signature does not verify for ${address}`);
+  }
+
+  private async openSession(address: string, now: number) {
+    const token = crypto.randomBytes(32).toString('base64url');
+    const expiresAt = now + SESSION_TTL_S;
+    await this.store.insertSession({ token_hash: hashToken(token), address, created_at: now, expires_at: expiresAt });
+    return { token, address, expires_at: expiresAt };
+  }
+}

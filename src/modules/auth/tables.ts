@@ -1,0 +1,21 @@
+export interface AuthTables {
+  auth_challenges: {
+    address: string;
+    issued_at: number;
+    message: string;
+    expires_at: number;
+    used_at: number | null;
+  };
+  /** Tokens are stored only as their SHA-256. */
+  sessions: {
+    token_hash: string;
+    address: string;
+    created_at: number;
+    expires_at: number;
+  };
+  /** Connect-time proofs already turned into a session (replay guard), kept until they age out. */
+  auth_used_proofs: {
+    proof_hash: string;
+    expires_at: number;
+  };
+}

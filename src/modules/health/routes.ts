@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.js';
+import type { Context } from '../../context.js';
+import { ApiError } from '../../http/errors.js';
+import { Ok, errorResponses } from '../../http/envelope.js';
+
+const Check = Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+
+async function check(fn: () => Promise<string | void>): Promise<{ ok: boolean; detail?: string }> {
+  try {
+    const detail = await fn();
+    return detail ? { ok: true, detail } : { ok: true };
+  } catch (e) {
+    return { ok: false, detail: e instanceof Error ? e.message.slice(0, 200) : 'failed' };
+  }
+}
+
+/** Liveness and readiness, outside /v1 for load balancers and orchestrators. */
+export function healthRoutes(app: App, ctx: Context): void {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['health'], summary: 'Process is up', response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) } } },
+    async () => ({ result: { status: 'ok' as const } }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Store reachable, chain backends reachable and caught up',
+        description: '200 when every check passes; 503 service_unavailable with the same checks otherwise.',
+        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check })), ...errorResponses },
+      },
+    },
+    async () => {
+      const [store, bitcoin, counterparty] = await Promise.all([
+        check(() => ctx.store.ping()),
+        check(async () => {
+          const tip = await ctx.chain.bitcoin.getTip();
+          return `height ${tip.height}`;
+        }),
+        check(async () => {
+          const s = await ctx.chain.counterparty.getStatus();
+          if (!s.ready) throw new Error(`catching up: ${s.counterparty_height}/${s.bitcoin_height}`);
+          return `height ${s.counterparty_height}`;
+        }),
+      ]);
+      const checks = { store, bitcoin, counterparty };
+      if (!store.ok || !bitcoin.ok || !counterparty.ok) {
+        throw new ApiError('service_unavailable', 'not ready', { retryable: true, checks });
+      }
+      return { result: checks };
+    },
+  );
+}

@@ -1,0 +1,10 @@
+import type { App } from '../app.js';
+import type { Context } from '../context.js';
+import { authRoutes } from './auth/routes.js';
+import { healthRoutes } from './health/routes.js';
+
+/** Every area of the spec registers its routes here; a route's code lives in modules/<area>/routes.ts. */
+export async function registerModules(app: App, ctx: Context): Promise<void> {
+  healthRoutes(app, ctx);
+  authRoutes(app, ctx);
+}
