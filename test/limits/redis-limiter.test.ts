@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { LimiterUnavailable } from '../../src/limits/limiter.js';
+import { RedisLimiter, connectRedisLimiter, limiterRedisOptions } from '../../src/limits/redis-limiter.js';
+import { limiterContract } from './limiter-contract.js';
+
+const url = process.env.TEST_REDIS_URL || undefined;
+const skip = url ? false : 'TEST_REDIS_URL not set';
+const freshPrefix = () => `test:limits:${randomUUID()}:`;
+
+limiterContract('redis', async () => connectRedisLimiter({ url: url!, prefix: freshPrefix() }), skip);
+
+describe('redis limiter: on a real server', () => {
+  // One plain client to look at what the limiter wrote.
+  let inspector: Redis | undefined;
+  const inspect = () => (inspector ??= new Redis(url!, { lazyConnect: true }));
+  after(() => inspector?.disconnect());
+
+  it('writes prefixed sorted sets that expire about 61 s after the last count, bounded to the limit', { skip }, async () => {
+    const prefix = freshPrefix();
+    const l = connectRedisLimiter({ url: url!, prefix });
+    try {
+      for (let t = 0; t < 50; t++) await l.consume([{ key: 'k', limit: 5 }], 1_000 + t);
+      const key = `${prefix}rl:k`;
+      assert.equal(await inspect().zcard(key), 5);
+      const ttl = await inspect().pttl(key);
+      assert.ok(ttl > 59_000 && ttl <= 61_000, `pttl ${ttl}`);
+      assert.deepEqual(await inspect().keys(`${prefix}*`), [key]);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it('falls back to EVAL when the server has forgotten the script', { skip }, async () => {
+    const l = connectRedisLimiter({ url: url!, prefix: freshPrefix() });
+    try {
+      assert.equal((await l.consume([{ key: 'k', limit: 2 }], 0)).allowed, true);
+      await inspect().script('FLUSH');
+      assert.equal((await l.consume([{ key: 'k', limit: 2 }], 0)).allowed, true);
+      assert.equal((await l.consume([{ key: 'k', limit: 2 }], 0)).allowed, false);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it('two limiters (two API processes) on one prefix share the budget; another prefix does not', { skip }, async () => {
+    const prefix = freshPrefix();
+    const [a, b, other] = [connectRedisLimiter({ url: url!, prefix }), connectRedisLimiter({ url: url!, prefix }), connectRedisLimiter({ url: url!, prefix: freshPrefix() })];
+    try {
+      const bucket = [{ key: 'shared', limit: 20 }];
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).consume(bucket, 1_000)));
+      assert.equal(results.filter((r) => r.allowed).length, 20);
+      assert.equal((await other.consume(bucket, 1_000)).allowed, true);
+    } finally {
+      await Promise.all([a.close(), b.close(), other.close()]);
+    }
+  });
+
+  it('an injected client is used but not closed by the limiter', { skip }, async () => {
+    const client = new Redis(url!, limiterRedisOptions());
+    const l = new RedisLimiter({ client, prefix: freshPrefix() });
+    try {
+      assert.equal((await l.consume([{ key: 'k', limit: 1 }], 0)).allowed, true);
+      await l.close();
+      assert.equal(await client.ping(), 'PONG');
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+describe('redis limiter: outages', () => {
+  it('an unreachable server (port 1) rejects with LimiterUnavailable quickly, every time', async () => {
+    const l = connectRedisLimiter({ url: 'redis://127.0.0.1:1', prefix: freshPrefix() });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        await assert.rejects(l.consume([{ key: 'k', limit: 1 }], 0), LimiterUnavailable);
+        assert.ok(Date.now() - started < 700, `took ${Date.now() - started} ms`);
+      }
+    } finally {
+      await l.close();
+    }
+  });
+
+  it('a server that accepts but never answers is cut off by the timeout', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((s) => void sockets.add(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const l = connectRedisLimiter({ url: `redis://127.0.0.1:${port}`, prefix: freshPrefix(), timeoutMs: 200 });
+    try {
+      const started = Date.now();
+      await assert.rejects(l.consume([{ key: 'k', limit: 1 }], 0), LimiterUnavailable);
+      const took = Date.now() - started;
+      assert.ok(took >= 150 && took < 600, `took ${took} ms`);
+    } finally {
+      await l.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('a closed limiter rejects with LimiterUnavailable', { skip }, async () => {
+    const l = connectRedisLimiter({ url: url!, prefix: freshPrefix() });
+    assert.equal((await l.consume([{ key: 'k', limit: 1 }], 0)).allowed, true);
+    await l.close();
+    await assert.rejects(l.consume([{ key: 'k', limit: 1 }], 0), LimiterUnavailable);
+  });
+});
