@@ -2,9 +2,13 @@ import type { App } from '../app.js';
 import type { Context } from '../context.js';
 import { authRoutes } from './auth/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { feeRoutes } from './fees/routes.js';
+import { transactionRoutes } from './transactions/routes.js';
 
 /** Every area of the spec registers its routes here; a route's code lives in modules/<area>/routes.ts. */
 export async function registerModules(app: App, ctx: Context): Promise<void> {
   healthRoutes(app, ctx);
   authRoutes(app, ctx);
+  feeRoutes(app, ctx);
+  transactionRoutes(app, ctx);
 }

@@ -5,5 +5,6 @@
  */
 import type { FoundationTables } from './foundation-tables.js';
 import type { AuthTables } from '../modules/auth/tables.js';
+import type { CatalogTables } from '../modules/market/catalog-tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables {}

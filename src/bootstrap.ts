@@ -1,0 +1,91 @@
+import pino, { type Logger } from 'pino';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Context, DevnetHandle } from './context.js';
+import type { Chain } from './chain/ports.js';
+import { systemClock, type Clock } from './clock.js';
+import { openStore, type Store } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { loadSecret } from './store/meta.js';
+import { Cursors } from './http/cursor.js';
+import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
+import { MemoryLimiter } from './limits/memory-limiter.js';
+import { connectRedisLimiter } from './limits/redis-limiter.js';
+import type { Limiter } from './limits/limiter.js';
+import { createChain } from './chain/factory.js';
+
+export interface Bootstrapped {
+  ctx: Context;
+  close(): Promise<void>;
+}
+
+/** Pino with the secrets of this service kept out of the logs. */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
+  return pino({
+    level: config.LOG_LEVEL,
+    redact: {
+      paths: ['req.headers["x-session-token"]', 'req.headers.authorization', 'req.headers.cookie', '*.psbt_hex', '*.signature', '*.token', '*.raw_hex'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * Opens everything the service needs, in order, from one validated config:
+ * store (migrated under a lock), chain backends, limiter, cache, secret.
+ * Tests call this too, with a ready store, clock or chain passed in.
+ */
+export async function bootstrap(
+  config: Config,
+  over: { store?: Store; clock?: Clock; chain?: { chain: Chain; devnet?: DevnetHandle }; logger?: Logger } = {},
+): Promise<Bootstrapped> {
+  const logger = over.logger ?? createLogger(config);
+  const clock = over.clock ?? systemClock;
+  const closers: Array<() => Promise<void>> = [];
+
+  const store = over.store ?? (await openStore(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA }));
+  if (!over.store) closers.push(() => store.close());
+  await migrate(store);
+
+  const secret = await loadSecret(store.db, config.SECRET);
+
+  let limiter: Limiter;
+  let cache;
+  if (config.REDIS_URL) {
+    const redisLimiter = connectRedisLimiter({
+      url: config.REDIS_URL,
+      prefix: config.REDIS_PREFIX,
+      onError: (err) => logger.warn({ err: err.message }, 'redis limiter connection error'),
+    });
+    limiter = redisLimiter;
+    const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500, enableOfflineQueue: false });
+    cacheClient.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis cache connection error'));
+    cache = new RedisResponseCache(cacheClient, config.REDIS_PREFIX);
+    closers.push(async () => void cacheClient.disconnect());
+  } else {
+    limiter = new MemoryLimiter();
+    cache = new MemoryResponseCache(() => clock.now());
+  }
+  closers.push(() => limiter.close());
+
+  const made = over.chain ?? (await createChain(config, store, clock, logger));
+  if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
+
+  const ctx: Context = {
+    config,
+    store,
+    chain: made.chain,
+    devnet: made.devnet,
+    limiter,
+    cache,
+    clock,
+    cursors: new Cursors(secret),
+    logger,
+  };
+  return {
+    ctx,
+    close: async () => {
+      for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
+    },
+  };
+}

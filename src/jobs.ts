@@ -1,0 +1,24 @@
+import type { Context } from './context.js';
+import { startJob, type RunningJob } from './jobs/runner.js';
+import { backgroundJobs } from './jobs/list.js';
+
+export interface Jobs {
+  byName: Map<string, RunningJob>;
+  stop(): Promise<void>;
+}
+
+/** Starts every background job of the service (indexer, recovery, devnet mining) and wires /devnet/sync. */
+export async function startJobs(ctx: Context): Promise<Jobs> {
+  const byName = new Map<string, RunningJob>();
+  for (const job of backgroundJobs(ctx)) byName.set(job.name, startJob(job, ctx.logger));
+  ctx.sync = async () => {
+    for (const name of ['indexer', 'recovery']) await byName.get(name)?.kick();
+    await ctx.cache.clear();
+  };
+  return {
+    byName,
+    stop: async () => {
+      for (const j of byName.values()) await j.stop();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/** A background job: an explicit object, started from main.ts only. */
+export interface Job {
+  name: string;
+  intervalMs: number;
+  run(): Promise<void>;
+}
+
+export interface RunningJob {
+  /** Runs the job now (after any run in progress) and resolves when that run ends. */
+  kick(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+/**
+ * Self-scheduling loop: the next run is planned only after the current one
+ * ends, so runs never overlap; errors back off exponentially up to 5 minutes.
+ * `kick` lets /devnet/sync run a job on demand without racing the timer.
+ */
+export function startJob(job: Job, log: FastifyBaseLogger): RunningJob {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  let failures = 0;
+
+  const runOnce = async (): Promise<void> => {
+    try {
+      await job.run();
+      failures = 0;
+    } catch (e) {
+      failures++;
+      log.error({ job: job.name, err: e instanceof Error ? e.message : String(e), failures }, 'job run failed');
+    }
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    const delay = failures ? Math.min(job.intervalMs * 2 ** failures, MAX_BACKOFF_MS) : job.intervalMs;
+    timer = setTimeout(() => void tick(), delay);
+    timer.unref?.();
+  };
+
+  const tick = async () => {
+    timer = undefined;
+    if (running) await running;
+    running = runOnce().finally(() => {
+      running = undefined;
+    });
+    await running;
+    if (!timer) schedule();
+  };
+
+  schedule();
+
+  return {
+    kick: async () => {
+      while (running) await running;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      running = runOnce().finally(() => {
+        running = undefined;
+      });
+      await running;
+      if (!timer) schedule();
+    },
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (running) await running;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { bootstrap } from './bootstrap.js';
+import { buildApp } from './app.js';
+import { startJobs } from './jobs.js';
+import { runDevnetCommand } from './chain/devnet-cli.js';
+import { importCatalogFile } from './modules/market/catalog-import.js';
+
+/**
+ * CLI entry:
+ *   serve                 API + indexer + recovery in one process (default)
+ *   devnet [serve]        the devnet alone, speaking Bitcoin Core JSON-RPC and Counterparty API v2
+ *   devnet <action> …     faucet|mine|assets|credit|reorg|sync|utxos against a running devnet
+ *   catalog-import FILE   replace the curated catalogue
+ */
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'devnet':
+      return runDevnetCommand(config, rest);
+    case 'catalog-import': {
+      const file = rest[0];
+      if (!file) throw new Error('usage: npm run catalog:import -- FILE.json');
+      const { ctx, close } = await bootstrap(config);
+      try {
+        const n = await importCatalogFile(ctx, file);
+        process.stdout.write(`imported ${n.collections} collections, ${n.assets} assets, ${n.artists} artists\n`);
+      } finally {
+        await close();
+      }
+      return;
+    }
+    default:
+      process.stderr.write(`unknown command ${command}; use serve, devnet or catalog-import\n`);
+      process.exit(2);
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const boot = await bootstrap(config);
+  const { ctx } = boot;
+  const app = await buildApp(ctx);
+  const jobs = await startJobs(ctx);
+  await app.listen({ port: config.PORT, host: config.HOST });
+  ctx.logger.info({ chain: config.CHAIN, network: config.NETWORK, store: ctx.store.dialect }, 'marketplace API listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'shutting down');
+    await jobs.stop();
+    await app.close();
+    await boot.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  process.stderr.write(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config.js';
+import { bootstrap } from '../../src/bootstrap.js';
+import { buildApp, type App } from '../../src/app.js';
+import { ManualClock } from '../../src/clock.js';
+import type { Context, DevnetHandle } from '../../src/context.js';
+import type { Chain } from '../../src/chain/ports.js';
+import { backend, redisUrl, testStore, type TestStoreHandle } from './store.js';
+
+export interface TestApp {
+  app: App;
+  ctx: Context;
+  clock: ManualClock;
+  config: Config;
+  storeHandle: TestStoreHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * The app through its front door on a fresh store of the backend under test.
+ * On the PostgreSQL run with TEST_REDIS_URL set, the limiter and the response
+ * cache live on Redis under a prefix of their own.
+ */
+export async function testApp(
+  opts: { env?: Record<string, string>; chain?: { chain: Chain; devnet?: DevnetHandle }; clock?: ManualClock; beforeReady?: (app: App, ctx: Context) => void } = {},
+): Promise<TestApp> {
+  const storeHandle = await testStore();
+  const clock = opts.clock ?? new ManualClock();
+  const useRedis = backend === 'postgres' && redisUrl;
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    ...(useRedis ? { REDIS_URL: redisUrl, REDIS_PREFIX: `t${crypto.randomBytes(5).toString('hex')}:` } : {}),
+    ...opts.env,
+  });
+  const boot = await bootstrap(config, {
+    store: storeHandle.store,
+    clock,
+    ...(opts.chain ? { chain: opts.chain } : {}),
+    logger: pino({ level: 'silent' }),
+  });
+  const app = await buildApp(boot.ctx);
+  opts.beforeReady?.(app, boot.ctx);
+  await app.ready();
+  return {
+    app,
+    ctx: boot.ctx,
+    clock,
+    config,
+    storeHandle,
+    close: async () => {
+      await app.close();
+      await boot.close();
+      await storeHandle.cleanup();
+    },
+  };
+}
