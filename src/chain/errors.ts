@@ -1,0 +1,126 @@
+/**
+ * Turning chain failures into the spec's error codes. The node's reject reason
+ * is data from Bitcoin Core (a stable, documented vocabulary of short codes
+ * such as `txn-mempool-conflict`), so classifying it here is reading a value,
+ * not matching our own error messages.
+ */
+import { ApiError, type MempoolPolicy } from '../http/errors.js';
+import { TxRejected, UpstreamUnavailable } from './ports.js';
+
+/**
+ * Reject reasons are `code` or `code, details` (Core's `TxValidationState::ToString`);
+ * older nodes and RPC wrappers sometimes add text after the code. We compare on
+ * the leading code and fall back to a few phrases that older releases used.
+ */
+function reasonCode(reason: string): string {
+  const trimmed = reason.trim();
+  const comma = trimmed.indexOf(',');
+  return (comma === -1 ? trimmed : trimmed.slice(0, comma)).trim();
+}
+
+/** Ordered rules: the first match wins, so specific codes come before broad phrases. */
+const POLICY_RULES: ReadonlyArray<{ test: (code: string) => boolean; policy: MempoolPolicy }> = [
+  // Fee floors: relay floor, a full mempool's rolling floor, RBF and package fee checks.
+  { test: (c) => c === 'min relay fee not met' || c === 'mempool min fee not met', policy: 'fee_floor' },
+  { test: (c) => c === 'insufficient fee' || c === 'mempool full', policy: 'fee_floor' },
+  { test: (c) => c === 'package-fee-too-low' || c === 'package feerate too low', policy: 'fee_floor' },
+  // Ancestor/descendant limits (`too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]`, …).
+  { test: (c) => c === 'too-long-mempool-chain' || c === 'package-mempool-limits', policy: 'chain_too_long' },
+  // TRUC (BIP 431): Core 28+ says `TRUC-violation`; pre-release builds said `v3-…`.
+  { test: (c) => c === 'TRUC-violation' || /^v3-/.test(c), policy: 'truc' },
+  { test: (c) => c === 'dust', policy: 'dust' },
+  {
+    test: (c) =>
+      [
+        'scriptpubkey',
+        'multi-op-return',
+        'datacarrier',
+        'tx-size',
+        'tx-size-small',
+        'bare-multisig',
+        'scriptsig-size',
+        'scriptsig-not-pushonly',
+        'version',
+        'bad-txns-nonstandard-inputs',
+        'bad-witness-nonstandard',
+        'bad-txns-too-many-sigops',
+      ].includes(c) || c.startsWith('bad-txns-input-'),
+    policy: 'nonstandard',
+  },
+];
+
+/**
+ * The spec's `mempool_policy` class of a Bitcoin Core reject reason, or null when
+ * the refusal is not a policy class the spec names (bad signature, non-final, …).
+ */
+export function mempoolPolicyOf(reason: string): MempoolPolicy | null {
+  const code = reasonCode(reason);
+  for (const rule of POLICY_RULES) if (rule.test(code)) return rule.policy;
+  return null;
+}
+
+const CONFLICT_CODES = new Set([
+  'txn-mempool-conflict',
+  'bad-txns-inputs-missingorspent',
+  'missing-inputs',
+  // Older nodes' wording of the same outcome (RPC -25 before Core 0.21).
+  'Missing inputs',
+  'Inputs missing or spent',
+]);
+
+/**
+ * True when the reason means an input is already spent by another transaction
+ * (in the mempool or the chain). A replacement refused for its fee
+ * (`insufficient fee, rejecting replacement …`) also lost to another spend.
+ * Note: `missing-inputs` is also what a child gets when its parent is unknown;
+ * callers that submit packages should submit the parent first.
+ */
+export function isConflictReason(reason: string): boolean {
+  const code = reasonCode(reason);
+  return CONFLICT_CODES.has(code) || /rejecting replacement/.test(reason);
+}
+
+export type RejectionClass =
+  | { kind: 'conflict' }
+  | { kind: 'policy'; policy: MempoolPolicy }
+  | { kind: 'invalid' };
+
+/** Conflict first: a refused replacement is a lost race, not a fee to raise. */
+export function classifyRejection(reason: string): RejectionClass {
+  if (isConflictReason(reason)) return { kind: 'conflict' };
+  const policy = mempoolPolicyOf(reason);
+  return policy ? { kind: 'policy', policy } : { kind: 'invalid' };
+}
+
+/** `UpstreamUnavailable` as the spec's `upstream_unavailable` (502 or 503, retryable). */
+export function upstreamUnavailableToApiError(e: UpstreamUnavailable): ApiError {
+  return new ApiError('upstream_unavailable', e.message, { retryable: true }, { status: e.status });
+}
+
+/**
+ * A default rendering of a node refusal: conflict → 409 `conflict_spend`, a named
+ * policy → 422 `mempool_rejected`, anything else → 422 `invalid_transaction`.
+ * Services that journal settlements add `claims_released` themselves.
+ */
+export function txRejectedToApiError(e: TxRejected): ApiError {
+  const verdict = classifyRejection(e.reason);
+  if (verdict.kind === 'conflict') {
+    return new ApiError('conflict_spend', 'An input was already spent by another transaction', { mempool_reason: e.reason });
+  }
+  if (verdict.kind === 'policy') {
+    const wait = verdict.policy === 'chain_too_long' || verdict.policy === 'truc';
+    return new ApiError('mempool_rejected', `The node refused the transaction: ${e.reason}`, {
+      mempool_policy: verdict.policy,
+      mempool_reason: e.reason,
+      ...(wait ? { wait_for_confirmation: true } : {}),
+    });
+  }
+  return new ApiError('invalid_transaction', `The node refused the transaction: ${e.reason}`, { mempool_reason: e.reason });
+}
+
+/** Maps the two chain failures to ApiError; anything else is returned unchanged. */
+export function chainErrorToApiError(e: unknown): unknown {
+  if (e instanceof UpstreamUnavailable) return upstreamUnavailableToApiError(e);
+  if (e instanceof TxRejected) return txRejectedToApiError(e);
+  return e;
+}
