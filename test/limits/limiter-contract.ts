@@ -9,8 +9,8 @@ import type { Bucket, Limiter } from '../../src/limits/limiter.js';
  * Redis one under its own random prefix); each test closes its own.
  */
 export function limiterContract(label: string, make: () => Promise<Limiter>, skip: string | false = false): void {
-  const test = (name: string, fn: (l: Limiter) => Promise<void>) =>
-    it(name, { skip }, async () => {
+  const test = (name: string, fn: (l: Limiter) => Promise<void>): void =>
+    void it(name, { skip }, async () => {
       const limiter = await make();
       try {
         await fn(limiter);
@@ -19,7 +19,7 @@ export function limiterContract(label: string, make: () => Promise<Limiter>, ski
       }
     });
 
-  describe(`${label}: sliding window`, () => {
+  void describe(`${label}: sliding window`, () => {
     test('a request counted at t is inside the window until t + 59999 and gone at t + 60000', async (l) => {
       const b = [{ key: 'k', limit: 1 }];
       assert.deepEqual(await l.consume(b, 0), { allowed: true });
@@ -84,7 +84,7 @@ export function limiterContract(label: string, make: () => Promise<Limiter>, ski
     });
   });
 
-  describe(`${label}: all or nothing`, () => {
+  void describe(`${label}: all or nothing`, () => {
     const route = 'POST /v1/listing-preflights';
     const ew = (address: string | null, ip: string) => bucketsFor('expensive_write', { route, address, ip });
 
@@ -106,7 +106,7 @@ export function limiterContract(label: string, make: () => Promise<Limiter>, ski
     });
   });
 
-  describe(`${label}: classes`, () => {
+  void describe(`${label}: classes`, () => {
     test('expensive writes: many sessions behind one IP stop at the ceiling of 120; other IPs are unaffected', async (l) => {
       const route = 'POST /v1/offers';
       let allowed = 0;
@@ -182,7 +182,7 @@ export function limiterContract(label: string, make: () => Promise<Limiter>, ski
     });
   });
 
-  describe(`${label}: concurrency`, () => {
+  void describe(`${label}: concurrency`, () => {
     test('50 concurrent requests at a limit of 20: exactly 20 allowed', async (l) => {
       const results = await Promise.all(Array.from({ length: 50 }, () => l.consume([{ key: 'hot', limit: 20 }], 1_000)));
       assert.equal(results.filter((r) => r.allowed).length, 20);

@@ -13,13 +13,13 @@ const freshPrefix = () => `test:limits:${randomUUID()}:`;
 
 limiterContract('redis', async () => connectRedisLimiter({ url: url!, prefix: freshPrefix() }), skip);
 
-describe('redis limiter: on a real server', () => {
+void describe('redis limiter: on a real server', () => {
   // One plain client to look at what the limiter wrote.
   let inspector: Redis | undefined;
   const inspect = () => (inspector ??= new Redis(url!, { lazyConnect: true }));
   after(() => inspector?.disconnect());
 
-  it('writes prefixed sorted sets that expire about 61 s after the last count, bounded to the limit', { skip }, async () => {
+  void it('writes prefixed sorted sets that expire about 61 s after the last count, bounded to the limit', { skip }, async () => {
     const prefix = freshPrefix();
     const l = connectRedisLimiter({ url: url!, prefix });
     try {
@@ -34,7 +34,7 @@ describe('redis limiter: on a real server', () => {
     }
   });
 
-  it('falls back to EVAL when the server has forgotten the script', { skip }, async () => {
+  void it('falls back to EVAL when the server has forgotten the script', { skip }, async () => {
     const l = connectRedisLimiter({ url: url!, prefix: freshPrefix() });
     try {
       assert.equal((await l.consume([{ key: 'k', limit: 2 }], 0)).allowed, true);
@@ -46,7 +46,7 @@ describe('redis limiter: on a real server', () => {
     }
   });
 
-  it('two limiters (two API processes) on one prefix share the budget; another prefix does not', { skip }, async () => {
+  void it('two limiters (two API processes) on one prefix share the budget; another prefix does not', { skip }, async () => {
     const prefix = freshPrefix();
     const [a, b, other] = [connectRedisLimiter({ url: url!, prefix }), connectRedisLimiter({ url: url!, prefix }), connectRedisLimiter({ url: url!, prefix: freshPrefix() })];
     try {
@@ -59,7 +59,7 @@ describe('redis limiter: on a real server', () => {
     }
   });
 
-  it('an injected client is used but not closed by the limiter', { skip }, async () => {
+  void it('an injected client is used but not closed by the limiter', { skip }, async () => {
     const client = new Redis(url!, limiterRedisOptions());
     const l = new RedisLimiter({ client, prefix: freshPrefix() });
     try {
@@ -72,8 +72,8 @@ describe('redis limiter: on a real server', () => {
   });
 });
 
-describe('redis limiter: outages', () => {
-  it('an unreachable server (port 1) rejects with LimiterUnavailable quickly, every time', async () => {
+void describe('redis limiter: outages', () => {
+  void it('an unreachable server (port 1) rejects with LimiterUnavailable quickly, every time', async () => {
     const l = connectRedisLimiter({ url: 'redis://127.0.0.1:1', prefix: freshPrefix() });
     try {
       for (let i = 0; i < 3; i++) {
@@ -86,7 +86,7 @@ describe('redis limiter: outages', () => {
     }
   });
 
-  it('a server that accepts but never answers is cut off by the timeout', async () => {
+  void it('a server that accepts but never answers is cut off by the timeout', async () => {
     const sockets = new Set<net.Socket>();
     const silent = net.createServer((s) => void sockets.add(s));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -104,7 +104,7 @@ describe('redis limiter: outages', () => {
     }
   });
 
-  it('a closed limiter rejects with LimiterUnavailable', { skip }, async () => {
+  void it('a closed limiter rejects with LimiterUnavailable', { skip }, async () => {
     const l = connectRedisLimiter({ url: url!, prefix: freshPrefix() });
     assert.equal((await l.consume([{ key: 'k', limit: 1 }], 0)).allowed, true);
     await l.close();

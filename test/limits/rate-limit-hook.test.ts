@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ApiError } from '../../src/http/errors.js';
+import { rateLimitHook } from '../../src/http/rate-limit.js';
+import type { Limiter } from '../../src/limits/limiter.js';
+import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
+import { connectRedisLimiter } from '../../src/limits/redis-limiter.js';
+
+type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warnings: string[] };
+
+/**
+ * A tiny app in the shape of the real one: a stand-in auth hook sets
+ * `request.session` (from a test header) and a stand-in cache sets
+ * `request.cacheHit`, both before the limiter. The error handler only renders
+ * ApiError, as the real one does.
+ */
+async function harness(limiter: Limiter): Promise<Harness> {
+  const clock = { t: 1_000, now: () => clock.t };
+  const warnings: string[] = [];
+  const app = Fastify();
+  app.setErrorHandler((err, _request, reply) => {
+    if (err instanceof ApiError) return reply.status(err.status).headers(err.headers).send(err.toBody());
+    return reply.status(500).send({ error: String(err), code: 'internal_error' });
+  });
+  app.addHook('onRequest', async (request) => {
+    const address = request.headers['x-test-address'];
+    if (typeof address === 'string') (request as unknown as { session: { address: string } }).session = { address };
+    if (request.headers['x-test-cache-hit'] === '1') (request as unknown as { cacheHit: boolean }).cacheHit = true;
+  });
+  app.addHook('onRequest', rateLimitHook({ limiter, clock, log: { warn: (_obj, msg) => void warnings.push(msg ?? '') } }));
+  const ok = async () => ({ result: 'ok' });
+  app.post('/v1/things/:id/quote', { config: { limit: 'expensive_write' } }, ok);
+  app.post('/v1/other/quote', { config: { limit: 'expensive_write' } }, ok);
+  app.post('/v1/things/:id/complete', { config: { limit: 'signed_completion' } }, ok);
+  app.get('/v1/book', { config: { limit: 'uncached_read' } }, ok);
+  app.get('/v1/free', ok);
+  await app.ready();
+  return { app, clock, warnings };
+}
+
+const post = (app: FastifyInstance, url: string, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
+  app.inject({ method: 'POST', url, headers, remoteAddress });
+
+void describe('rateLimitHook', () => {
+  void it('answers 429 with code, retry_after_seconds and Retry-After; the budget is per route pattern', async () => {
+    const { app, clock } = await harness(new MemoryLimiter());
+    const who = { 'x-test-address': 'bc1qseller' };
+    for (let i = 0; i < 20; i++) assert.equal((await post(app, `/v1/things/${i}/quote`, who)).statusCode, 200);
+
+    clock.t = 2_500;
+    const res = await post(app, '/v1/things/new/quote', who);
+    assert.equal(res.statusCode, 429);
+    assert.deepEqual(res.json(), { error: 'Too many requests', code: 'rate_limited', retry_after_seconds: 59 }); // 58.5 s, rounded up
+    assert.equal(res.headers['retry-after'], '59');
+
+    clock.t = 60_999; // 1 ms left: never 0 seconds
+    const last = await post(app, '/v1/things/new/quote', who);
+    assert.equal(last.json().retry_after_seconds, 1);
+    assert.equal(last.headers['retry-after'], '1');
+
+    // Another route, another budget; another session, another budget.
+    assert.equal((await post(app, '/v1/other/quote', who)).statusCode, 200);
+    assert.equal((await post(app, '/v1/things/1/quote', { 'x-test-address': 'bc1qother' })).statusCode, 200);
+    clock.t = 61_000;
+    assert.equal((await post(app, '/v1/things/1/quote', who)).statusCode, 200);
+    await app.close();
+  });
+
+  void it('anonymous callers count per IP; sessions behind one IP stop together at the ceiling', async () => {
+    const { app } = await harness(new MemoryLimiter());
+    for (let i = 0; i < 20; i++) assert.equal((await post(app, '/v1/other/quote', {}, '198.51.100.7')).statusCode, 200);
+    assert.equal((await post(app, '/v1/other/quote', {}, '198.51.100.7')).statusCode, 429);
+    assert.equal((await post(app, '/v1/other/quote', {}, '198.51.100.8')).statusCode, 200);
+
+    const statuses: number[] = [];
+    for (let a = 0; a < 6; a++) {
+      for (let i = 0; i < 20; i++) statuses.push((await post(app, '/v1/other/quote', { 'x-test-address': `bc1q${a}` }, '198.51.100.9')).statusCode);
+    }
+    assert.equal(statuses.filter((s) => s === 200).length, 120);
+    assert.equal((await post(app, '/v1/other/quote', { 'x-test-address': 'bc1qseventh' }, '198.51.100.9')).statusCode, 429);
+    await app.close();
+  });
+
+  void it('cache hits do not consume read budget; unlimited routes are never counted', async () => {
+    const { app } = await harness(new MemoryLimiter());
+    for (let i = 0; i < 400; i++) assert.equal((await app.inject({ url: '/v1/book', headers: { 'x-test-cache-hit': '1' } })).statusCode, 200);
+    for (let i = 0; i < 300; i++) assert.equal((await app.inject({ url: `/v1/book?page=${i}` })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 429);
+    for (let i = 0; i < 500; i++) assert.equal((await app.inject({ url: '/v1/free' })).statusCode, 200);
+    await app.close();
+  });
+
+  void it('limiter down: a signed completion passes with a warning; an expensive write or a read gets 503', async () => {
+    const limiter = connectRedisLimiter({ url: 'redis://127.0.0.1:1', prefix: 'test:hook:' });
+    const { app, warnings } = await harness(limiter);
+    try {
+      const done = await post(app, '/v1/things/x/complete', { 'x-test-address': 'bc1qbuyer' });
+      assert.equal(done.statusCode, 200);
+      assert.equal(warnings.length, 1);
+
+      const write = await post(app, '/v1/things/x/quote', { 'x-test-address': 'bc1qbuyer' });
+      assert.equal(write.statusCode, 503);
+      assert.equal(write.json().code, 'service_unavailable');
+      assert.equal(write.json().retryable, true);
+
+      assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 503);
+      assert.equal((await app.inject({ url: '/v1/free' })).statusCode, 200);
+    } finally {
+      await app.close();
+      await limiter.close();
+    }
+  });
+
+  void it('any other limiter failure is a bug and surfaces as one, even for signed completions', async () => {
+    const broken: Limiter = { consume: async () => Promise.reject(new TypeError('boom')), close: async () => undefined };
+    const { app } = await harness(broken);
+    assert.equal((await post(app, '/v1/things/x/complete')).statusCode, 500);
+    await app.close();
+  });
+});
