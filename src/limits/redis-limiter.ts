@@ -67,6 +67,8 @@ export class RedisLimiter implements Limiter {
     const member = `${nowMs}:${this.instance}:${++this.sequence}`;
     const args = [String(nowMs), String(nowMs - WINDOW_MS), member, String(KEY_TTL_MS), String(WINDOW_MS), ...list.map((b) => String(b.limit))];
 
+    // A script cut off by the timeout may still run on the server and count a
+    // request we answered as unavailable: a rare over-count, never an under-count.
     let reply: unknown;
     try {
       reply = await withTimeout(this.runScript(keys, args), this.timeoutMs);
