@@ -23,7 +23,8 @@ export async function buildApp(ctx: Context): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger,
     bodyLimit: BODY_LIMIT,
-    trustProxy: ctx.config.TRUST_PROXY_HOPS > 0 ? ctx.config.TRUST_PROXY_HOPS : false,
+    // Trust exactly the configured number of proxy hops for X-Forwarded-For (per-IP limits depend on it).
+    trustProxy: (_addr: string, hop: number) => hop < ctx.config.TRUST_PROXY_HOPS,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();

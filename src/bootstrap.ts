@@ -13,6 +13,7 @@ import { MemoryLimiter } from './limits/memory-limiter.js';
 import { connectRedisLimiter } from './limits/redis-limiter.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
+import { SettlementJournal } from './settlement/journal.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -81,6 +82,7 @@ export async function bootstrap(
     clock,
     cursors: new Cursors(secret),
     logger,
+    journal: new SettlementJournal(store.db, made.chain.bitcoin, clock, logger),
   };
   return {
     ctx,

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { Cursors } from './http/cursor.js';
 import type { Limiter } from './limits/limiter.js';
+import type { SettlementJournal } from './settlement/journal.js';
 
 /**
  * Everything a route, service or job needs, built once in main.ts (or a test)
@@ -20,6 +21,8 @@ export interface Context {
   clock: Clock;
   cursors: Cursors;
   logger: FastifyBaseLogger;
+  /** Every signed settlement is journaled here before it is broadcast. */
+  journal: SettlementJournal;
   /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
   devnet?: DevnetHandle;
   /** Hooks the devnet's /devnet/sync uses to bring the market to the tip. */

@@ -11,6 +11,8 @@ export interface Jobs {
 export async function startJobs(ctx: Context): Promise<Jobs> {
   const byName = new Map<string, RunningJob>();
   for (const job of backgroundJobs(ctx)) byName.set(job.name, startJob(job, ctx.logger));
+  // A crash between journal and broadcast is finished before anything else.
+  await byName.get('recovery')?.kick();
   ctx.sync = async () => {
     for (const name of ['indexer', 'recovery']) await byName.get(name)?.kick();
     await ctx.cache.clear();

@@ -103,7 +103,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler((err, request, reply) => {
+    const error = err instanceof Error ? err : new Error(String(err));
     const apiError = toApiError(error, request);
     if (apiError.status >= 500 && apiError.code === 'internal_error') {
       request.log.error({ err: error }, 'unexpected error');

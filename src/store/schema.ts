@@ -6,5 +6,6 @@
 import type { FoundationTables } from './foundation-tables.js';
 import type { AuthTables } from '../modules/auth/tables.js';
 import type { CatalogTables } from '../modules/market/catalog-tables.js';
+import type { SettlementTables } from '../settlement/tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables {}

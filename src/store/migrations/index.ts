@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.js';
 import * as m003 from './003_auth.js';
 import * as m004 from './004_catalog.js';
+import * as m005 from './005_settlement.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
   '003_auth': m003,
   '004_catalog': m004,
+  '005_settlement': m005,
 };

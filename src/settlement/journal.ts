@@ -1,0 +1,210 @@
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Tx } from '../store/db.js';
+import { isUniqueViolation } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import type { BitcoinBackend } from '../chain/ports.js';
+import type { SettlementState, SettlementTables } from './tables.js';
+import { relayOnce, type RelayOutcome } from './relay.js';
+
+export type SettlementRow = SettlementTables['settlements'];
+export type SignedTx = { txid: string; hex: string };
+
+/** Domain reactions to a settlement's life; each area registers its own kind. */
+export interface SettlementHandlers {
+  /** In the transaction that released the claims: put the claimed things back (or end them). */
+  onReleased?(tx: Tx, s: SettlementRow, outcome: 'rejected' | 'conflicted', reason: string): Promise<void>;
+  onRelayed?(tx: Tx, s: SettlementRow): Promise<void>;
+  onConfirmed?(tx: Tx, s: SettlementRow, block: { height: number; hash: string; seenAt: number }): Promise<void>;
+  onUnconfirmed?(tx: Tx, s: SettlementRow): Promise<void>;
+}
+
+/** Another settlement already holds one of the outpoints. */
+export class ClaimLost extends Error {
+  constructor(readonly outpoint: string) {
+    super(`outpoint ${outpoint} is already claimed`);
+    this.name = 'ClaimLost';
+  }
+}
+
+const LIVE: SettlementState[] = ['journaled', 'relayed'];
+
+/**
+ * The settlement journal. A signed settlement is stored, with the claims on
+ * every outpoint it spends, in the same database transaction as the domain
+ * change that made it; only then is it broadcast. A crash after the commit
+ * loses nothing: recovery finds it `journaled` and relays it.
+ */
+export class SettlementJournal {
+  private readonly handlers = new Map<string, SettlementHandlers>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly bitcoin: BitcoinBackend,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  register(kind: string, handlers: SettlementHandlers): void {
+    this.handlers.set(kind, handlers);
+  }
+
+  async byTxid(db: Db | Tx, txid: string): Promise<SettlementRow | undefined> {
+    return db.selectFrom('settlements').selectAll().where('txid', '=', txid).executeTakeFirst();
+  }
+
+  async byId(id: string): Promise<SettlementRow | undefined> {
+    return this.db.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * Journals signed bytes and claims every outpoint they spend, inside the
+   * caller's transaction. Throws ClaimLost when any outpoint is held by another
+   * live settlement (the caller's transaction then rolls back whole: all or none).
+   */
+  async journal(tx: Tx, input: { kind: string; ref_id: string; txs: SignedTx[]; claims: string[] }): Promise<SettlementRow> {
+    const now = this.clock.now();
+    const main = input.txs[input.txs.length - 1];
+    if (!main) throw new Error('journal: no transaction');
+    const row: SettlementRow = {
+      id: `stl_${crypto.randomBytes(12).toString('hex')}`,
+      kind: input.kind,
+      ref_id: input.ref_id,
+      state: 'journaled',
+      txs: JSON.stringify(input.txs),
+      txid: main.txid,
+      is_package: input.txs.length > 1 ? 1 : 0,
+      attempts: 0,
+      last_error: null,
+      mempool_reason: null,
+      created_at: now,
+      updated_at: now,
+      relayed_at: null,
+      confirmed_height: null,
+      confirmed_hash: null,
+      confirmed_at: null,
+    };
+    await tx.insertInto('settlements').values(row).execute();
+    for (const outpoint of [...new Set(input.claims)].sort()) {
+      // Sorted so two settlements over the same outpoints lock them in the same order.
+      try {
+        await tx.insertInto('outpoint_claims').values({ outpoint, settlement_id: row.id, created_at: now }).execute();
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new ClaimLost(outpoint);
+        throw e;
+      }
+    }
+    return row;
+  }
+
+  /** Which of these outpoints a live settlement holds. */
+  async claimed(db: Db | Tx, outpoints: string[]): Promise<Set<string>> {
+    if (!outpoints.length) return new Set();
+    const rows = await db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', 'in', outpoints).execute();
+    return new Set(rows.map((r) => r.outpoint));
+  }
+
+  /** Broadcasts a journaled settlement once and records what the node said. */
+  async relay(id: string): Promise<RelayOutcome> {
+    const s = await this.byId(id);
+    if (!s) throw new Error(`journal: no settlement ${id}`);
+    if (s.state === 'relayed' || s.state === 'confirmed') return { status: 'relayed' };
+    if (s.state === 'rejected') return { status: 'rejected', reason: s.mempool_reason ?? 'rejected' };
+    if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
+    await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
+    const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);
+    await this.apply(s, outcome, false);
+    return outcome;
+  }
+
+  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean): Promise<void> {
+    const now = this.clock.now();
+    if (outcome.status === 'relayed') {
+      await this.db.transaction().execute(async (tx) => {
+        const res = await tx
+          .updateTable('settlements')
+          .set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null })
+          .where('id', '=', s.id)
+          .where('state', '=', 'journaled')
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) await this.handlers.get(s.kind)?.onRelayed?.(tx, { ...s, state: 'relayed' });
+      });
+    } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
+      // A policy refusal of something the network once accepted proves nothing; only a conflict does.
+      await this.release(s.id, outcome.status, outcome.reason);
+    } else {
+      const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;
+      await this.db.updateTable('settlements').set({ last_error: error.slice(0, 500), updated_at: now }).where('id', '=', s.id).execute();
+    }
+  }
+
+  /** Ends a live settlement and releases its claims, atomically with the domain's own release. */
+  async release(id: string, outcome: 'rejected' | 'conflicted', reason: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const res = await tx
+        .updateTable('settlements')
+        .set({ state: outcome, mempool_reason: reason.slice(0, 500), updated_at: now })
+        .where('id', '=', id)
+        .where('state', 'in', LIVE)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return false;
+      await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', id).execute();
+      const s = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      await this.handlers.get(s.kind)?.onReleased?.(tx, s, outcome, reason);
+      this.log.info({ settlement: id, kind: s.kind, outcome, reason }, 'settlement released');
+      return true;
+    });
+  }
+
+  /** The indexer saw the settlement's txid in a block (inside the indexer's transaction). */
+  async markConfirmed(tx: Tx, txid: string, block: { height: number; hash: string; seenAt: number }): Promise<boolean> {
+    const s = await this.byTxid(tx, txid);
+    if (!s || s.state === 'confirmed') return false;
+    if (s.state === 'rejected' || s.state === 'conflicted') {
+      // The network mined bytes we had given up on: the chain is the truth.
+      this.log.warn({ settlement: s.id, state: s.state }, 'a released settlement confirmed');
+    }
+    await tx
+      .updateTable('settlements')
+      .set({ state: 'confirmed', confirmed_height: block.height, confirmed_hash: block.hash, confirmed_at: block.seenAt, updated_at: block.seenAt })
+      .where('id', '=', s.id)
+      .execute();
+    await this.handlers.get(s.kind)?.onConfirmed?.(tx, { ...s, state: 'confirmed' }, block);
+    return true;
+  }
+
+  /** A reorg disconnected the block that confirmed these settlements. */
+  async unconfirmFrom(tx: Tx, height: number): Promise<number> {
+    const rows = await tx.selectFrom('settlements').selectAll().where('state', '=', 'confirmed').where('confirmed_height', '>=', height).execute();
+    for (const s of rows) {
+      await tx
+        .updateTable('settlements')
+        .set({ state: 'relayed', confirmed_height: null, confirmed_hash: null, confirmed_at: null, updated_at: this.clock.now() })
+        .where('id', '=', s.id)
+        .execute();
+      await this.handlers.get(s.kind)?.onUnconfirmed?.(tx, { ...s, state: 'relayed' });
+    }
+    return rows.length;
+  }
+
+  /**
+   * Recovery: relays every live settlement the network does not know, until it
+   * is known or provably dead. Idempotent: the node answers already-known bytes
+   * with success.
+   */
+  async recover(limit = 200): Promise<{ checked: number; relayed: number; released: number }> {
+    const live = await this.db.selectFrom('settlements').selectAll().where('state', 'in', LIVE).orderBy('created_at').limit(limit).execute();
+    let relayed = 0;
+    let released = 0;
+    for (const s of live) {
+      if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
+      const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);
+      await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
+      await this.apply(s, outcome, s.state === 'relayed');
+      if (outcome.status === 'relayed') relayed++;
+      if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && s.state === 'journaled')) released++;
+    }
+    return { checked: live.length, relayed, released };
+  }
+}

@@ -1,0 +1,18 @@
+import type { Context } from '../context.js';
+import type { Job } from '../jobs/runner.js';
+
+/**
+ * Re-relays journaled settlements until the network knows them or they are
+ * provably dead. Runs once at start (a crash between journal and broadcast is
+ * finished by the next process) and then every RECOVERY_INTERVAL_MS.
+ */
+export function recoveryJob(ctx: Context): Job {
+  return {
+    name: 'recovery',
+    intervalMs: ctx.config.RECOVERY_INTERVAL_MS,
+    run: async () => {
+      const r = await ctx.journal.recover();
+      if (r.relayed || r.released) ctx.logger.info(r, 'recovery pass');
+    },
+  };
+}
