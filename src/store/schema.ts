@@ -7,5 +7,6 @@ import type { FoundationTables } from './foundation-tables.js';
 import type { AuthTables } from '../modules/auth/tables.js';
 import type { CatalogTables } from '../modules/market/catalog-tables.js';
 import type { SettlementTables } from '../settlement/tables.js';
+import type { IndexerTables } from '../indexer/tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables {}

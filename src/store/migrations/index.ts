@@ -3,6 +3,7 @@ import * as m001 from './001_foundation.js';
 import * as m003 from './003_auth.js';
 import * as m004 from './004_catalog.js';
 import * as m005 from './005_settlement.js';
+import * as m006 from './006_indexer.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '003_auth': m003,
   '004_catalog': m004,
   '005_settlement': m005,
+  '006_indexer': m006,
 };

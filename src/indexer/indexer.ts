@@ -1,0 +1,126 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Tx } from '../store/db.js';
+import type { Chain, ChainBlock, CpEvent } from '../chain/ports.js';
+import type { Clock } from '../clock.js';
+
+/** What one processed block carries to the watchers. */
+export interface IndexedBlock {
+  block: ChainBlock;
+  /** Counterparty events of the block (attach, detach, move, sends, credits, debits). */
+  events: CpEvent[];
+  /** When the market saw the block, ms. */
+  seenAt: number;
+}
+
+/**
+ * A part of the market that follows the chain. Both calls run inside the
+ * indexer's transaction for that block, so the cursor and every watcher's
+ * state move together: a crash resumes from the cursor with nothing half-done.
+ */
+export interface Watcher {
+  name: string;
+  onBlock(tx: Tx, b: IndexedBlock): Promise<void>;
+  /** Undo everything done for blocks at `height` and above (a reorg disconnected them). */
+  rollback(tx: Tx, height: number): Promise<void>;
+}
+
+/** How deep the indexer will look back for a common ancestor before giving up loudly. */
+const MAX_REORG_DEPTH = 100;
+
+/**
+ * The block follower. Each run brings the market from its stored cursor to
+ * the tip both backends agree on. A block whose hash no longer matches the
+ * chain is rolled back (newest first) before anything new is applied.
+ */
+export class Indexer {
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly chain: Chain,
+    private readonly clock: Clock,
+    private readonly watchers: Watcher[],
+    private readonly log: FastifyBaseLogger,
+    private readonly opts: { startHeight?: number; maxBlocksPerRun?: number } = {},
+  ) {}
+
+  /** Runs never overlap: a second caller waits for the run in progress, then runs again. */
+  async run(): Promise<{ from: number; to: number; rolledBack: number }> {
+    while (this.running) await this.running;
+    let result = { from: 0, to: 0, rolledBack: 0 };
+    this.running = (async () => {
+      result = await this.runOnce();
+    })().finally(() => {
+      this.running = undefined;
+    });
+    await this.running;
+    return result;
+  }
+
+  async cursor(): Promise<{ height: number; hash: string } | undefined> {
+    const row = await this.db.selectFrom('indexed_blocks').select(['height', 'hash']).orderBy('height', 'desc').limit(1).executeTakeFirst();
+    return row ?? undefined;
+  }
+
+  private async runOnce() {
+    const tip = await this.chain.bitcoin.getTip();
+    const cp = await this.chain.counterparty.getStatus();
+    // Counterparty events of a block exist only once Counterparty parsed it.
+    const target = Math.min(tip.height, cp.counterparty_height);
+    let cursor = await this.cursor();
+    let rolledBack = 0;
+
+    if (cursor) {
+      const fork = await this.findFork(cursor.height);
+      if (fork < cursor.height) {
+        rolledBack = cursor.height - fork;
+        await this.rollbackTo(fork);
+        cursor = await this.cursor();
+      }
+    }
+
+    const from = cursor ? cursor.height + 1 : (this.opts.startHeight ?? Math.max(0, target));
+    const last = Math.min(target, from + (this.opts.maxBlocksPerRun ?? 500) - 1);
+    for (let h = from; h <= last; h++) {
+      const hash = await this.chain.bitcoin.getBlockHash(h);
+      if (!hash) break;
+      const block = await this.chain.bitcoin.getBlock(hash);
+      if (!block) break;
+      // The chain moved under us (a reorg mid-run): stop; the next run rolls back first.
+      if (h > 0 && cursor && h === cursor.height + 1 && block.prev_hash !== cursor.hash) break;
+      const events = await this.chain.counterparty.getBlockEvents(h);
+      const seenAt = this.clock.now();
+      await this.db.transaction().execute(async (tx) => {
+        for (const w of this.watchers) await w.onBlock(tx, { block, events, seenAt });
+        await tx.insertInto('indexed_blocks').values({ height: h, hash: block.hash, seen_at: seenAt }).execute();
+      });
+      cursor = { height: h, hash: block.hash };
+    }
+    if (rolledBack) this.log.warn({ rolledBack, to: cursor?.height }, 'indexer rolled back a reorg');
+    return { from, to: cursor?.height ?? from - 1, rolledBack };
+  }
+
+  /** The highest indexed height whose hash the chain still has. */
+  private async findFork(height: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('indexed_blocks')
+      .select(['height', 'hash'])
+      .where('height', '<=', height)
+      .where('height', '>', height - MAX_REORG_DEPTH)
+      .orderBy('height', 'desc')
+      .execute();
+    for (const row of rows) {
+      const hash = await this.chain.bitcoin.getBlockHash(row.height);
+      if (hash === row.hash) return row.height;
+    }
+    if (rows.length === 0) return height;
+    throw new Error(`indexer: no common ancestor within ${MAX_REORG_DEPTH} blocks of ${height}`);
+  }
+
+  private async rollbackTo(fork: number): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      for (const w of [...this.watchers].reverse()) await w.rollback(tx, fork + 1);
+      await tx.deleteFrom('indexed_blocks').where('height', '>', fork).execute();
+    });
+  }
+}
