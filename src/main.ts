@@ -1,9 +1,4 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { bootstrap } from './bootstrap.js';
-import { buildApp } from './app.js';
-import { startJobs } from './jobs.js';
-import { runDevnetCommand } from './chain/devnet-cli.js';
-import { importCatalogFile } from './modules/market/catalog-import.js';
 
 /**
  * CLI entry:
@@ -28,11 +23,15 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(config);
-    case 'devnet':
+    case 'devnet': {
+      const { runDevnetCommand } = await import('./chain/devnet-cli.js');
       return runDevnetCommand(config, rest);
+    }
     case 'catalog-import': {
       const file = rest[0];
       if (!file) throw new Error('usage: npm run catalog:import -- FILE.json');
+      const { bootstrap } = await import('./bootstrap.js');
+      const { importCatalogFile } = await import('./modules/market/catalog-import.js');
       const { ctx, close } = await bootstrap(config);
       try {
         const n = await importCatalogFile(ctx, file);
@@ -49,6 +48,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
+  const { bootstrap } = await import('./bootstrap.js');
+  const { buildApp } = await import('./app.js');
+  const { startJobs } = await import('./jobs.js');
   const boot = await bootstrap(config);
   const { ctx } = boot;
   const app = await buildApp(ctx);

@@ -1,4 +1,5 @@
-import { UpstreamUnavailable, type Chain } from '../../src/chain/ports.js';
+import type { Chain } from '../../src/chain/ports.js';
+import { UpstreamUnavailable } from '../../src/chain/ports.js';
 
 /** A chain whose backends are down: every call fails as an unreachable upstream would. */
 export function unreachableChain(): { chain: Chain } {
@@ -9,4 +10,43 @@ export function unreachableChain(): { chain: Chain } {
       }),
     });
   return { chain: { bitcoin: down('bitcoin') as Chain['bitcoin'], counterparty: down('counterparty') as Chain['counterparty'] } };
+}
+
+/**
+ * A read-only chain answering from a table, counting calls and the most calls
+ * in flight at once. For route tests of reads (freshness, status batching);
+ * anything that validates or broadcasts uses the devnet.
+ */
+export function tableChain(data: { confirmations?: Record<string, number>; fees?: { fastest: number; half_hour: number; hour: number; economy: number; minimum: number }; xcpFee?: string; delayMs?: number }) {
+  const stats = { calls: 0, inFlight: 0, maxInFlight: 0 };
+  const track = async <T>(fn: () => T): Promise<T> => {
+    stats.calls++;
+    stats.inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    try {
+      await new Promise((r) => setTimeout(r, data.delayMs ?? 0));
+      return fn();
+    } finally {
+      stats.inFlight--;
+    }
+  };
+  const base = unreachableChain().chain;
+  const chain: Chain = {
+    bitcoin: new Proxy(base.bitcoin, {
+      get: (target, prop) => {
+        if (prop === 'getTransaction')
+          return (txid: string) =>
+            track(() => {
+              const c = data.confirmations?.[txid];
+              return c === undefined ? null : { txid, hex: '', confirmations: c, block_hash: c ? 'ab'.repeat(32) : null, block_height: c ? 100 - c + 1 : null };
+            });
+        if (prop === 'estimateFees') return () => track(() => data.fees ?? { fastest: 20, half_hour: 12, hour: 8, economy: 3, minimum: 1 });
+        return (target as any)[prop];
+      },
+    }),
+    counterparty: new Proxy(base.counterparty, {
+      get: (target, prop) => (prop === 'estimateAttachXcpFee' ? () => track(() => data.xcpFee ?? '0') : (target as any)[prop]),
+    }),
+  };
+  return { chain, stats };
 }

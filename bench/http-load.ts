@@ -1,0 +1,41 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Drives one URL on loopback for a bounded time with a fixed number of connections. */
+export async function load(name: string, opts: { url: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string>; seconds?: number; connections?: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    body: opts.body,
+    headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
+    duration: opts.seconds ?? 5,
+    connections: opts.connections ?? 32,
+    pipelining: 1,
+  });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function printTable(rows: Array<Record<string, string | number>>): void {
+  if (!rows.length) return;
+  const cols = Object.keys(rows[0]!);
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ');
+  console.log(line(cols));
+  console.log(line(width.map((w) => '-'.repeat(w))));
+  for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+}

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+test('defaults make npm start work with no setup', () => {
+  const c = loadConfig({});
+  assert.equal(c.PORT, 8080);
+  assert.equal(c.CHAIN, 'devnet');
+  assert.equal(c.NETWORK, 'regtest');
+  assert.equal(c.DATABASE_URL, 'sqlite:data/market.sqlite');
+  assert.equal(c.INDEXER_INTERVAL_MS, 120_000);
+  assert.deepEqual(c.AUTH_ALLOWED_ORIGINS, ['http://localhost:8080', 'http://127.0.0.1:8080']);
+});
+
+test('values are converted and checked', () => {
+  const c = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db', CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000' });
+  assert.equal(c.PORT, 9000);
+  assert.equal(c.NETWORK, 'mainnet');
+});
+
+test('bad config names every bad variable', () => {
+  assert.throws(() => loadConfig({ PORT: 'eighty', CHAIN: 'ethereum' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message) && /CHAIN/.test(e.message));
+  assert.throws(() => loadConfig({ CHAIN: 'bitcoin-core' }), /BITCOIN_RPC_URL/);
+  assert.throws(() => loadConfig({ NETWORK: 'mainnet' }), /devnet runs on regtest/);
+  assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
+  assert.throws(() => loadConfig({ AUTH_ALLOWED_ORIGINS: 'not an origin' }), /AUTH_ALLOWED_ORIGINS/);
+});
+
+test('the service exits non-zero with a clear message on bad config', () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /Invalid configuration:\n {2}PORT/);
+});
