@@ -5,21 +5,21 @@ import {
   NUMERIC_ASSET_MAX, NUMERIC_ASSET_MIN, parseSubassetLongname, regtestSubassetName, resolveAssetName,
 } from '../../src/counterparty/asset-names.js';
 
-test('BTC and XCP have ids 0 and 1', () => {
+void test('BTC and XCP have ids 0 and 1', () => {
   assert.equal(assetIdFromName('BTC'), 0n);
   assert.equal(assetIdFromName('XCP'), 1n);
   assert.equal(assetNameFromId(0n), 'BTC');
   assert.equal(assetNameFromId(1n), 'XCP');
 });
 
-test('named assets are base 26 (values from Core generate_asset_id)', () => {
+void test('named assets are base 26 (values from Core generate_asset_id)', () => {
   assert.equal(assetIdFromName('BAAA'), 17576n);
   assert.equal(assetIdFromName('PEPECASH'), 121892899915n);
   assert.equal(assetIdFromName('ZZZZZZZZZZZZ'), 95428956661682175n);
   for (const n of ['BAAA', 'PEPECASH', 'ZZZZZZZZZZZZ', 'RAREPEPE']) assert.equal(assetNameFromId(assetIdFromName(n)), n);
 });
 
-test('named asset rules: 4–12 letters, B–Z first', () => {
+void test('named asset rules: 4–12 letters, B–Z first', () => {
   assert.ok(isNamedAsset('BAAA'));
   assert.ok(isNamedAsset('ZZZZZZZZZZZZ'));
   assert.ok(!isNamedAsset('BAA'));
@@ -32,7 +32,7 @@ test('named asset rules: 4–12 letters, B–Z first', () => {
   assert.throws(() => assetIdFromName('BCD'), /too short/);
 });
 
-test('numeric assets: A + id in [26^12+1, 2^64-1]', () => {
+void test('numeric assets: A + id in [26^12+1, 2^64-1]', () => {
   assert.equal(assetIdFromName(`A${NUMERIC_ASSET_MIN}`), NUMERIC_ASSET_MIN);
   assert.equal(assetNameFromId(NUMERIC_ASSET_MAX), `A${NUMERIC_ASSET_MAX}`);
   assert.throws(() => assetIdFromName(`A${NUMERIC_ASSET_MIN - 1n}`), /not in range/);
@@ -44,12 +44,12 @@ test('numeric assets: A + id in [26^12+1, 2^64-1]', () => {
   assert.equal(assetNameFromId(NUMERIC_ASSET_MIN - 1n).length, 13);
 });
 
-test('isCanonicalAssetId', () => {
+void test('isCanonicalAssetId', () => {
   for (const ok of ['XCP', 'PEPECASH', 'A95428956980101314']) assert.ok(isCanonicalAssetId(ok), ok);
   for (const bad of ['BTC', 'pepecash', 'PEPECASH.sub', 'A095428956980101314', 'A123', '', 'AAAA']) assert.ok(!isCanonicalAssetId(bad), bad);
 });
 
-test('subasset longnames', () => {
+void test('subasset longnames', () => {
   assert.deepEqual(parseSubassetLongname('PARENT.child'), { ok: true, parent: 'PARENT', child: 'child' });
   assert.deepEqual(parseSubassetLongname('A95428956980101314.x.y-z_@!'), { ok: true, parent: 'A95428956980101314', child: 'x.y-z_@!' });
   for (const bad of ['XCP.child', 'BTC.x', 'ABC.x', 'PARENT.', 'PARENT..x', 'PARENT.x.', 'PARENT.a b', 'PARENT']) {
@@ -58,13 +58,13 @@ test('subasset longnames', () => {
   assert.equal(parseSubassetLongname(`PARENT.${'a'.repeat(250)}`).ok, false);
 });
 
-test('regtest subasset names match Core gen_random_asset_name', () => {
+void test('regtest subasset names match Core gen_random_asset_name', () => {
   assert.equal(regtestSubassetName('PARENT.child'), 'A95428959371716303');
   assert.equal(regtestSubassetName('MYASSET.sub'), 'A95428957058544520');
   assert.equal(regtestSubassetName('MYASSET.sub', 1), 'A95428957058544521');
 });
 
-test('resolveAssetName maps a longname through the lookup', () => {
+void test('resolveAssetName maps a longname through the lookup', () => {
   const lookup = (l: string) => (l === 'PARENT.child' ? 'A95428959371716303' : null);
   assert.equal(resolveAssetName('PARENT.child', lookup), 'A95428959371716303');
   assert.equal(resolveAssetName('PARENT.other', lookup), null);

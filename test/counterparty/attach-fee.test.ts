@@ -10,17 +10,17 @@ const CORE: Record<number, bigint> = {
   31: 164000000n, 39: 217575507n, 100: 883661278n, 1000: 31013939008n, 12345: 1369229773615n,
 };
 
-test('gas fee matches Core for every regime', () => {
+void test('gas fee matches Core for every regime', () => {
   for (const [x, fee] of Object.entries(CORE)) assert.equal(gasFeeRaw(Number(x)), fee, `x=${x}`);
 });
 
-test('fee is 0 up to 3 per block, ~0.5 XCP at 9, 1 XCP + (x-15)^1.5/100 above 15', () => {
+void test('fee is 0 up to 3 per block, ~0.5 XCP at 9, 1 XCP + (x-15)^1.5/100 above 15', () => {
   assert.equal(gasFeeRaw(3), 0n);
   assert.equal(gasFeeRaw(9), 50_000_000n);
   assert.ok(gasFeeRaw(15) < 100_000_000n && gasFeeRaw(16) > 100_000_000n);
 });
 
-test('x is the integer average over the period, 0 before the first full period', () => {
+void test('x is the integer average over the period, 0 before the first full period', () => {
   assert.equal(averagePerBlock(4 * 2016, 2015), 0);
   assert.equal(averagePerBlock(4 * 2016, 2016), 4);
   assert.equal(averagePerBlock(4 * 2016 - 1, 5000), 3);
@@ -30,7 +30,7 @@ test('x is the integer average over the period, 0 before the first full period',
   assert.equal(attachFeeRaw(90, 9, short), 0n);
 });
 
-test('bad parameters are refused', () => {
+void test('bad parameters are refused', () => {
   assert.throws(() => gasFeeRaw(-1));
   assert.throws(() => gasFeeRaw(5, { ...ATTACH_GAS_PARAMS, upperThreshold: 3 }));
 });

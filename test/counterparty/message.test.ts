@@ -12,13 +12,13 @@ import {
 const txt = (s: string) => new TextEncoder().encode(s);
 const TXID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
-test('ARC4 matches the classic test vectors', () => {
+void test('ARC4 matches the classic test vectors', () => {
   assert.equal(hex.encode(arc4(txt('Key'), txt('Plaintext'))), 'bbf316e8d940af0ad3');
   assert.equal(hex.encode(arc4(txt('Wiki'), txt('pedia'))), '1021bf0420');
   assert.equal(hex.encode(arc4(txt('Secret'), txt('Attack at dawn'))), '45a01f645fc35b383552544b9bf5');
 });
 
-test('type ids: one byte when 0 < id < 256, else four bytes', () => {
+void test('type ids: one byte when 0 < id < 256, else four bytes', () => {
   assert.deepEqual([...packMessageType(101)], [101]);
   assert.deepEqual([...packMessageType(0)], [0, 0, 0, 0]);
   assert.deepEqual([...packMessageType(300)], [0, 0, 1, 44]);
@@ -28,7 +28,7 @@ test('type ids: one byte when 0 < id < 256, else four bytes', () => {
   assert.equal(unpackMessageType(new Uint8Array([0, 1, 2])), null);
 });
 
-test('the OP_RETURN is ARC4(txid of input 0) over CNTRPRTY ‖ type ‖ payload', () => {
+void test('the OP_RETURN is ARC4(txid of input 0) over CNTRPRTY ‖ type ‖ payload', () => {
   const script = messageOutputScript(TXID, ATTACH_ID, txt('XCP|5|0'));
   assert.equal(script[0], 0x6a);
   const body = script.subarray(2);
@@ -41,7 +41,7 @@ test('the OP_RETURN is ARC4(txid of input 0) over CNTRPRTY ‖ type ‖ payload'
   assert.equal(readMessageOutput(script, 'ff'.repeat(32)).kind, 'invalid');
 });
 
-test('an OP_RETURN that is not exactly OP_RETURN <push> is not a message', () => {
+void test('an OP_RETURN that is not exactly OP_RETURN <push> is not a message', () => {
   const script = messageOutputScript(TXID, DETACH_ID, txt('0'));
   assert.equal(readMessageOutput(new Uint8Array([...script, 0x51]), TXID).kind, 'invalid');
   assert.equal(readMessageOutput(new Uint8Array([0x6a]), TXID).kind, 'invalid');
@@ -51,12 +51,12 @@ test('an OP_RETURN that is not exactly OP_RETURN <push> is not a message', () =>
   assert.equal(readMessageOutput(pushdata, TXID).kind, 'data');
 });
 
-test('messages longer than the 83-byte standard OP_RETURN are refused by the builder', () => {
+void test('messages longer than the 83-byte standard OP_RETURN are refused by the builder', () => {
   assert.throws(() => messageOutputScript(TXID, DETACH_ID, new Uint8Array(72)), /83-byte/);
   assert.doesNotThrow(() => messageOutputScript(TXID, DETACH_ID, new Uint8Array(71)));
 });
 
-test('attach payload: ASSET|QUANTITY|DESTINATION_VOUT', () => {
+void test('attach payload: ASSET|QUANTITY|DESTINATION_VOUT', () => {
   assert.equal(new TextDecoder().decode(encodeAttachPayload({ asset: 'PEPECASH', quantity: 1n, destinationVout: 0 })), 'PEPECASH|1|0');
   assert.deepEqual(decodeAttachPayload(txt('PEPECASH|100|2')), { asset: 'PEPECASH', quantity: 100n, destinationVout: 2n });
   assert.deepEqual(decodeAttachPayload(txt('XCP|5|')), { asset: 'XCP', quantity: 5n, destinationVout: null });
@@ -71,14 +71,14 @@ test('attach payload: ASSET|QUANTITY|DESTINATION_VOUT', () => {
   assert.equal(parsePythonInt(''), null);
 });
 
-test('detach payload: the destination string, or "0" for none', () => {
+void test('detach payload: the destination string, or "0" for none', () => {
   assert.equal(new TextDecoder().decode(encodeDetachPayload(null)), '0');
   assert.equal(decodeDetachPayload(txt('0')), null);
   assert.equal(decodeDetachPayload(txt('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn')), 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn');
   assert.equal(decodeDetachPayload(new Uint8Array([0xc3, 0x28])), null);
 });
 
-test('builders produce decodable outputs; a bad detach address is refused when the network is given', () => {
+void test('builders produce decodable outputs; a bad detach address is refused when the network is given', () => {
   const a = attachOutputScript({ input0Txid: TXID, asset: 'PEPECASH', quantity: 3n, destinationVout: 0 });
   assert.deepEqual(decodeMessageOutput(a, TXID)?.typeId, ATTACH_ID);
   const p2pkh = 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn';

@@ -18,7 +18,7 @@ function signed(w: TestWallet, sighash: number): { scriptSig: Uint8Array; witnes
 
 for (const family of ['p2pkh', 'p2wpkh', 'p2tr'] as const) {
   const w = makeWallet(family, 'sighash-flag');
-  test(`${family}: ALL and ALL|ANYONECANPAY pass, other flags drop the message`, () => {
+  void test(`${family}: ALL and ALL|ANYONECANPAY pass, other flags drop the message`, () => {
     const all = signed(w, SigHash.ALL);
     assert.deepEqual(collectSighashFlags(all.scriptSig, all.witness), [0x01]);
     assert.equal(checkInput0Sighash(all.scriptSig, all.witness).ok, true);
@@ -33,14 +33,14 @@ for (const family of ['p2pkh', 'p2wpkh', 'p2tr'] as const) {
   });
 }
 
-test('a 64-byte taproot signature (DEFAULT) counts as ALL', () => {
+void test('a 64-byte taproot signature (DEFAULT) counts as ALL', () => {
   const s = signed(makeWallet('p2tr', 'default'), SigHash.DEFAULT);
   assert.equal(s.witness.length, 1);
   assert.equal(s.witness[0]!.length, 64);
   assert.deepEqual(checkInput0Sighash(s.scriptSig, s.witness), { ok: true, flags: [0x01] });
 });
 
-test('P2WSH multisig: the empty dummy is item 0, no flag can be read, the message is dropped', () => {
+void test('P2WSH multisig: the empty dummy is item 0, no flag can be read, the message is dropped', () => {
   const a = makeWallet('p2wpkh', 'ms-a');
   const b = makeWallet('p2wpkh', 'ms-b');
   const pay = p2wsh(p2ms(2, [a.publicKey, b.publicKey]));
@@ -57,7 +57,7 @@ test('P2WSH multisig: the empty dummy is item 0, no flag can be read, the messag
   assert.match((checkInput0Sighash(new Uint8Array(), w) as { reason: string }).reason, /impossible to determine/);
 });
 
-test('a taproot script path reads witness item 0 only', () => {
+void test('a taproot script path reads witness item 0 only', () => {
   const sig64 = new Uint8Array(64).fill(1);
   const sig65 = new Uint8Array([...sig64, 0x83]);
   const leaf = new Uint8Array([0x20, ...new Uint8Array(32), 0xac]);
@@ -69,7 +69,7 @@ test('a taproot script path reads witness item 0 only', () => {
   assert.deepEqual(collectSighashFlags(new Uint8Array(), [sig64, new Uint8Array([0x50, 1])]), []);
 });
 
-test('loose DER layout check (Core is_valid_der)', () => {
+void test('loose DER layout check (Core is_valid_der)', () => {
   assert.ok(isLooseDer(new Uint8Array([0x30, 6, 2, 1, 1, 2, 1, 1])));
   assert.ok(!isLooseDer(new Uint8Array([0x30, 6, 2, 0, 2, 2, 1, 1])));
   assert.ok(!isLooseDer(new Uint8Array([0x30, 7, 2, 1, 1, 2, 1, 1])));
