@@ -165,6 +165,8 @@ function checkP2pkh(tx: Transaction, idx: number, script: Uint8Array, scriptSig:
   if (ops.length !== 2 || !(sig instanceof Uint8Array) || !(pubkey instanceof Uint8Array)) {
     return { ok: false, error: 'P2PKH scriptSig must be <sig> <pubkey>' };
   }
+  // MINIMALDATA (policy): each push must use its shortest encoding, which is how scure re-encodes.
+  if (rules === 'standard' && !equalBytes(Script.encode(ops), scriptSig)) return { ok: false, error: 'scriptSig pushes are not minimal' };
   if (!equalBytes(hash160(pubkey), script.subarray(3, 23))) return { ok: false, error: 'pubkey does not match the P2PKH hash' };
   if (rules === 'standard' && !isStrictPubkey(pubkey)) return { ok: false, error: 'pubkey encoding is not standard' };
   const hashType = ecdsaHashType(sig, rules);
