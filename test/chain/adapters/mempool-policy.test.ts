@@ -1,0 +1,124 @@
+/**
+ * The table from Bitcoin Core reject reasons to the spec's `mempool_policy`
+ * classes and to conflicts, and the ApiError renderings built on it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  chainErrorToApiError,
+  classifyRejection,
+  isConflictReason,
+  mempoolPolicyOf,
+  txRejectedToApiError,
+  upstreamUnavailableToApiError,
+} from '../../../src/chain/errors.js';
+import { TxRejected, UpstreamUnavailable } from '../../../src/chain/ports.js';
+import { ApiError } from '../../../src/http/errors.js';
+
+const POLICY_TABLE: Array<[string, ReturnType<typeof mempoolPolicyOf>]> = [
+  ['min relay fee not met', 'fee_floor'],
+  ['min relay fee not met, 100 < 141', 'fee_floor'],
+  ['mempool min fee not met, 141 < 282', 'fee_floor'],
+  ['insufficient fee, rejecting replacement 6c0f…; new feerate 0.00001 <= old feerate 0.00002', 'fee_floor'],
+  ['mempool full', 'fee_floor'],
+  ['too-long-mempool-chain', 'chain_too_long'],
+  ['too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]', 'chain_too_long'],
+  ['too-long-mempool-chain, exceeds descendant size limit for tx 45f7… [limit: 101000]', 'chain_too_long'],
+  ['package-mempool-limits', 'chain_too_long'],
+  ['TRUC-violation, version=3 tx 45f7… (wtxid=b8aa…) would have too many ancestors', 'truc'],
+  ['TRUC-violation, version=3 child tx 45f7… is too big: 1200 > 1000 virtual bytes', 'truc'],
+  ['v3-rule-violation', 'truc'],
+  ['v3-violation, tx would exceed descendant count limit', 'truc'],
+  ['dust', 'dust'],
+  ['dust, tx with dust output must be 0-fee', 'dust'],
+  ['scriptpubkey', 'nonstandard'],
+  ['multi-op-return', 'nonstandard'],
+  ['datacarrier', 'nonstandard'],
+  ['tx-size', 'nonstandard'],
+  ['tx-size-small', 'nonstandard'],
+  ['bare-multisig', 'nonstandard'],
+  ['scriptsig-size', 'nonstandard'],
+  ['scriptsig-not-pushonly', 'nonstandard'],
+  ['version', 'nonstandard'],
+  ['bad-txns-nonstandard-inputs', 'nonstandard'],
+  ['bad-txns-input-script-unknown', 'nonstandard'],
+  ['bad-witness-nonstandard', 'nonstandard'],
+  ['txn-mempool-conflict', null],
+  ['bad-txns-inputs-missingorspent', null],
+  ['missing-inputs', null],
+  ['non-final', null],
+  ['non-BIP68-final', null],
+  ['mandatory-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)', null],
+  ['max-fee-exceeded', null],
+];
+
+const CONFLICTS = [
+  'txn-mempool-conflict',
+  'bad-txns-inputs-missingorspent',
+  'missing-inputs',
+  'Missing inputs',
+  'Inputs missing or spent',
+  'insufficient fee, rejecting replacement 6c0f…, less fees than conflicting txs; 0.00001 < 0.00002',
+];
+
+void describe('mempoolPolicyOf', () => {
+  for (const [reason, policy] of POLICY_TABLE) {
+    void it(`${JSON.stringify(reason)} → ${String(policy)}`, () => assert.equal(mempoolPolicyOf(reason), policy));
+  }
+  void it('does not match a code that only starts like a known one', () => {
+    assert.equal(mempoolPolicyOf('dusty'), null);
+    assert.equal(mempoolPolicyOf('versionx'), null);
+  });
+});
+
+void describe('conflicts', () => {
+  for (const reason of CONFLICTS) {
+    void it(`${JSON.stringify(reason)} is a conflict`, () => {
+      assert.equal(isConflictReason(reason), true);
+      assert.deepEqual(classifyRejection(reason), { kind: 'conflict' });
+    });
+  }
+  void it('fee and policy refusals are not conflicts', () => {
+    for (const reason of ['min relay fee not met, 100 < 141', 'dust', 'TRUC-violation, x', 'non-final']) {
+      assert.equal(isConflictReason(reason), false, reason);
+    }
+    assert.deepEqual(classifyRejection('non-final'), { kind: 'invalid' });
+  });
+});
+
+void describe('ApiError renderings', () => {
+  void it('UpstreamUnavailable → upstream_unavailable with its status, retryable', () => {
+    for (const status of [502, 503] as const) {
+      const e = upstreamUnavailableToApiError(new UpstreamUnavailable('counterparty', 'counterparty not caught up', status));
+      assert.equal(e.code, 'upstream_unavailable');
+      assert.equal(e.status, status);
+      assert.deepEqual(e.toBody(), { retryable: true, error: 'counterparty not caught up', code: 'upstream_unavailable' });
+    }
+  });
+
+  void it('TxRejected → conflict_spend, mempool_rejected (with wait_for_confirmation) or invalid_transaction', () => {
+    const conflict = txRejectedToApiError(new TxRejected('txn-mempool-conflict'));
+    assert.equal(conflict.code, 'conflict_spend');
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.extras.mempool_reason, 'txn-mempool-conflict');
+
+    const fee = txRejectedToApiError(new TxRejected('min relay fee not met, 100 < 141'));
+    assert.equal(fee.code, 'mempool_rejected');
+    assert.equal(fee.status, 422);
+    assert.deepEqual(fee.extras, { mempool_policy: 'fee_floor', mempool_reason: 'min relay fee not met, 100 < 141' });
+
+    const chain = txRejectedToApiError(new TxRejected('too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]'));
+    assert.equal(chain.extras.mempool_policy, 'chain_too_long');
+    assert.equal(chain.extras.wait_for_confirmation, true);
+    assert.equal(txRejectedToApiError(new TxRejected('TRUC-violation, x')).extras.wait_for_confirmation, true);
+
+    const invalid = txRejectedToApiError(new TxRejected('non-final'));
+    assert.equal(invalid.code, 'invalid_transaction');
+  });
+
+  void it('chainErrorToApiError passes other errors through', () => {
+    const other = new Error('boom');
+    assert.equal(chainErrorToApiError(other), other);
+    assert.ok(chainErrorToApiError(new UpstreamUnavailable('bitcoin', 'x', 502)) instanceof ApiError);
+  });
+});
