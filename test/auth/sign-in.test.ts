@@ -163,7 +163,7 @@ test('sign-in budget: 60 per minute per IP across /v1/auth/*, then 429 with Retr
   const w = makeWallet('p2wpkh', 'budget');
   const ip = freshIp();
   for (let i = 0; i < 60; i++) {
-    const r = await t.app.inject({ method: 'POST', url: i % 2 ? '/v1/auth/challenge' : '/v1/auth/session', payload: i % 2 ? { address: w.address } : { address: w.address, message: 'x', signature: 'AA==', verification: { method: 'BIP-322' } }, remoteAddress: ip });
+    const r = await t.app.inject({ method: 'POST', url: i % 2 ? '/v1/auth/challenge' : '/v1/auth/session', payload: i % 2 ? { address: makeWallet('p2wpkh', `budget${i}`).address } : { address: w.address, message: 'x', signature: 'AA==', verification: { method: 'BIP-322' } }, remoteAddress: ip });
     assert.notEqual(r.statusCode, 429, `request ${i}`);
   }
   const r = await t.app.inject({ method: 'POST', url: '/v1/auth/verify', payload: { address: w.address, issued_at: 1, signature: 'AA==' }, remoteAddress: ip });

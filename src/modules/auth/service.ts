@@ -32,23 +32,23 @@ export class AuthService {
 
   async challenge(address: string) {
     this.checkAddress(address);
-    const issuedAt = nowSeconds(this.ctx.clock);
-    const expiresAt = issuedAt + CHALLENGE_TTL_S;
-    const message = signInMessage({
-      domain: this.ctx.config.AUTH_DOMAIN,
-      address,
-      uri: this.ctx.config.AUTH_ALLOWED_ORIGINS[0] ?? `https://${this.ctx.config.AUTH_DOMAIN}`,
-      nonce: crypto.randomBytes(16).toString('hex'),
-      issuedAt,
-      expiresAt,
-    });
-    if (!(await this.store.insertChallenge({ address, issued_at: issuedAt, message, expires_at: expiresAt }))) {
-      // Same address, same second: hand back the challenge already issued rather than a second one with the same key.
-      const existing = await this.store.findChallenge(address, issuedAt);
-      if (existing && existing.used_at === null) return { address, message: existing.message, issued_at: issuedAt, expires_at: existing.expires_at };
-      throw new ApiError('rate_limited', 'a challenge was just used for this address; ask again in a second', { retry_after_seconds: 1 }, { headers: { 'Retry-After': '1' } });
+    const now = nowSeconds(this.ctx.clock);
+    // (address, issued_at) names a challenge; a second request in the same second takes the next free second.
+    for (let issuedAt = now; issuedAt < now + 5; issuedAt++) {
+      const expiresAt = issuedAt + CHALLENGE_TTL_S;
+      const message = signInMessage({
+        domain: this.ctx.config.AUTH_DOMAIN,
+        address,
+        uri: this.ctx.config.AUTH_ALLOWED_ORIGINS[0] ?? `https://${this.ctx.config.AUTH_DOMAIN}`,
+        nonce: crypto.randomBytes(16).toString('hex'),
+        issuedAt,
+        expiresAt,
+      });
+      if (await this.store.insertChallenge({ address, issued_at: issuedAt, message, expires_at: expiresAt })) {
+        return { address, message, issued_at: issuedAt, expires_at: expiresAt };
+      }
     }
-    return { address, message, issued_at: issuedAt, expires_at: expiresAt };
+    throw new ApiError('rate_limited', 'too many challenges for this address right now', { retry_after_seconds: 5 }, { headers: { 'Retry-After': '5' } });
   }
 
   async verify(body: { address: string; issued_at: number; signature: string; verification?: Verification }) {
