@@ -14,6 +14,8 @@ import { connectRedisLimiter } from './limits/redis-limiter.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
+import { Indexer } from './indexer/indexer.js';
+import { marketWatchers } from './indexer/watchers.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -72,6 +74,7 @@ export async function bootstrap(
   const made = over.chain ?? (await createChain(config, store, clock, logger));
   if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
 
+  const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger);
   const ctx: Context = {
     config,
     store,
@@ -82,8 +85,15 @@ export async function bootstrap(
     clock,
     cursors: new Cursors(secret),
     logger,
-    journal: new SettlementJournal(store.db, made.chain.bitcoin, clock, logger),
+    journal,
+    indexer: undefined as unknown as Indexer,
+    sync: async () => {
+      await journal.recover();
+      await ctx.indexer.run();
+      await ctx.cache.clear();
+    },
   };
+  ctx.indexer = new Indexer(store.db, made.chain, clock, marketWatchers(ctx), logger);
   return {
     ctx,
     close: async () => {

@@ -2,11 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
 import type { Chain } from './chain/ports.js';
+import type { DevnetControl } from './chain/devnet-control.js';
 import type { Clock } from './clock.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { Cursors } from './http/cursor.js';
 import type { Limiter } from './limits/limiter.js';
 import type { SettlementJournal } from './settlement/journal.js';
+import type { Indexer } from './indexer/indexer.js';
 
 /**
  * Everything a route, service or job needs, built once in main.ts (or a test)
@@ -23,15 +25,13 @@ export interface Context {
   logger: FastifyBaseLogger;
   /** Every signed settlement is journaled here before it is broadcast. */
   journal: SettlementJournal;
+  /** The block follower; its cursor lives in the store. */
+  indexer: Indexer;
   /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
   devnet?: DevnetHandle;
-  /** Hooks the devnet's /devnet/sync uses to bring the market to the tip. */
-  sync?: () => Promise<void>;
+  /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */
+  sync: () => Promise<void>;
 }
 
 /** The devnet as the app sees it; the engine lives in chain/devnet. */
-export interface DevnetHandle {
-  readonly chain: Chain;
-  close?(): Promise<void>;
-  [action: string]: unknown;
-}
+export type DevnetHandle = DevnetControl;

@@ -4,6 +4,7 @@ import { authRoutes } from './auth/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { feeRoutes } from './fees/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
+import { devnetRoutes } from './devnet/routes.js';
 
 /** Every area of the spec registers its routes here; a route's code lives in modules/<area>/routes.ts. */
 export async function registerModules(app: App, ctx: Context): Promise<void> {
@@ -11,4 +12,5 @@ export async function registerModules(app: App, ctx: Context): Promise<void> {
   authRoutes(app, ctx);
   feeRoutes(app, ctx);
   transactionRoutes(app, ctx);
+  if (ctx.devnet) devnetRoutes(app, ctx, ctx.devnet);
 }

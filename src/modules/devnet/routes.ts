@@ -1,0 +1,159 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.js';
+import type { Context } from '../../context.js';
+import type { DevnetControl } from '../../chain/devnet-control.js';
+import { Ok, errorResponses } from '../../http/envelope.js';
+import { Address, PositiveQuantityRaw, Sats, Txid, Vout } from '../../http/validators.js';
+import { requireAddressRole } from '../../http/address-rules.js';
+import { ApiError } from '../../http/errors.js';
+import { TxRejected } from '../../chain/ports.js';
+
+const tags = ['devnet'];
+
+/**
+ * Devnet control: never registered in production (CHAIN=bitcoin-core). These
+ * routes make coins, assets and blocks for integrators' sandboxes and tests.
+ */
+export function devnetRoutes(app: App, ctx: Context, devnet: DevnetControl): void {
+  const network = ctx.config.NETWORK;
+  const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof TxRejected) throw new ApiError('invalid_request', `devnet refused: ${e.reason}`);
+      if (e instanceof Error && /unknown asset|insufficient|exists|invalid/i.test(e.message) && !(e instanceof ApiError)) throw new ApiError('invalid_request', e.message);
+      throw e;
+    }
+  };
+
+  app.post(
+    '/devnet/faucet',
+    {
+      schema: {
+        tags,
+        summary: 'Pay regtest coins to an address, confirmed',
+        description: 'Sends a real signed transaction from the devnet miner wallet and mines it, so the returned UTXO has one confirmation.',
+        body: Type.Object({ address: Address, amount_sats: Sats({ minimum: 546 }) }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ txid: Txid, vout: Vout })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      requireAddressRole(req.body.address, 'delivery', network, 'body.address');
+      return { result: await wrap(() => devnet.faucet(req.body.address, req.body.amount_sats)) };
+    },
+  );
+
+  app.post(
+    '/devnet/mine',
+    {
+      schema: {
+        tags,
+        summary: 'Mine blocks now',
+        body: Type.Object({ blocks: Type.Integer({ minimum: 1, maximum: 1000, default: 1 }), address: Type.Optional(Address) }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ block_hashes: Type.Array(Type.String()), height: Type.Integer() })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const hashes = await wrap(() => devnet.mine(req.body.blocks, req.body.address));
+      const tip = await devnet.chain.bitcoin.getTip();
+      return { result: { block_hashes: hashes, height: tip.height } };
+    },
+  );
+
+  app.post(
+    '/devnet/assets',
+    {
+      schema: {
+        tags,
+        summary: 'Issue a Counterparty asset to an address',
+        description: 'Picks a free numeric asset id when `asset` is absent. A `longname` (PARENT.child) makes a subasset with a numeric id.',
+        body: Type.Object(
+          {
+            asset: Type.Optional(Type.String({ pattern: '^([B-Z][A-Z]{3,11}|A[1-9][0-9]{16,19})$', description: 'asset name or numeric id' })),
+            longname: Type.Optional(Type.String({ pattern: '^[B-Z][A-Z]{3,11}\\.[a-zA-Z0-9.\\-_@!]{1,250}$', description: 'subasset longname' })),
+            issuer: Address,
+            quantity_raw: PositiveQuantityRaw,
+            divisible: Type.Boolean({ default: false }),
+            description: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok(Type.Object({ asset: Type.String() })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      requireAddressRole(req.body.issuer, 'delivery', network, 'body.issuer');
+      return { result: await wrap(() => devnet.issueAsset(req.body)) };
+    },
+  );
+
+  app.post(
+    '/devnet/credit',
+    {
+      schema: {
+        tags,
+        summary: 'Credit an address-level Counterparty balance (XCP included)',
+        body: Type.Object({ address: Address, asset: Type.String({ minLength: 3, maxLength: 30 }), quantity_raw: PositiveQuantityRaw }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ address: Type.String(), asset: Type.String(), quantity_raw: Type.String() })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      requireAddressRole(req.body.address, 'delivery', network, 'body.address');
+      await wrap(() => devnet.credit(req.body.address, req.body.asset, req.body.quantity_raw));
+      return { result: req.body };
+    },
+  );
+
+  app.post(
+    '/devnet/reorg',
+    {
+      schema: {
+        tags,
+        summary: 'Replace the last N blocks',
+        description: 'Disconnects the last `depth` blocks (their transactions go back to the mempool) and mines depth+1 empty blocks, so the chain is longer and the hashes at those heights change.',
+        body: Type.Object({ depth: Type.Integer({ minimum: 1, maximum: 100 }) }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ disconnected: Type.Integer(), height: Type.Integer(), hash: Type.String() })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const r = await wrap(() => devnet.reorg(req.body.depth));
+      return { result: { disconnected: r.disconnected, height: r.tip.height, hash: r.tip.hash } };
+    },
+  );
+
+  app.post(
+    '/devnet/sync',
+    {
+      schema: {
+        tags,
+        summary: 'Bring the market to the chain tip now',
+        description: 'Runs the market’s indexer and recovery to the tip and clears the response cache; answers when the market reflects the chain.',
+        response: { 200: Ok(Type.Object({ height: Type.Integer(), hash: Type.String() })), ...errorResponses },
+      },
+    },
+    async () => {
+      await ctx.sync();
+      const tip = await devnet.chain.bitcoin.getTip();
+      return { result: tip };
+    },
+  );
+
+  app.get(
+    '/devnet/addresses/:address/utxos',
+    {
+      schema: {
+        tags,
+        summary: 'UTXOs of an address, mempool included',
+        params: Type.Object({ address: Address }),
+        response: {
+          200: Ok(Type.Array(Type.Object({ txid: Txid, vout: Vout, value_sats: Type.Integer(), confirmations: Type.Integer() }))),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => {
+      requireAddressRole(req.params.address, 'delivery', network, 'params.address');
+      return { result: await devnet.addressUtxos(req.params.address) };
+    },
+  );
+}
