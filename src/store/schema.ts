@@ -8,5 +8,6 @@ import type { AuthTables } from '../modules/auth/tables.js';
 import type { CatalogTables } from '../modules/market/catalog-tables.js';
 import type { SettlementTables } from '../settlement/tables.js';
 import type { IndexerTables } from '../indexer/tables.js';
+import type { DevnetTables } from '../chain/devnet/tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables {}

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.js';
+import * as m002 from './002_devnet.js';
 import * as m003 from './003_auth.js';
 import * as m004 from './004_catalog.js';
 import * as m005 from './005_settlement.js';
@@ -8,6 +9,7 @@ import * as m006 from './006_indexer.js';
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '002_devnet': m002,
   '003_auth': m003,
   '004_catalog': m004,
   '005_settlement': m005,
