@@ -53,7 +53,14 @@ export type InputSignatureResult =
       /** The key of each signature, same order: 33/65-byte ECDSA keys or 32-byte x-only keys. */
       pubkeys: Uint8Array[];
     }
-  | { ok: false; input: number; error: string };
+  | {
+      ok: false;
+      input: number;
+      /** `input 1: sighash 0x01, expected 0x83`: names the input, ready for a log or an error body. */
+      error: string;
+      /** The same without the `input N: ` prefix, for callers that add their own context. */
+      detail: string;
+    };
 
 type Sig = { hashType: number; pubkey: Uint8Array };
 type Check = { ok: true; family: SpendFamily; sigs: Sig[] } | { ok: false; error: string };
@@ -68,7 +75,7 @@ export function verifyInputSignature(
   prevouts: readonly Prevout[],
   options: VerifyInputOptions = {},
 ): InputSignatureResult {
-  const fail = (error: string): InputSignatureResult => ({ ok: false, input: index, error: `input ${index}: ${error}` });
+  const fail = (detail: string): InputSignatureResult => ({ ok: false, input: index, error: `input ${index}: ${detail}`, detail });
   let t: Transaction;
   try {
     t = toTransaction(tx);
@@ -114,7 +121,8 @@ export function verifyAllInputSignatures(
   try {
     t = toTransaction(tx);
   } catch (e) {
-    return { ok: false, input: 0, error: `transaction does not parse (${(e as Error).message})` };
+    const detail = `transaction does not parse (${(e as Error).message})`;
+    return { ok: false, input: 0, error: detail, detail };
   }
   const inputs: Extract<InputSignatureResult, { ok: true }>[] = [];
   for (let i = 0; i < t.inputsLength; i++) {

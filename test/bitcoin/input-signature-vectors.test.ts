@@ -49,7 +49,7 @@ void test('BIP-341: every input of the fully signed tx verifies, with the vector
 void test('BIP-341: allowedSighashes reports the mismatch in the documented form', () => {
   // Input 0 is signed SINGLE (0x03).
   const r = verifyInputSignature(signed, 0, prevouts, { allowedSighashes: [0x83] });
-  assert.deepEqual(r, { ok: false, input: 0, error: 'input 0: sighash 0x03, expected 0x83' });
+  assert.deepEqual(r, { ok: false, input: 0, error: 'input 0: sighash 0x03, expected 0x83', detail: 'sighash 0x03, expected 0x83' });
   const ok = verifyInputSignature(signed, 1, prevouts, { allowedSighashes: [0x83] });
   assert.ok(ok.ok);
 });
@@ -75,7 +75,7 @@ void test('BIP-341: explicit 0x00 hash type in a 65-byte signature is invalid', 
   assert.equal(w[0]!.length, 64);
   tx.updateInput(4, { finalScriptWitness: [new Uint8Array([...w[0]!, 0x00])] }, true);
   const r = verifyInputSignature(tx, 4, prevouts);
-  assert.deepEqual(r, { ok: false, input: 4, error: 'input 4: invalid taproot sighash 0x00' });
+  assert.deepEqual(r, { ok: false, input: 4, error: 'input 4: invalid taproot sighash 0x00', detail: 'invalid taproot sighash 0x00' });
   tx.updateInput(4, { finalScriptWitness: [new Uint8Array([...w[0]!, 0x01])] }, true);
   assert.equal(verifyInputSignature(tx, 4, prevouts).ok, false, 'explicit ALL commits differently from DEFAULT');
 });

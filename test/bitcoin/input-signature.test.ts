@@ -92,7 +92,7 @@ void test('SIGHASH_SINGLE without a matching output: legacy signs uint256(1), BI
   const key = taprootTweakPrivKey(tr.privateKey);
   t.updateInput(2, { finalScriptWitness: [new Uint8Array([...schnorr.sign(msgTr, key), 0x03])] }, true);
   const r2 = verifyInputSignature(t, 2, prevouts);
-  assert.deepEqual(r2, { ok: false, input: 2, error: 'input 2: sighash SINGLE without a matching output' });
+  assert.deepEqual(r2, { ok: false, input: 2, error: 'input 2: sighash SINGLE without a matching output', detail: 'sighash SINGLE without a matching output' });
   // Legacy: input index 1 (P2PKH) with one output: the digest is uint256(1) (consensus bug kept).
   const { tx: lt, prevouts: lp } = spend([wpkh, pkh], 0, 'single-legacy');
   lt.addOutput({ script: other.script, amount: 1n });
@@ -112,7 +112,7 @@ void test('LOW_S is policy: high-S fails under standard rules and passes under c
   const msg = t.preimageWitnessV0(0, new Uint8Array([0x76, 0xa9, 0x14, ...w.script.subarray(2), 0x88, 0xac]), 0x01, AMOUNT);
   t.updateInput(0, { finalScriptWitness: [ecdsaSig(msg, w.privateKey, 0x01, true), w.publicKey] }, true);
   const std = verifyInputSignature(t, 0, prevouts);
-  assert.deepEqual(std, { ok: false, input: 0, error: 'input 0: signature has high S (BIP-146 LOW_S)' });
+  assert.deepEqual(std, { ok: false, input: 0, error: 'input 0: signature has high S (BIP-146 LOW_S)', detail: 'signature has high S (BIP-146 LOW_S)' });
   assert.ok(verifyInputSignature(t, 0, prevouts, { rules: 'consensus' }).ok);
   // Undefined hash type 0x04: non-standard (STRICTENC), valid by consensus (it commits like ALL).
   const msg4 = t.preimageWitnessV0(0, new Uint8Array([0x76, 0xa9, 0x14, ...w.script.subarray(2), 0x88, 0xac]), 0x04, AMOUNT);

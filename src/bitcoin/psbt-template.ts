@@ -1,0 +1,98 @@
+/**
+ * Two PSBT helpers around verification: extracting the final transaction once every input is
+ * signed, and checking that a signed PSBT is still the transaction the market built (a signer
+ * must only add signatures, never change version, locktime, inputs or outputs).
+ */
+import { hex } from '@scure/base';
+import { equalBytes } from '@noble/curves/utils.js';
+import { Transaction } from '@scure/btc-signer';
+import { parsePsbt } from './psbt.js';
+import { READ_TX_OPTS } from './transaction.js';
+
+export type ExtractResult =
+  | { ok: true; tx: Uint8Array; hex: string; txid: string; vsize: number }
+  | { ok: false; error: string };
+
+/**
+ * Finalize (scure's finalizer for partial signatures) and extract the network transaction.
+ * Fails, naming the input, when an input is unsigned or cannot be finalized. It does not verify
+ * signatures: run `verifyPsbt` first.
+ */
+export function extractFinalTransaction(psbt: string | Uint8Array | Transaction): ExtractResult {
+  const parsed = parsePsbt(psbt instanceof Transaction ? psbt.toPSBT() : psbt);
+  if (!parsed.ok) return parsed;
+  const tx = parsed.tx;
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    if (input.finalScriptWitness?.length || input.finalScriptSig?.length) continue;
+    const hasSig = Boolean(input.partialSig?.length || input.tapKeySig || input.tapScriptSig?.length);
+    if (!hasSig) return { ok: false, error: `PSBT: input ${i} is not signed` };
+    try {
+      tx.finalizeIdx(i);
+    } catch (e) {
+      return { ok: false, error: `PSBT: input ${i} cannot be finalized (${(e as Error).message})` };
+    }
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = tx.extract();
+  } catch (e) {
+    return { ok: false, error: `PSBT: cannot extract (${(e as Error).message})` };
+  }
+  const final = Transaction.fromRaw(bytes, READ_TX_OPTS);
+  return { ok: true, tx: bytes, hex: hex.encode(bytes), txid: final.id, vsize: final.vsize };
+}
+
+export type TemplateComparison = { ok: true } | { ok: false; error: string };
+
+/** Parse a template given as a PSBT, a raw transaction (hex or bytes) or a scure Transaction. */
+function templateTx(t: string | Uint8Array | Transaction): Transaction | undefined {
+  if (t instanceof Transaction) return t;
+  const parsed = parsePsbt(t);
+  if (parsed.ok) return parsed.tx;
+  try {
+    return Transaction.fromRaw(typeof t === 'string' ? hex.decode(t) : t, READ_TX_OPTS);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compare the unsigned transaction of `signed` with `template`: version, locktime, every input's
+ * outpoint and sequence, every output's script and amount. Reports the first difference, e.g.
+ * `PSBT: output 1 amount 1000, template 2000`.
+ */
+export function compareToTemplate(
+  signed: string | Uint8Array | Transaction,
+  template: string | Uint8Array | Transaction,
+): TemplateComparison {
+  const p = parsePsbt(signed);
+  if (!p.ok) return p;
+  const a = p.tx;
+  const b = templateTx(template);
+  if (!b) return { ok: false, error: 'PSBT: template does not parse' };
+  const diff = (what: string, x: unknown, y: unknown): TemplateComparison => ({ ok: false, error: `PSBT: ${what} ${x}, template ${y}` });
+  if (a.version !== b.version) return diff('version', a.version, b.version);
+  if (a.lockTime !== b.lockTime) return diff('locktime', a.lockTime, b.lockTime);
+  if (a.inputsLength !== b.inputsLength) return diff('input count', a.inputsLength, b.inputsLength);
+  if (a.outputsLength !== b.outputsLength) return diff('output count', a.outputsLength, b.outputsLength);
+  for (let i = 0; i < a.inputsLength; i++) {
+    const x = a.getInput(i);
+    const y = b.getInput(i);
+    const ox = `${hex.encode(x.txid ?? new Uint8Array())}:${x.index}`;
+    const oy = `${hex.encode(y.txid ?? new Uint8Array())}:${y.index}`;
+    if (ox !== oy) return diff(`input ${i} outpoint`, ox, oy);
+    const sx = x.sequence ?? 0xffffffff;
+    const sy = y.sequence ?? 0xffffffff;
+    if (sx !== sy) return diff(`input ${i} sequence`, sx, sy);
+  }
+  for (let i = 0; i < a.outputsLength; i++) {
+    const x = a.getOutput(i);
+    const y = b.getOutput(i);
+    if (!equalBytes(x.script ?? new Uint8Array(), y.script ?? new Uint8Array())) {
+      return diff(`output ${i} script`, hex.encode(x.script ?? new Uint8Array()), hex.encode(y.script ?? new Uint8Array()));
+    }
+    if (x.amount !== y.amount) return diff(`output ${i} amount`, x.amount, y.amount);
+  }
+  return { ok: true };
+}
