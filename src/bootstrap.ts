@@ -63,7 +63,7 @@ export async function bootstrap(
     limiter = redisLimiter;
     const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500, enableOfflineQueue: false });
     cacheClient.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis cache connection error'));
-    cache = new RedisResponseCache(cacheClient, config.REDIS_PREFIX);
+    cache = new RedisResponseCache(cacheClient, config.REDIS_PREFIX, () => clock.now());
     closers.push(async () => void cacheClient.disconnect());
   } else {
     limiter = new MemoryLimiter();

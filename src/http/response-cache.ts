@@ -51,16 +51,23 @@ export class MemoryResponseCache implements ResponseCache {
   }
 }
 
+/**
+ * Entries carry their expiry on the app's clock (what every instance and the
+ * tests agree on); Redis's own expiry only reclaims memory a little later.
+ */
 export class RedisResponseCache implements ResponseCache {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly now: () => number,
   ) {}
 
   async get(key: string): Promise<CachedResponse | undefined> {
     try {
       const raw = await this.redis.get(this.prefix + 'rc:' + key);
-      return raw ? (JSON.parse(raw) as CachedResponse) : undefined;
+      if (!raw) return undefined;
+      const entry = JSON.parse(raw) as CachedResponse & { expiresAt: number };
+      return entry.expiresAt > this.now() ? entry : undefined;
     } catch {
       return undefined; // a cache outage degrades to uncached reads, never to errors
     }
@@ -68,7 +75,8 @@ export class RedisResponseCache implements ResponseCache {
 
   async set(key: string, value: CachedResponse, ttlMs: number): Promise<void> {
     try {
-      await this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(value), 'PX', Math.max(1, ttlMs));
+      const entry = { ...value, expiresAt: this.now() + ttlMs };
+      await this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(entry), 'PX', Math.max(1, ttlMs) + 5_000);
     } catch {
       /* best effort */
     }
