@@ -12,5 +12,5 @@ export async function registerModules(app: App, ctx: Context): Promise<void> {
   authRoutes(app, ctx);
   feeRoutes(app, ctx);
   transactionRoutes(app, ctx);
-  if (ctx.devnet) devnetRoutes(app, ctx, ctx.devnet);
+  if (ctx.devnet) devnetRoutes(app, { network: ctx.config.NETWORK, sync: () => ctx.sync() }, ctx.devnet);
 }

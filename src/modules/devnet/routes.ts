@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.js';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.js';
 import type { DevnetControl } from '../../chain/devnet-control.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
@@ -14,8 +15,10 @@ const tags = ['devnet'];
  * Devnet control: never registered in production (CHAIN=bitcoin-core). These
  * routes make coins, assets and blocks for integrators' sandboxes and tests.
  */
-export function devnetRoutes(app: App, ctx: Context, devnet: DevnetControl): void {
-  const network = ctx.config.NETWORK;
+type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: Context['config']['NETWORK'] }, devnet: DevnetControl): void {
+  const network = deps.network;
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -132,7 +135,7 @@ export function devnetRoutes(app: App, ctx: Context, devnet: DevnetControl): voi
       },
     },
     async () => {
-      await ctx.sync();
+      await deps.sync();
       const tip = await devnet.chain.bitcoin.getTip();
       return { result: tip };
     },
