@@ -36,9 +36,8 @@ function signedTx(wallets: TestWallet[], outputs: Uint8Array[], label: string) {
 }
 
 void test('estimates are upper bounds within a few vbytes of the signed transaction', () => {
-  const fams = ['p2pkh', 'p2wpkh', 'p2tr'] as const;
   const opReturn = new Uint8Array([0x6a, 0x10, ...new Uint8Array(16)]);
-  const layouts: (typeof fams[number])[][] = [['p2wpkh'], ['p2tr'], ['p2pkh'], ['p2tr', 'p2wpkh'], ['p2pkh', 'p2wpkh', 'p2tr'], ['p2wpkh', 'p2wpkh', 'p2wpkh']];
+  const layouts: ('p2pkh' | 'p2wpkh' | 'p2tr')[][] = [['p2wpkh'], ['p2tr'], ['p2pkh'], ['p2tr', 'p2wpkh'], ['p2pkh', 'p2wpkh', 'p2tr'], ['p2wpkh', 'p2wpkh', 'p2wpkh']];
   for (const [n, layout] of layouts.entries()) {
     for (const explicit of [false, true]) {
       const wallets = layout.map((f, i) => makeWallet(f, `est-${n}-${i}`));
