@@ -1,0 +1,178 @@
+/**
+ * Mempool acceptance as Bitcoin Core 28 does it (validation.cpp `PreChecks`,
+ * `PolicyScriptChecks`, `ConsensusScriptChecks`), in Core's order so the first failure gives
+ * Core's reason: context-free consensus checks, standardness, finality, conflicts, missing
+ * inputs, amounts, input standardness, fee floor, ancestor limits, TRUC, then signatures.
+ *
+ * Deliberate differences, documented in README.md: no RBF (a conflict is always
+ * `txn-mempool-conflict`), no sigop limits, coinbase maturity not enforced.
+ */
+import type { Prevout } from '../../bitcoin/transaction.js';
+import type { Mempool } from './mempool.js';
+import {
+  checkTransactionReason, MAX_MONEY, nonstandardInputsReason, nonstandardWitnessReason, standardTxReason,
+} from './policy.js';
+import { trucViolation } from './truc.js';
+import type { DecodedTx } from './tx-decode.js';
+import type { InputVerifier } from './verifier.js';
+
+export interface Coin {
+  value: bigint;
+  script: Uint8Array;
+  /** Confirming height; the next block's height for a mempool output. */
+  height: number;
+  coinbase: boolean;
+}
+
+export interface ChainView {
+  /** Height of the tip. */
+  readonly height: number;
+  /** Median of the last 11 block times up to `height` (BIP-113). */
+  medianTimePast(height: number): number;
+  /** A confirmed unspent output. */
+  coin(txid: string, vout: number): Coin | undefined;
+}
+
+/** A refusal as Core reports it: `reason` (the short code), `debug` details, the RPC error code. */
+export interface Reject {
+  reason: string;
+  debug?: string;
+  rpcCode: number;
+}
+
+export const RPC_VERIFY_ERROR = -25;
+export const RPC_VERIFY_REJECTED = -26;
+export const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
+export const RPC_DESERIALIZATION_ERROR = -22;
+
+/** Core's `TxValidationState::ToString`: `reason, debug` (what sendrawtransaction prints). */
+export const rejectText = (r: Reject): string => (r.debug ? `${r.reason}, ${r.debug}` : r.reason);
+
+export interface AcceptOptions {
+  /** Unix seconds. */
+  now: number;
+  /** Re-adding transactions from disconnected blocks: skip fee and chain limits (Core's bypass_limits). */
+  bypassLimits?: boolean;
+  /** Package validation: the fee floor is checked on the package, except for non-TRUC parents. */
+  packageFeerates?: boolean;
+  /** Minimum relay fee rate in sat/kvB (Core default 1000). */
+  minRelayFeeRate: bigint;
+}
+
+export type Verdict =
+  | { ok: true; tx: DecodedTx; fee: bigint; parents: Set<string>; prevouts: Prevout[] }
+  | { ok: false; reject: Reject };
+
+export const ANCESTOR_LIMIT = 25;
+export const DESCENDANT_LIMIT = 25;
+export const ANCESTOR_SIZE_LIMIT_VB = 101_000;
+const SEQUENCE_FINAL = 0xffffffff;
+const LOCKTIME_THRESHOLD = 500_000_000;
+
+const fail = (reason: string, debug?: string, rpcCode = RPC_VERIFY_REJECTED): Verdict => ({
+  ok: false,
+  reject: debug === undefined ? { reason, rpcCode } : { reason, debug, rpcCode },
+});
+
+/** `CFeeRate::GetFee`: fee for `vsize` at `rate` sat/kvB, rounded up. */
+export const feeFor = (vsize: number, rate: bigint): bigint => (rate * BigInt(vsize) + 999n) / 1000n;
+
+function isFinal(tx: DecodedTx, height: number, mtp: number): boolean {
+  if (tx.lockTime === 0) return true;
+  if (tx.lockTime < (tx.lockTime < LOCKTIME_THRESHOLD ? height : mtp)) return true;
+  return tx.inputs.every((i) => i.sequence === SEQUENCE_FINAL);
+}
+
+/** BIP-68 relative locks, evaluated for inclusion in the next block. */
+function sequenceLocksOk(tx: DecodedTx, coins: Coin[], chain: ChainView): boolean {
+  if (tx.version < 2) return true;
+  const next = chain.height + 1;
+  let minHeight = -1;
+  let minTime = -1;
+  tx.inputs.forEach((inp, k) => {
+    if (inp.sequence & 0x80000000) return;
+    const coinHeight = coins[k]!.height;
+    if (inp.sequence & 0x00400000) {
+      const coinTime = chain.medianTimePast(Math.max(coinHeight - 1, 0));
+      minTime = Math.max(minTime, coinTime + ((inp.sequence & 0xffff) << 9) - 1);
+    } else minHeight = Math.max(minHeight, coinHeight + (inp.sequence & 0xffff) - 1);
+  });
+  return minHeight < next && minTime < chain.medianTimePast(chain.height);
+}
+
+/**
+ * Would `tx` enter `pool` on top of `chain`? Pure with respect to both: the caller adds the
+ * transaction when the verdict is ok.
+ */
+export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempool, verify: InputVerifier, opts: AcceptOptions): Verdict {
+  const consensus = checkTransactionReason(tx);
+  if (consensus) return fail(consensus);
+  if (tx.isCoinbase) return fail('coinbase');
+  const nonstandard = standardTxReason(tx);
+  if (nonstandard) return fail(nonstandard);
+  if (!isFinal(tx, chain.height + 1, chain.medianTimePast(chain.height))) return fail('non-final');
+  const existing = pool.get(tx.txid);
+  if (existing) return fail(existing.tx.wtxid === tx.wtxid ? 'txn-already-in-mempool' : 'txn-same-nonwitness-data-in-mempool');
+  for (const i of tx.inputs) {
+    const spender = pool.spender(i.txid, i.vout);
+    if (spender) return fail('txn-mempool-conflict', `${i.txid}:${i.vout} is spent by ${spender}`);
+  }
+  if (tx.outputs.some((_, n) => chain.coin(tx.txid, n))) return fail('txn-already-known');
+
+  const coins: Coin[] = [];
+  const parents = new Set<string>();
+  for (const i of tx.inputs) {
+    const confirmed = chain.coin(i.txid, i.vout);
+    const unconfirmed = confirmed ? undefined : pool.output(i.txid, i.vout);
+    if (!confirmed && !unconfirmed) return fail('bad-txns-inputs-missingorspent', undefined, RPC_VERIFY_ERROR);
+    if (unconfirmed) parents.add(i.txid);
+    coins.push(confirmed ?? { value: unconfirmed!.value, script: unconfirmed!.script, height: chain.height + 1, coinbase: false });
+  }
+  if (!sequenceLocksOk(tx, coins, chain)) return fail('non-BIP68-final');
+
+  let valueIn = 0n;
+  for (const c of coins) {
+    valueIn += c.value;
+    if (c.value < 0n || c.value > MAX_MONEY || valueIn > MAX_MONEY) return fail('bad-txns-inputvalues-outofrange');
+  }
+  const valueOut = tx.outputs.reduce((s, o) => s + o.value, 0n);
+  if (valueIn < valueOut) return fail('bad-txns-in-belowout', `value in (${btc(valueIn)}) < value out (${btc(valueOut)})`);
+  const fee = valueIn - valueOut;
+  const scripts = coins.map((c) => c.script);
+  const badInputs = nonstandardInputsReason(scripts);
+  if (badInputs) return fail(badInputs);
+  const badWitness = nonstandardWitnessReason(tx, scripts);
+  if (badWitness) return fail(badWitness);
+
+  if (!opts.bypassLimits) {
+    const floor = feeFor(tx.vsize, opts.minRelayFeeRate);
+    // Core 28: a non-TRUC transaction must pay the relay floor itself even inside a package;
+    // only TRUC transactions (and package members, checked on the package) may pay less.
+    const individual = !opts.packageFeerates || tx.version !== 3;
+    if (individual && fee < floor) return fail('min relay fee not met', `${fee} < ${floor}`);
+    const ancestors = pool.ancestorsOf(parents);
+    if (ancestors.size + 1 > ANCESTOR_LIMIT) return fail('too-long-mempool-chain', `too many unconfirmed ancestors [limit: ${ANCESTOR_LIMIT}]`);
+    let ancestorSize = tx.vsize;
+    for (const a of ancestors) ancestorSize += pool.get(a)!.tx.vsize;
+    if (ancestorSize > ANCESTOR_SIZE_LIMIT_VB) return fail('too-long-mempool-chain', `exceeds ancestor size limit [limit: ${ANCESTOR_SIZE_LIMIT_VB}]`);
+    for (const a of ancestors) {
+      if (pool.descendants(a).length + 2 > DESCENDANT_LIMIT) {
+        return fail('too-long-mempool-chain', `too many descendants for tx ${a} [limit: ${DESCENDANT_LIMIT}]`);
+      }
+    }
+    const truc = trucViolation(tx, ancestors, pool);
+    if (truc) return fail('TRUC-violation', truc);
+  }
+
+  const prevouts: Prevout[] = coins.map((c) => ({ script: c.script, amount: c.value }));
+  for (let k = 0; k < tx.inputs.length; k++) {
+    const standard = verify(tx.tx, k, prevouts, 'standard');
+    if (standard.ok) continue;
+    const consensusOnly = verify(tx.tx, k, prevouts, 'consensus');
+    if (consensusOnly.ok) return fail(`non-mandatory-script-verify-flag (${standard.error})`);
+    return fail(`mandatory-script-verify-flag-failed (${consensusOnly.error})`);
+  }
+  return { ok: true, tx, fee, parents, prevouts };
+}
+
+const btc = (sats: bigint): string => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;
