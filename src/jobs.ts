@@ -13,6 +13,7 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
   for (const job of backgroundJobs(ctx)) byName.set(job.name, startJob(job, ctx.logger));
   // A crash between journal and broadcast is finished before anything else.
   await byName.get('recovery')?.kick();
+  await byName.get('indexer')?.kick();
   // /devnet/sync goes through the running jobs so it never overlaps a timed run.
   ctx.sync = async () => {
     for (const name of ['recovery', 'indexer']) await byName.get(name)?.kick();

@@ -55,6 +55,10 @@ async function serve(config: Config): Promise<void> {
   const { ctx } = boot;
   const app = await buildApp(ctx);
   const jobs = await startJobs(ctx);
+  if (ctx.devnet && config.SEED_DEMO) {
+    const { seedDemoMarket } = await import('./demo/seed.js');
+    await seedDemoMarket(ctx, ctx.devnet);
+  }
   await app.listen({ port: config.PORT, host: config.HOST });
   ctx.logger.info({ chain: config.CHAIN, network: config.NETWORK, store: ctx.store.dialect }, 'marketplace API listening');
 

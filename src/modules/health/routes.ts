@@ -4,6 +4,9 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 
+/** Blocks the indexer may trail the tip and still be ready (one interval's worth, with room). */
+const MAX_INDEXER_LAG = 3;
+
 const Check = Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
 
 async function check(fn: () => Promise<string | void>): Promise<{ ok: boolean; detail?: string }> {
@@ -30,11 +33,11 @@ export function healthRoutes(app: App, ctx: Context): void {
         tags: ['health'],
         summary: 'Store reachable, chain backends reachable and caught up',
         description: '200 when every check passes; 503 service_unavailable with the same checks otherwise.',
-        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check })), ...errorResponses },
+        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, indexer: Check })), ...errorResponses },
       },
     },
     async () => {
-      const [store, bitcoin, counterparty] = await Promise.all([
+      const [store, bitcoin, counterparty, indexer] = await Promise.all([
         check(() => ctx.store.ping()),
         check(async () => {
           const tip = await ctx.chain.bitcoin.getTip();
@@ -45,9 +48,16 @@ export function healthRoutes(app: App, ctx: Context): void {
           if (!s.ready) throw new Error(`catching up: ${s.counterparty_height}/${s.bitcoin_height}`);
           return `height ${s.counterparty_height}`;
         }),
+        check(async () => {
+          // The market reflects the chain within a few blocks, or it is not ready to quote.
+          const [cursor, tip] = await Promise.all([ctx.indexer.cursor(), ctx.chain.bitcoin.getTip()]);
+          if (!cursor) throw new Error('the indexer has not run yet');
+          if (tip.height - cursor.height > MAX_INDEXER_LAG) throw new Error(`indexer at ${cursor.height}, tip ${tip.height}`);
+          return `height ${cursor.height}`;
+        }),
       ]);
-      const checks = { store, bitcoin, counterparty };
-      if (!store.ok || !bitcoin.ok || !counterparty.ok) {
+      const checks = { store, bitcoin, counterparty, indexer };
+      if (!store.ok || !bitcoin.ok || !counterparty.ok || !indexer.ok) {
         throw new ApiError('service_unavailable', 'not ready', { retryable: true, checks });
       }
       return { result: checks };

@@ -1,0 +1,27 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { testApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+before(async () => {
+  t = await testApp();
+});
+after(async () => t.close());
+const json = (r: { body: string }) => JSON.parse(r.body) as Record<string, any>;
+
+test('readyz on the devnet: ready once the indexer caught up, not ready when it lags', async () => {
+  const early = await t.app.inject({ method: 'GET', url: '/readyz' });
+  assert.equal(early.statusCode, 503);
+  assert.equal(json(early).checks.indexer.ok, false);
+  await t.ctx.sync();
+  const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+  assert.equal(ready.statusCode, 200, ready.body);
+  assert.deepEqual(Object.keys(json(ready).result).sort(), ['bitcoin', 'counterparty', 'indexer', 'store']);
+  await t.ctx.devnet!.mine(4);
+  const lagging = await t.app.inject({ method: 'GET', url: '/readyz' });
+  assert.equal(lagging.statusCode, 503);
+  assert.match(json(lagging).checks.indexer.detail, /tip/);
+  const sync = await t.app.inject({ method: 'POST', url: '/devnet/sync', payload: {} });
+  assert.equal(sync.statusCode, 200);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+});
