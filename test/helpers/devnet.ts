@@ -109,3 +109,48 @@ export async function utxoBalance(devnet: Devnet, utxo: string, asset: string): 
   const rows = await devnet.counterparty.getUtxoBalances(utxo);
   return rows.filter((r) => r.asset === asset).reduce((s, r) => s + BigInt(r.quantity_raw), 0n);
 }
+
+/** A seller's half of a trade: input 0 (the asset UTXO) and output 0 (the price), signed SINGLE|ANYONECANPAY. */
+export interface SignedListing {
+  input: { txid: string; index: number; witnessUtxo: { script: Uint8Array; amount: bigint }; finalScriptWitness: Uint8Array[] };
+  output: { script: Uint8Array; amount: bigint };
+}
+
+export function signListing(seller: TestWallet, asset: Coin, priceSats: bigint): SignedListing {
+  const tx = new Transaction({ allowUnknownOutputs: true });
+  tx.addInput(walletInput(seller, { txid: asset.txid, index: asset.vout, amount: asset.amount, prevTx: asset.prevTx }));
+  tx.addOutput({ script: seller.script, amount: priceSats });
+  signInput(tx, 0, seller, SigHash.SINGLE_ANYONECANPAY);
+  // The half spends less than it pays, so scure will not finalize it; the witness is assembled here.
+  const signed = tx.getInput(0);
+  const witness = seller.family === 'p2tr' ? [signed.tapKeySig!] : [signed.partialSig![0]![1], seller.publicKey];
+  if (seller.family === 'p2pkh') throw new Error('listings are signed by SegWit sellers');
+  return {
+    input: { txid: asset.txid, index: asset.vout, witnessUtxo: { script: seller.script, amount: asset.amount }, finalScriptWitness: witness },
+    output: { script: seller.script, amount: priceSats },
+  };
+}
+
+/**
+ * A checkout: the buyer's coin at input 0 (signed ALL, it keys the OP_RETURN) with a 330-sat
+ * buyer output 0, each listing's pair at index k = 1..n unchanged, then `tail` outputs.
+ */
+export function checkoutTx(p: {
+  buyer: TestWallet;
+  coin: Coin;
+  listings: SignedListing[];
+  tail: (input0Txid: string) => { script: Uint8Array; amount: bigint }[];
+  version?: number;
+}): string {
+  const tx = new Transaction({ allowUnknownOutputs: true, version: p.version ?? 2 });
+  tx.addInput(walletInput(p.buyer, { txid: p.coin.txid, index: p.coin.vout, amount: p.coin.amount, prevTx: p.coin.prevTx }));
+  tx.addOutput({ script: p.buyer.script, amount: 330n });
+  for (const l of p.listings) {
+    tx.addInput(l.input, true);
+    tx.addOutput(l.output, true);
+  }
+  for (const o of p.tail(p.coin.txid)) tx.addOutput(o, true);
+  signInput(tx, 0, p.buyer, SigHash.ALL);
+  tx.finalizeIdx(0);
+  return tx.hex;
+}
