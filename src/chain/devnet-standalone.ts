@@ -1,0 +1,50 @@
+import path from 'node:path';
+import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import { createLogger } from '../bootstrap.js';
+import { systemClock } from '../clock.js';
+import { openStore } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { installErrorHandling } from '../http/error-handler.js';
+import { Devnet } from './devnet/devnet.js';
+import { registerDevnetProtocols } from './devnet/http/index.js';
+import { devnetRoutes } from '../modules/devnet/routes.js';
+
+/**
+ * `npm run devnet`: the devnet alone, on its own store, speaking Bitcoin Core
+ * JSON-RPC (POST /devnet/rpc) and Counterparty API v2 (/devnet/counterparty/v2),
+ * with the control routes. Run the market against it with
+ *   CHAIN=bitcoin-core NETWORK=regtest
+ *   BITCOIN_RPC_URL=http://127.0.0.1:18443/devnet/rpc
+ *   COUNTERPARTY_API_URL=http://127.0.0.1:18443/devnet/counterparty
+ */
+export async function serveStandaloneDevnet(config: Config): Promise<void> {
+  const logger = createLogger(config);
+  const url = process.env.DEVNET_DATABASE_URL ?? `sqlite:${path.join(config.DATA_DIR, 'devnet.sqlite')}`;
+  const store = await openStore(url, { schema: process.env.DEVNET_DATABASE_SCHEMA });
+  await migrate(store);
+  const devnet = await Devnet.open(store, systemClock, {
+    blockIntervalMs: config.DEVNET_BLOCK_INTERVAL_MS,
+    attachFeeRaw: config.DEVNET_ATTACH_FEE_RAW ?? null,
+    onError: (err: unknown) => logger.error({ err }, 'devnet: interval mining failed'),
+  });
+  if (config.DEVNET_BLOCK_INTERVAL_MS > 0) devnet.startMining();
+
+  const app = Fastify({ loggerInstance: logger }).withTypeProvider<TypeBoxTypeProvider>();
+  installErrorHandling(app);
+  await registerDevnetProtocols(app, devnet);
+  devnetRoutes(app, { network: 'regtest', sync: async () => {} }, devnet);
+  const port = Number(process.env.DEVNET_PORT ?? 18443);
+  await app.listen({ port, host: process.env.DEVNET_HOST ?? '127.0.0.1' });
+  logger.info({ port, store: store.dialect }, 'devnet listening: /devnet/rpc, /devnet/counterparty/v2, /devnet/*');
+
+  const stop = async () => {
+    await app.close();
+    await devnet.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
