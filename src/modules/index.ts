@@ -5,6 +5,8 @@ import { healthRoutes } from './health/routes.js';
 import { feeRoutes } from './fees/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { devnetRoutes } from './devnet/routes.js';
+import { catalogRoutes } from './market/catalog-routes.js';
+import { listingRoutes } from './listings/routes.js';
 
 /** Every area of the spec registers its routes here; a route's code lives in modules/<area>/routes.ts. */
 export async function registerModules(app: App, ctx: Context): Promise<void> {
@@ -12,5 +14,15 @@ export async function registerModules(app: App, ctx: Context): Promise<void> {
   authRoutes(app, ctx);
   feeRoutes(app, ctx);
   transactionRoutes(app, ctx);
-  if (ctx.devnet) devnetRoutes(app, { network: ctx.config.NETWORK, sync: () => ctx.sync() }, ctx.devnet);
+  catalogRoutes(app, ctx);
+  listingRoutes(app, ctx);
+  if (ctx.devnet) {
+    devnetRoutes(app, { network: ctx.config.NETWORK, sync: () => ctx.sync() }, ctx.devnet);
+    // The devnet also speaks Bitcoin Core JSON-RPC and Counterparty API v2, so real adapters can point at it.
+    const { Devnet } = await import('../chain/devnet/devnet.js');
+    if (ctx.devnet instanceof Devnet) {
+      const { registerDevnetProtocols } = await import('../chain/devnet/http/index.js');
+      await registerDevnetProtocols(app, ctx.devnet);
+    }
+  }
 }

@@ -9,5 +9,6 @@ import type { CatalogTables } from '../modules/market/catalog-tables.js';
 import type { SettlementTables } from '../settlement/tables.js';
 import type { IndexerTables } from '../indexer/tables.js';
 import type { DevnetTables } from '../chain/devnet/tables.js';
+import type { ListingTables } from '../modules/listings/tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables {}

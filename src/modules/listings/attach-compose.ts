@@ -1,0 +1,176 @@
+/**
+ * Composing an attach: balance checks (asset and XCP fee, net of what open drafts promised),
+ * coin selection over asset-free BTC of asset_source, and the unsigned PSBT.
+ *
+ * Coins: explicit `funding` outpoints are used alone, confirmed or not (this is how an attach
+ * chains on the change of a previous one). Otherwise confirmed UTXOs of asset_source, largest
+ * first, excluding any that carries a Counterparty balance (spending it would move the balance),
+ * any claimed by a settlement in flight, and any an open unsigned draft already uses.
+ */
+import type { Context } from '../../context.js';
+import { ApiError } from '../../http/errors.js';
+import { decodeAddress } from '../../bitcoin/address.js';
+import { XCP } from '../../counterparty/asset-names.js';
+import { addressLevel, commitments } from './balances.js';
+import type { ListingStore } from './store.js';
+import { ASSET_UTXO_SATS, attachOpReturn, buildAttachPsbt, DUST_SATS, planAttach, type FundingInput, type SourceFamily } from './templates.js';
+import { outpointKey } from './rules.js';
+
+export interface ComposeParams {
+  seller: string;
+  source: string;
+  asset: string;
+  quantityRaw: string;
+  feeRate?: number;
+  funding?: { txid: string; vout: number }[];
+  sourceTapKey: Uint8Array | null;
+  now: number;
+  /** Answer 422 insufficient_funds with `reason: no_funding, retryable: true` when BTC is only confirming. */
+  noFundingRetryable: boolean;
+}
+
+export interface ComposedAttach {
+  psbt_hex: string;
+  expected_txid: string | null;
+  signers: { address: string; inputs_to_sign: number[]; sighash: 'ALL' }[];
+  inputs: string[];
+  utxo_value_sats: number;
+  fee_rate: number;
+  network_fee_sats: number;
+  protocol_fee_raw: string;
+}
+
+export async function composeAttach(ctx: Context, store: ListingStore, p: ComposeParams): Promise<ComposedAttach> {
+  const network = ctx.config.NETWORK;
+  const src = decodeAddress(p.source, network);
+  const sel = decodeAddress(p.seller, network);
+  if (!src.ok || !sel.ok) throw new Error('compose: addresses were checked by the route');
+  const family = src.family as SourceFamily;
+
+  // 1. Balances: the asset (and XCP for the fee) net of other open drafts' promises.
+  const [balances, xcpFee, promised] = await Promise.all([
+    ctx.chain.counterparty.getAddressBalances(p.source),
+    ctx.chain.counterparty.estimateAttachXcpFee(),
+    commitments(ctx, store, p.source, p.now),
+  ]);
+  const held = addressLevel(balances);
+  const fee = BigInt(xcpFee);
+  const qty = BigInt(p.quantityRaw);
+  const shortOf = (asset: string, needed: bigint, purpose: 'attach' | 'attach_fee') => {
+    const h = held.get(asset) ?? 0n;
+    const c = promised.byAsset.get(asset) ?? 0n;
+    if (h - c >= needed) return;
+    throw new ApiError('insufficient_asset_balance', `${p.source} cannot cover ${needed} ${asset} (${purpose}): holds ${h}, ${c} already committed to open drafts`, {
+      asset,
+      held_raw: h.toString(),
+      committed_raw: c.toString(),
+      needed_raw: needed.toString(),
+      purpose,
+    });
+  };
+  if (p.asset === XCP) shortOf(XCP, qty + fee, 'attach');
+  else {
+    shortOf(p.asset, qty, 'attach');
+    if (fee > 0n) shortOf(XCP, fee, 'attach_fee');
+  }
+
+  // 2. Coins.
+  const feeRate = p.feeRate ?? (await defaultFeeRate(ctx));
+  const coins = p.funding?.length ? await explicitCoins(ctx, p.source, family, p.funding) : await poolCoins(ctx, p.source, family, promised.drafts);
+  if (p.sourceTapKey) for (const c of coins) c.tap_internal_key = p.sourceTapKey;
+  const opReturn = attachOpReturn(coins[0]?.txid ?? '00'.repeat(32), p.asset, p.quantityRaw);
+  const plan = planAttach({
+    coins,
+    feeRate,
+    sellerScriptLen: sel.script.length,
+    opReturnLen: opReturn.length,
+    changeScriptLen: src.script.length,
+    changeDust: DUST_SATS[family],
+  });
+  if ('short' in plan) {
+    const shortfall = plan.need_sats - plan.have_sats;
+    const base = { need_sats: plan.need_sats, have_sats: plan.have_sats, shortfall_sats: shortfall };
+    if (!p.funding?.length && p.noFundingRetryable) {
+      const confirming = (await ctx.chain.counterparty.getAddressUtxos(p.source)).filter((u) => u.confirmations < 1);
+      if (confirming.reduce((s, u) => s + u.value_sats, 0) >= shortfall) {
+        throw new ApiError('insufficient_funds', `${p.source} has BTC that is still confirming; retry after the next block or pass the unconfirmed change as funding`, {
+          ...base,
+          reason: 'no_funding',
+          retryable: true,
+        });
+      }
+    }
+    throw new ApiError('insufficient_funds', `asset-free BTC of ${p.source} cannot pay the attach`, base);
+  }
+
+  // 3. P2PKH inputs carry their whole previous transaction.
+  for (const i of plan.inputs) {
+    if (i.family !== 'p2pkh') continue;
+    const prev = await ctx.chain.bitcoin.getTransaction(i.txid);
+    if (!prev) throw new ApiError('state_changed', `funding ${i.txid}:${i.vout} is no longer known`);
+    i.prev_tx_hex = prev.hex;
+  }
+  const built = buildAttachPsbt({
+    plan,
+    sellerScript: sel.script,
+    opReturn: attachOpReturn(plan.inputs[0]!.txid, p.asset, p.quantityRaw),
+    changeScript: src.script,
+  });
+  return {
+    psbt_hex: built.psbt_hex,
+    expected_txid: built.expected_txid,
+    signers: [{ address: p.source, inputs_to_sign: plan.inputs.map((_, k) => k), sighash: 'ALL' }],
+    inputs: plan.inputs.map((i) => outpointKey(i.txid, i.vout)),
+    utxo_value_sats: ASSET_UTXO_SATS,
+    fee_rate: feeRate,
+    network_fee_sats: plan.network_fee_sats,
+    protocol_fee_raw: fee.toString(),
+  };
+}
+
+/** The chain's half-hour estimate, never below its relay floor. */
+export async function defaultFeeRate(ctx: Context): Promise<number> {
+  const f = await ctx.chain.bitcoin.estimateFees();
+  return Math.max(0.1, Math.ceil(Math.max(f.half_hour, f.minimum) * 10) / 10);
+}
+
+async function explicitCoins(ctx: Context, source: string, family: SourceFamily, funding: { txid: string; vout: number }[]): Promise<FundingInput[]> {
+  const script = decodeAddress(source, ctx.config.NETWORK);
+  if (!script.ok) throw new Error('unreachable');
+  const keys = funding.map((f) => outpointKey(f.txid, f.vout));
+  if (new Set(keys).size !== keys.length) throw new ApiError('invalid_request', 'body.funding names an outpoint twice', { field: 'body.funding' });
+  const [withBalances, claimed] = await Promise.all([
+    ctx.chain.counterparty.getUtxosWithBalances(keys),
+    ctx.journal.claimed(ctx.store.db, keys),
+  ]);
+  const coins: FundingInput[] = [];
+  for (const [k, f] of funding.entries()) {
+    const field = `body.funding.${k}`;
+    const out = await ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true);
+    if (!out) throw new ApiError('state_changed', `${field}: ${keys[k]} is spent or unknown`, { field });
+    if (out.address !== source) throw new ApiError('invalid_request', `${field} does not pay asset_source`, { field });
+    if (withBalances.has(keys[k]!)) throw new ApiError('invalid_request', `${field} carries a Counterparty balance and is never spent as funding`, { field });
+    if (claimed.has(keys[k]!)) throw new ApiError('state_changed', `${field} is claimed by a settlement in flight`, { field });
+    coins.push({ txid: f.txid, vout: f.vout, value_sats: out.value_sats, family, script: script.script });
+  }
+  return coins;
+}
+
+async function poolCoins(ctx: Context, source: string, family: SourceFamily, openDrafts: { status: string; attach_inputs: string | null }[]): Promise<FundingInput[]> {
+  const script = decodeAddress(source, ctx.config.NETWORK);
+  if (!script.ok) throw new Error('unreachable');
+  const utxos = (await ctx.chain.counterparty.getAddressUtxos(source)).filter((u) => u.confirmations >= 1);
+  const keys = utxos.map((u) => outpointKey(u.txid, u.vout));
+  const [withBalances, claimed] = await Promise.all([
+    keys.length ? ctx.chain.counterparty.getUtxosWithBalances(keys) : Promise.resolve(new Set<string>()),
+    ctx.journal.claimed(ctx.store.db, keys),
+  ]);
+  const promised = new Set<string>();
+  for (const d of openDrafts) {
+    if (d.status === 'awaiting_attach_signature' && d.attach_inputs) for (const k of JSON.parse(d.attach_inputs) as string[]) promised.add(k);
+  }
+  return utxos
+    .filter((u, i) => !withBalances.has(keys[i]!) && !claimed.has(keys[i]!) && !promised.has(keys[i]!) && u.value_sats > 0)
+    .sort((a, b) => b.value_sats - a.value_sats || a.txid.localeCompare(b.txid) || a.vout - b.vout)
+    .map((u) => ({ txid: u.txid, vout: u.vout, value_sats: u.value_sats, family, script: script.script }));
+}

@@ -1,0 +1,40 @@
+/**
+ * What an address can still attach: its address-level Counterparty balance minus what open
+ * drafts already promised (their quantities, and XCP for their attach fees). A signed attach
+ * the chain already confirmed is no longer "promised": Counterparty has debited it.
+ */
+import type { Context } from '../../context.js';
+import { XCP } from '../../counterparty/asset-names.js';
+import type { CpBalance } from '../../chain/ports.js';
+import type { DraftRow, ListingStore } from './store.js';
+
+export interface Commitments {
+  /** Raw quantities promised per asset (XCP includes attach fees). */
+  byAsset: Map<string, bigint>;
+  drafts: DraftRow[];
+}
+
+/** Address-level (not UTXO-attached) balances per asset. */
+export function addressLevel(balances: CpBalance[]): Map<string, bigint> {
+  const held = new Map<string, bigint>();
+  for (const b of balances) {
+    if (b.utxo !== null) continue;
+    held.set(b.asset, (held.get(b.asset) ?? 0n) + BigInt(b.quantity_raw));
+  }
+  return held;
+}
+
+export async function commitments(ctx: Context, store: ListingStore, source: string, now: number, exceptDraft?: string): Promise<Commitments> {
+  const drafts = (await store.openAttachDrafts(source, now)).filter((d) => d.id !== exceptDraft);
+  const byAsset = new Map<string, bigint>();
+  const add = (asset: string, q: bigint) => byAsset.set(asset, (byAsset.get(asset) ?? 0n) + q);
+  for (const d of drafts) {
+    if (d.status !== 'awaiting_attach_signature' && d.attach_txid) {
+      const tx = await ctx.chain.bitcoin.getTransaction(d.attach_txid);
+      if (tx && tx.confirmations > 0) continue;
+    }
+    add(d.asset, BigInt(d.quantity_raw));
+    add(XCP, BigInt(d.protocol_fee_raw));
+  }
+  return { byAsset, drafts };
+}

@@ -1,0 +1,156 @@
+/** Wire schemas of the seller's side, written once for validation, types and the OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import { Address, AssetId, FeeRate, Id, MAX_SATS, Nullable, Outpoint, PositiveQuantityRaw, PsbtHex, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[A-Za-z0-9._:-]+$',
+  description: 'client-chosen key, 1 to 100 of [A-Za-z0-9._:-], unique per seller',
+});
+
+export const TapKey = Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'x-only BIP-86 internal key, 64 hex' });
+
+export const Price = Sats({ minimum: 1, description: 'ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422' });
+
+export const Funding = Type.Array(Outpoint, {
+  minItems: 1,
+  maxItems: 20,
+  description:
+    'outpoints of asset_source that pay the attach (used alone, in this order; unconfirmed allowed, e.g. the change of a previous attach). Never an outpoint that carries a Counterparty balance.',
+});
+
+const AssetUtxo = Type.Object({ txid: Txid, vout: Vout, utxo_value_sats: Sats({ minimum: 1 }) }, { additionalProperties: false });
+
+const Signer = Type.Object(
+  {
+    address: Type.String(),
+    inputs_to_sign: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, uniqueItems: true }),
+    sighash: Type.Literal('ALL'),
+  },
+  { additionalProperties: false },
+);
+
+export const ListingTemplate = Type.Object(
+  {
+    psbt_hex: Type.String({ description: 'unsigned listing PSBT: in 0 the asset UTXO, out 0 price_sats to the seller' }),
+    signer_address: Type.String(),
+    inputs_to_sign: Type.Array(Type.Integer({ minimum: 0 })),
+    sighash: Type.Literal('SINGLE|ANYONECANPAY'),
+    price_sats: Sats({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const DraftStatus = Type.Union(
+  ['awaiting_attach_signature', 'broadcasting', 'awaiting_indexer', 'prepared', 'ready', 'completed', 'failed', 'expired', 'withdrawn'].map((s) => Type.Literal(s)),
+);
+const ListingStatus = Type.Union(['pending', 'active', 'reserved', 'sold', 'ended'].map((s) => Type.Literal(s)));
+const EndReason = Type.Union(['owner', 'expired', 'invalid'].map((s) => Type.Literal(s)));
+
+export const Draft = Type.Object(
+  {
+    id: Type.String({ description: 'pf_…' }),
+    operation_id: Type.String({ description: 'op_…' }),
+    protocol_version: Type.Literal('counterparty_attach_listing_v1'),
+    purpose: Type.Union([Type.Literal('listing'), Type.Literal('prepare')], {
+      description: '`listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)',
+    }),
+    seller: Type.String({ description: 'the SegWit seller and listing signer (utxo_owner for attach templates)' }),
+    asset_source: Type.String({ description: 'holder of the address-level balance; owns every attach input' }),
+    asset: Type.String(),
+    quantity_raw: Type.String(),
+    mode: Type.Union([Type.Literal('reuse'), Type.Literal('attach')]),
+    status: DraftStatus,
+    asset_utxo: Nullable(AssetUtxo),
+    fees: Type.Object(
+      {
+        network: Type.Object({ asset: Type.Literal('BTC'), amount_sats: Sats() }, { additionalProperties: false }),
+        protocol: Type.Object(
+          {
+            asset: Type.Literal('XCP'),
+            amount_raw: QuantityRaw,
+            actual_amount_raw: Nullable(QuantityRaw),
+            observed_block: Nullable(Type.Integer()),
+            variable_until_confirmed: Type.Boolean(),
+            charged_at: Nullable(Type.String({ description: 'ISO 8601: when the market saw the block that charged the fee' })),
+          },
+          { additionalProperties: false },
+        ),
+        platform: Type.Object({ asset: Type.Literal('BTC'), amount_sats: Sats() }, { additionalProperties: false }),
+      },
+      { additionalProperties: false },
+    ),
+    attach: Type.Optional(
+      Type.Object({ psbt_hex: Type.String(), signers: Type.Array(Signer, { minItems: 1 }) }, { additionalProperties: false }),
+    ),
+    listing: Type.Optional(ListingTemplate),
+    expected_txid: Nullable(Txid),
+    attach_txid: Nullable(Txid),
+    fee_rate: Nullable(Type.Number()),
+    price_sats: Nullable(Sats({ minimum: 1 })),
+    next_action: Nullable(Type.Union(['sign_attach', 'wait_for_indexer', 'set_price', 'sign_listing', 'list_again'].map((s) => Type.Literal(s)))),
+    expires_at: UnixSeconds,
+    last_error: Nullable(Type.String()),
+    bitcoin_confirmed_at: Nullable(UnixSeconds),
+    created_at: UnixSeconds,
+    updated_at: UnixSeconds,
+    listing_id: Nullable(Type.String()),
+    listed_price_sats: Nullable(Sats({ minimum: 1 })),
+    listing_status: Nullable(ListingStatus),
+    listing_end_reason: Nullable(EndReason),
+  },
+  { additionalProperties: false },
+);
+
+export const FinalizedListing = Type.Object(
+  {
+    id: Type.String({ description: 'lst_…' }),
+    asset: Type.String(),
+    seller: Type.String(),
+    price_sats: Sats({ minimum: 1 }),
+    utxo_txid: Txid,
+    utxo_vout: Vout,
+    expires_at: UnixSeconds,
+    preflight_id: Type.String(),
+    state: ListingStatus,
+    version: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export const PreflightBody = Type.Object(
+  {
+    seller: Address,
+    asset: AssetId,
+    quantity_raw: PositiveQuantityRaw,
+    mode: Type.Optional(Type.Union([Type.Literal('reuse'), Type.Literal('attach')], { description: '`reuse` or `attach`' })),
+    asset_source: Type.Optional(Address),
+    asset_utxo: Type.Optional(Outpoint),
+    price_sats: Type.Optional(Price),
+    fee_rate: Type.Optional(FeeRate),
+    funding: Type.Optional(Funding),
+    idempotency_key: IdempotencyKey,
+    seller_tap_internal_key: Type.Optional(TapKey),
+    asset_source_tap_internal_key: Type.Optional(TapKey),
+  },
+  { additionalProperties: false },
+);
+
+export const AttachTemplateBody = Type.Object(
+  {
+    utxo_owner: Address,
+    asset: AssetId,
+    quantity_raw: PositiveQuantityRaw,
+    asset_source: Type.Optional(Address),
+    fee_rate: Type.Optional(FeeRate),
+    funding: Type.Optional(Funding),
+    idempotency_key: Type.Optional(IdempotencyKey),
+    utxo_owner_tap_internal_key: Type.Optional(TapKey),
+    asset_source_tap_internal_key: Type.Optional(TapKey),
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
+export { MAX_SATS, PsbtHex };

@@ -1,0 +1,171 @@
+/**
+ * The seller's side follows the chain (inside the indexer's transaction for each block):
+ *
+ * - A signed attach in the block is verified against Counterparty's ATTACH_TO_UTXO event of
+ *   the same transaction (valid, same asset and quantity, destination `txid:0`). A new output
+ *   can hold nothing but what this attach put there, so a valid event proves the asset UTXO
+ *   holds exactly the unit. The draft becomes `ready` (`prepared` for an attach template, or
+ *   `completed` when a listing exists, which then becomes `active`), with the fee actually
+ *   charged. An invalid attach fails the draft and ends its listing (`invalid`).
+ * - A block that spends a listed asset UTXO (other than by the settlement that claimed it) ends
+ *   the listing `invalid`; a `ready`/`prepared` draft whose unit is spent fails.
+ * - Listings past their marketplace expiry are ended `expired` (reads derive it earlier).
+ *
+ * Rollback (a reorg disconnected blocks ≥ height): drafts confirmed there go back to
+ * `awaiting_indexer`; a `completed` draft is marked reopened and reads `withdrawn`
+ * (next_action list_again) and its listing ends `invalid`: the seller's half is wiped, so the
+ * unit must be listed again with a new preflight. Drafts failed by a spend there are restored.
+ */
+import { hex } from '@scure/base';
+import { RawTx } from '@scure/btc-signer/script.js';
+import type { Tx } from '../../store/db.js';
+import type { CpEvent } from '../../chain/ports.js';
+import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
+import { endListing, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
+import { outpointKey } from './rules.js';
+
+const CHUNK = 500;
+
+function chunks<T>(xs: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
+}
+
+/** Every outpoint the block's transactions spend, with the spending txid. */
+function spentOutpoints(b: IndexedBlock): Map<string, string> {
+  const spent = new Map<string, string>();
+  for (const t of b.block.txs) {
+    let raw;
+    try {
+      raw = RawTx.decode(hex.decode(t.hex));
+    } catch {
+      continue;
+    }
+    for (const i of raw.inputs) spent.set(outpointKey(hex.encode(i.txid), i.index), t.txid);
+  }
+  return spent;
+}
+
+function attachVerdict(d: DraftRow, ev: CpEvent | undefined): { ok: true; fee: string } | { ok: false; error: string } {
+  if (!ev) return { ok: false, error: 'attach confirmed without a Counterparty attach (message missing or dropped)' };
+  const p = ev.params;
+  if (p.status !== 'valid') return { ok: false, error: `attach ${String(p.status)}` };
+  if (p.asset !== d.asset || String(p.quantity) !== d.quantity_raw || p.destination !== outpointKey(d.attach_txid!, 0)) {
+    return { ok: false, error: 'attach confirmed with another asset, quantity or destination' };
+  }
+  return { ok: true, fee: String(p.fee_paid ?? 0) };
+}
+
+async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
+  const attachEvents = new Map(b.events.filter((e) => e.event === 'ATTACH_TO_UTXO' && e.tx_hash).map((e) => [e.tx_hash!, e]));
+  for (const part of chunks(b.block.txs.map((t) => t.txid))) {
+    const drafts = await tx
+      .selectFrom('listing_drafts')
+      .selectAll()
+      .where('attach_txid', 'in', part)
+      .where('status', 'in', [...IN_FLIGHT, 'failed'])
+      .where('spent_height', 'is', null)
+      .execute();
+    for (const d of drafts) {
+      const v = attachVerdict(d, attachEvents.get(d.attach_txid!));
+      const confirmed = { confirmed_height: b.block.height, confirmed_hash: b.block.hash, bitcoin_confirmed_at: at, updated_at: at };
+      const listing = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
+      if (!v.ok) {
+        await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).execute();
+        if (listing) await endListing(tx, listing, 'invalid', at);
+        continue;
+      }
+      const status = listing ? 'completed' : d.purpose === 'prepare' ? 'prepared' : 'ready';
+      await tx
+        .updateTable('listing_drafts')
+        .set({ ...confirmed, status, last_error: null, protocol_fee_actual_raw: v.fee, protocol_fee_block: b.block.height, protocol_fee_charged_at: at })
+        .where('id', '=', d.id)
+        .execute();
+      if (listing?.state === 'pending') {
+        await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', listing.id).where('state', '=', 'pending').execute();
+      }
+    }
+  }
+}
+
+async function endSpent(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
+  const spent = spentOutpoints(b);
+  for (const part of chunks([...spent.keys()])) {
+    const listings = await tx.selectFrom('listings').selectAll().where('utxo_outpoint', 'in', part).where('state', 'in', LIVE).execute();
+    for (const l of listings) {
+      const spender = spent.get(l.utxo_outpoint)!;
+      // The settlement that claimed this listing is the checkout's to settle (sold), not ours.
+      const claimedBy = await tx
+        .selectFrom('outpoint_claims')
+        .innerJoin('settlements', 'settlements.id', 'outpoint_claims.settlement_id')
+        .select('settlements.txid')
+        .where('outpoint_claims.outpoint', '=', l.utxo_outpoint)
+        .executeTakeFirst();
+      if (claimedBy?.txid === spender) continue;
+      await endListing(tx, l, 'invalid', at, LIVE);
+    }
+    await tx
+      .updateTable('listing_drafts')
+      .set({ status: 'failed', last_error: 'the asset UTXO was spent', spent_height: b.block.height, updated_at: at })
+      .where('asset_outpoint', 'in', part)
+      .where('status', 'in', ['ready', 'prepared'])
+      .execute();
+  }
+}
+
+async function expireListings(tx: Tx, at: number): Promise<void> {
+  const due = await tx.selectFrom('listings').selectAll().where('state', 'in', ['pending', 'active']).where('expires_at', '<=', at).limit(1000).execute();
+  for (const l of due) await endListing(tx, l, 'expired', at);
+}
+
+async function rollback(tx: Tx, height: number, at: number): Promise<void> {
+  const unconfirm = {
+    confirmed_height: null,
+    confirmed_hash: null,
+    bitcoin_confirmed_at: null,
+    protocol_fee_actual_raw: null,
+    protocol_fee_block: null,
+    protocol_fee_charged_at: null,
+    updated_at: at,
+  };
+  const drafts = await tx.selectFrom('listing_drafts').selectAll().where('confirmed_height', '>=', height).execute();
+  for (const d of drafts) {
+    if (d.status === 'completed') {
+      await tx.updateTable('listing_drafts').set({ reopened: 1, updated_at: at }).where('id', '=', d.id).execute();
+      const l = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
+      if (l) await endListing(tx, l, 'invalid', at);
+    } else if (d.status === 'ready' || d.status === 'prepared' || d.status === 'failed') {
+      await tx
+        .updateTable('listing_drafts')
+        .set({ ...unconfirm, status: 'awaiting_indexer', last_error: null, spent_height: null })
+        .where('id', '=', d.id)
+        .execute();
+    }
+  }
+  const spent = await tx.selectFrom('listing_drafts').selectAll().where('spent_height', '>=', height).where('status', '=', 'failed').execute();
+  for (const d of spent) {
+    await tx
+      .updateTable('listing_drafts')
+      .set({ status: d.purpose === 'prepare' ? 'prepared' : 'ready', spent_height: null, last_error: null, updated_at: at })
+      .where('id', '=', d.id)
+      .execute();
+  }
+}
+
+export function listingsWatcher(): Watcher {
+  return {
+    name: 'listings',
+    onBlock: async (tx, b) => {
+      const at = Math.floor(b.seenAt / 1000);
+      await confirmAttaches(tx, b, at);
+      await endSpent(tx, b, at);
+      await expireListings(tx, at);
+    },
+    rollback: async (tx, height) => {
+      // Rollback has no block time; the newest indexed block's seen_at stands in for "now".
+      const last = await tx.selectFrom('indexed_blocks').select('seen_at').orderBy('height', 'desc').limit(1).executeTakeFirst();
+      await rollback(tx, height, Math.floor((last?.seen_at ?? 0) / 1000));
+    },
+  };
+}
