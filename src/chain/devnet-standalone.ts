@@ -1,5 +1,5 @@
 import path from 'node:path';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { createLogger } from '../bootstrap.js';
@@ -31,8 +31,8 @@ export async function serveStandaloneDevnet(config: Config): Promise<void> {
   });
   if (config.DEVNET_BLOCK_INTERVAL_MS > 0) devnet.startMining();
 
-  const app = Fastify({ loggerInstance: logger }).withTypeProvider<TypeBoxTypeProvider>();
-  installErrorHandling(app);
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger }).withTypeProvider<TypeBoxTypeProvider>();
+  installErrorHandling(app as unknown as FastifyInstance);
   await registerDevnetProtocols(app, devnet);
   devnetRoutes(app, { network: 'regtest', sync: async () => {} }, devnet);
   const port = Number(process.env.DEVNET_PORT ?? 18443);
