@@ -40,7 +40,8 @@ export interface DevnetOptions {
   /** Blocks mined to the miner when the store is empty (default 101, so the faucet has mature coins). */
   initialBlocks?: number;
   minerSeed?: string;
-  feeEstimates?: FeeEstimates;
+  /** Devnet fee estimates in sat/vB (partial values override the defaults). */
+  feeEstimates?: Partial<FeeEstimates>;
   /** sendrawtransaction's maxfeerate in sat/vB (Core: 0.10 BTC/kvB = 10,000 sat/vB; 0 disables). */
   maxFeeRate?: number;
   verifyInput?: InputVerifier;
