@@ -11,8 +11,8 @@ import type { Devnet } from './devnet.js';
 import type { MempoolEntry } from './mempool.js';
 import type { PackageOutcome } from './node.js';
 import { blockBytes, scriptPubKeyJson, toBtc, txJson } from './tx-json.js';
-import type { DecodedTx } from './tx-decode.js';
-import { rejectText, type Verdict } from './validation.js';
+import { decodeTx, TxDecodeError, type DecodedTx } from './tx-decode.js';
+import { rejectText, RPC_DESERIALIZATION_ERROR, type Verdict } from './validation.js';
 
 export class DevnetRpcError extends Error {
   constructor(
@@ -117,8 +117,44 @@ export class BitcoinRpcViews {
     };
   }
 
-  decoderawtransaction(tx: DecodedTx) {
-    return txJson(tx, this.d.network);
+  /** `decoderawtransaction <hex>`; -22 when the bytes do not parse. */
+  decoderawtransaction(hex: string) {
+    try {
+      return txJson(decodeTx(hex), this.d.network);
+    } catch (e) {
+      if (e instanceof TxDecodeError) throw new DevnetRpcError(RPC_DESERIALIZATION_ERROR, 'TX decode failed');
+      throw e;
+    }
+  }
+
+  /** `sendrawtransaction <hex>`: the txid, or TxRejected (JSON-RPC error `{code: rpcCode, message: reason}`). */
+  sendrawtransaction(hex: string): Promise<string> {
+    return this.d.sendRawTransaction(hex);
+  }
+
+  /** `testmempoolaccept [hex…]` (1 to 25 transactions). */
+  testmempoolaccept(rawtxs: string[]) {
+    if (!Array.isArray(rawtxs) || rawtxs.length < 1 || rawtxs.length > 25) {
+      return Promise.reject(new DevnetRpcError(RPC_INVALID_PARAMETER, 'Array must contain between 1 and 25 transactions.'));
+    }
+    return this.d.testMempoolAccept(rawtxs);
+  }
+
+  /** `submitpackage [hex…]`. */
+  submitpackage(rawtxs: string[]) {
+    return this.d.submitPackage(rawtxs);
+  }
+
+  /** `generatetoaddress <n> <address>`: block hashes. */
+  generatetoaddress(blocks: number, address: string): Promise<string[]> {
+    return this.d.mine(blocks, address);
+  }
+
+  /** `invalidateblock <hash>` (Core returns null). */
+  async invalidateblock(hash: string): Promise<null> {
+    if (this.node.chain.heightOf(hash) === undefined) throw new DevnetRpcError(RPC_INVALID_ADDRESS_OR_KEY, 'Block not found');
+    await this.d.invalidateBlock(hash);
+    return null;
   }
 
   /** `gettxout`: null when spent (in the mempool too when `includeMempool`) or unknown. */
