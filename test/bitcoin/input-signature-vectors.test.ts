@@ -6,8 +6,9 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { verifyAllInputSignatures, verifyInputSignature, type Prevout } from '../../src/bitcoin/input-signature.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { VECTORS_DIR } from '../helpers/shared.js';
 
-const VECTORS = '/work/shared/vectors';
+const VECTORS = VECTORS_DIR;
 const bip341 = JSON.parse(readFileSync(`${VECTORS}/bip341-wallet.json`, 'utf8')) as {
   keyPathSpending: {
     given: { rawUnsignedTx: string; utxosSpent: { scriptPubKey: string; amountSats: number }[] };

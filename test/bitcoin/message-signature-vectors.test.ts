@@ -6,8 +6,9 @@ import { hex } from '@scure/base';
 import { buildToSign, buildToSpend, bip322MessageHash } from '../../src/bitcoin/bip322.js';
 import { decodeAddress } from '../../src/bitcoin/address.js';
 import { verifyMessage } from '../../src/bitcoin/message-signature.js';
+import { VECTORS_DIR } from '../helpers/shared.js';
 
-const VECTORS = '/work/shared/vectors';
+const VECTORS = VECTORS_DIR;
 type Signed = { message: string; address: string; type: string; bip322_signatures: string[]; tx_version?: number; lock_time?: number; sequence?: number };
 type Err = { description: string; message: string; address: string; signature: string; error_substr: string };
 const basic = JSON.parse(readFileSync(`${VECTORS}/bip322-basic.json`, 'utf8')) as {
