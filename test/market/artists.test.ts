@@ -205,5 +205,8 @@ test('OpenAPI documents the artist routes', async () => {
   for (const p of ['/v1/artists', '/v1/artists/{key}', '/v1/artists/{key}/assets']) {
     assert.ok(doc.paths[p]?.get, p);
     assert.match(doc.paths[p].get.description, /verify|cursor|listing/);
+    assert.ok(doc.paths[p].get.responses['400'], p);
   }
+  assert.match(doc.paths['/v1/artists/{key}'].get.description, /do not verify artist identity/);
+  assert.ok(doc.paths['/v1/artists/{key}'].get.responses['404']);
 });

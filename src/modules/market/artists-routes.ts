@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../app.js';
 import type { Context } from '../../context.js';
-import { Ok, Page, errorResponses } from '../../http/envelope.js';
+import { ErrorEnvelope, Ok, Page, errorResponses } from '../../http/envelope.js';
 import { invalid } from '../../http/errors.js';
 import { Limit, Nullable, Sats } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
@@ -11,6 +11,8 @@ import { ListingStatsReader } from './listing-stats.js';
 import { CollectionSlug } from './collections-routes.js';
 
 const tags = ['market'];
+const BadRequest = { ...ErrorEnvelope, description: 'invalid_request: a parameter out of range or a cursor not issued for this route and these filters' };
+const NotFound = { ...ErrorEnvelope, description: 'not_found: unknown or ambiguous artist key' };
 const ROUTE = '/v1/artists';
 const ASSETS_ROUTE = '/v1/artists/:key/assets';
 
@@ -110,7 +112,7 @@ export function artistRoutes(app: App, ctx: Context): void {
           },
           { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
         ),
-        response: { 200: Page(ArtistRow), ...errorResponses },
+        response: { 200: Page(ArtistRow), 400: BadRequest, ...errorResponses },
       },
     },
     async (req) => {
@@ -131,7 +133,7 @@ export function artistRoutes(app: App, ctx: Context): void {
         summary: 'One artist',
         description: `${CREDITS} \`key\` is a readable slug or \`~\` + the exact URL-encoded metadata credit, as returned in \`key\` by the list. A slug two curated artists share is ambiguous and answers 404 not_found (use their \`~\` keys); an unknown key answers 404. \`assets\` counts distinct credited assets; \`collections\` lists where they are. ${LISTING_FIGURES} \`id\`, \`bio\`, \`website\`, \`x_url\` and \`version\` come from the curated profile and are null for an uncurated credit. Public; cached up to 30 seconds.`,
         params: KeyParams,
-        response: { 200: Ok(ArtistDetail), ...errorResponses },
+        response: { 200: Ok(ArtistDetail), 400: BadRequest, 404: NotFound, ...errorResponses },
       },
     },
     async (req) => ({ result: await service.detail(req.params.key) }),
@@ -156,7 +158,7 @@ export function artistRoutes(app: App, ctx: Context): void {
           },
           { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
         ),
-        response: { 200: Page(ArtistAssetRow), ...errorResponses },
+        response: { 200: Page(ArtistAssetRow), 400: BadRequest, 404: NotFound, ...errorResponses },
       },
     },
     async (req) => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../app.js';
 import type { Context } from '../../context.js';
-import { Ok, Page, errorResponses } from '../../http/envelope.js';
+import { ErrorEnvelope, Ok, Page, errorResponses } from '../../http/envelope.js';
 import { invalid } from '../../http/errors.js';
 import { Cursor, Limit, Nullable, Sats } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
@@ -9,6 +9,8 @@ import { CollectionsService, type CollectionsPosition } from './collections-serv
 import { ListingStatsReader } from './listing-stats.js';
 
 const tags = ['market'];
+const BadRequest = { ...ErrorEnvelope, description: 'invalid_request: a parameter out of range or a cursor not issued for this route and these filters' };
+const NotFound = { ...ErrorEnvelope, description: 'not_found: unknown collection slug' };
 
 export const CollectionSlug = Type.String({ minLength: 1, maxLength: 200, description: 'collection slug, 1 to 200 characters' });
 
@@ -67,7 +69,7 @@ export function collectionRoutes(app: App, ctx: Context): void {
         summary: 'Curated collections',
         description: `Paged list of the curated collections in catalogue order. \`limit\` 1 to 100 (default 50). To page, pass \`next_cursor\` back as \`cursor\` unchanged; it is null on the last page. \`assets\` counts member assets; ${LISTING_FIGURES} Public; cached up to 30 seconds.`,
         querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }),
-        response: { 200: Page(CollectionRow), ...errorResponses },
+        response: { 200: Page(CollectionRow), 400: BadRequest, ...errorResponses },
       },
     },
     async (req) => {
@@ -88,7 +90,7 @@ export function collectionRoutes(app: App, ctx: Context): void {
         summary: 'One curated collection with its trait summary',
         description: `The collection's figures as in the list, plus the distinct trait values of its member assets (issue year, series, artist credit, media kind) with their asset counts. ${LISTING_FIGURES} 404 not_found for an unknown slug. Public; cached up to 30 seconds.`,
         params: Type.Object({ slug: CollectionSlug }),
-        response: { 200: Ok(CollectionDetail), ...errorResponses },
+        response: { 200: Ok(CollectionDetail), 400: BadRequest, 404: NotFound, ...errorResponses },
       },
     },
     async (req) => ({ result: await service.detail(req.params.slug) }),
