@@ -12,6 +12,8 @@
  * - Anything else (no message, a dropped message, another type): attached inputs move to the
  *   first non-OP_RETURN output, or, when every output is OP_RETURN, detach to their owner.
  * - An invalid attach changes no balance and journals an `invalid: …` ATTACH_TO_UTXO.
+ * - A message preceded by two or more address outputs is not parsed at all (Core requires a
+ *   single `destination`): put the OP_RETURN first, or after at most one address output.
  */
 import { BTC, MAX_QUANTITY, XCP } from './asset-names.js';
 import { decodeAttachPayload, decodeDetachPayload } from './attach-detach.js';
@@ -197,7 +199,11 @@ export function applyCounterpartyTx(info: CpTxInfo, reader: LedgerReader, ctx: T
   }));
   let moved = false;
   if (typeId !== ATTACH_ID && typeId !== DETACH_ID) moved = moveAll();
-  if (msg) {
+  // Core's parse_tx stops here when more than one address output precedes the data
+  // (`len(destination.split("-")) > 1`): the message is not parsed, and an attach or detach
+  // moves nothing either, so attached inputs it spends keep their balances on spent outputs.
+  const ambiguous = msg !== null && msg.destination.includes('-');
+  if (msg && !ambiguous) {
     if (typeId === ATTACH_ID && msg.payload) {
       attach(msg.source, msg.payload);
       moved = moveAll();

@@ -120,17 +120,18 @@ void test('a multi-input detach sends every attached balance to one P2PKH destin
   const { info, utxo } = build(
     [{ wallet: buyer, label: 'd-buyer' }, { wallet: seller, label: 'd-s1', sighash: SigHash.SINGLE_ANYONECANPAY }, { wallet: s2, label: 'd-s2', sighash: SigHash.SINGLE_ANYONECANPAY }],
     (key) => [
-      { script: buyer.script, amount: 1_000n },
+      // The OP_RETURN comes first: Core ignores a message preceded by two or more address outputs.
+      { script: detachOutputScript({ input0Txid: key, destination: legacy.address, network: 'regtest' }), amount: 0n },
       { script: seller.script, amount: 20_000n },
       { script: s2.script, amount: 20_000n },
-      { script: detachOutputScript({ input0Txid: key, destination: legacy.address, network: 'regtest' }), amount: 0n },
+      { script: buyer.script, amount: 1_000n },
     ],
   );
   ledger.utxo.set(utxo(1), [{ asset: 'PEPECASH', quantity: 1n, utxoAddress: seller.address }, { asset: 'XCP', quantity: 5n, utxoAddress: seller.address }]);
   ledger.utxo.set(utxo(2), [{ asset: 'RAREPEPE', quantity: 2n, utxoAddress: s2.address }]);
   const e = applyCounterpartyTx(info, ledger, ctx());
   assert.equal(e.transactionType, 'detach');
-  assert.equal(e.utxosInfo, `${utxo(1)},${utxo(2)} ${info.txHash}:0 4 3`);
+  assert.equal(e.utxosInfo, `${utxo(1)},${utxo(2)} ${info.txHash}:1 4 0`);
   const detaches = e.events.filter((x) => x.event === 'DETACH_FROM_UTXO').map((x) => x.params);
   assert.deepEqual(detaches.map((d) => [d.source, d.source_address, d.destination, d.asset, d.quantity, d.msg_index]), [
     [utxo(1), seller.address, legacy.address, 'PEPECASH', 1, 0],
@@ -196,4 +197,35 @@ void test('a plain payment touching no attached UTXO is not a Counterparty trans
   const e = applyCounterpartyTx(build([{ wallet: seller, label: 'p1' }], () => [{ script: buyer.script, amount: 40_000n }]).info, new MemoryLedger(), ctx());
   assert.equal(e.listed, false);
   assert.deepEqual(e.events, []);
+});
+
+void test('a message after two or more address outputs is not parsed: the detach does nothing, not even a move', () => {
+  const ledger = new MemoryLedger();
+  const { info, utxo } = build(
+    [{ wallet: buyer, label: 'x-buyer' }, { wallet: seller, label: 'x-s1', sighash: SigHash.SINGLE_ANYONECANPAY }],
+    (key) => [
+      { script: buyer.script, amount: 1_000n },
+      { script: seller.script, amount: 20_000n },
+      { script: detachOutputScript({ input0Txid: key, destination: legacy.address, network: 'regtest' }), amount: 0n },
+    ],
+  );
+  ledger.utxo.set(utxo(1), [{ asset: 'PEPECASH', quantity: 1n, utxoAddress: seller.address }]);
+  assert.equal(info.message?.destination, `${buyer.address}-${seller.address}`);
+  const e = applyCounterpartyTx(info, ledger, ctx());
+  assert.equal(e.listed, true);
+  assert.deepEqual(names(e), ['NEW_TRANSACTION', 'TRANSACTION_PARSED']);
+  assert.deepEqual(e.changes, [], 'the balance stays on the now spent listing output');
+});
+
+void test('one address output before the message is fine (the attach layout)', () => {
+  const ledger = new MemoryLedger();
+  ledger.addr.set(`${seller.address}/PEPECASH`, 1n);
+  const { info } = build([{ wallet: seller, label: 'x-a' }], (key) => [
+    { script: seller.script, amount: 330n },
+    { script: attachOutputScript({ input0Txid: key, asset: 'PEPECASH', quantity: 1n, destinationVout: 0 }), amount: 0n },
+    { script: seller.script, amount: 40_000n },
+    { script: buyer.script, amount: 1_000n },
+  ]);
+  assert.equal(info.message?.destination, seller.address);
+  assert.ok(names(applyCounterpartyTx(info, ledger, ctx())).includes('ATTACH_TO_UTXO'));
 });

@@ -107,10 +107,11 @@ void test('a multi-input detaching sale: buyer ALL at input 0, two SINGLE|ANYONE
   const l2 = signListing(seller2, coinOf(d.devnet, a2.txid, 0), 20_000n);
   const pay = await fund(d.devnet, buyer, 50_000);
   const delivery = makeWallet('p2pkh', 'cp-sale-delivery');
-  const hex = checkoutTx({ buyer, coin: pay, listings: [l1, l2], tail: (key) => [
-    { script: detachOutputScript({ input0Txid: key, destination: delivery.address, network: 'regtest' }), amount: 0n },
-    { script: buyer.script, amount: 50_000n + 660n - 30_000n - 330n - 2_000n },
-  ] });
+  const hex = checkoutTx({
+    buyer, coin: pay, listings: [l1, l2],
+    head: (key) => ({ script: detachOutputScript({ input0Txid: key, destination: delivery.address, network: 'regtest' }), amount: 0n }),
+    tail: () => [{ script: buyer.script, amount: 50_000n + 660n - 30_000n - 2_000n }],
+  });
   const before1 = await addressBalance(d.devnet, seller.address, asset);
   await d.devnet.bitcoin.broadcast(hex);
   const [hash] = await d.devnet.mine(1);
@@ -124,6 +125,23 @@ void test('a multi-input detaching sale: buyer ALL at input 0, two SINGLE|ANYONE
   const height = (await d.devnet.bitcoin.getBlock(hash!))!.height;
   const detaches = await d.devnet.counterparty.getBlockEvents(height, ['DETACH_FROM_UTXO']);
   assert.deepEqual(detaches.map((e) => [e.params.source, e.params.destination, e.params.quantity]), [[a1.utxo, delivery.address, 1], [a2.utxo, delivery.address, 3]]);
+});
+
+void test('a detach OP_RETURN after the listing pairs is ignored by Core: the balances stay on spent outputs', async () => {
+  const a1 = await attach(seller, 1n);
+  const l1 = signListing(seller, coinOf(d.devnet, a1.txid, 0), 10_000n);
+  const pay = await fund(d.devnet, buyer, 50_000);
+  const delivery = makeWallet('p2wpkh', 'cp-late-delivery');
+  const hex = checkoutTx({ buyer, coin: pay, listings: [l1], tail: (key) => [
+    { script: detachOutputScript({ input0Txid: key, destination: delivery.address, network: 'regtest' }), amount: 0n },
+    { script: buyer.script, amount: 50_000n + 330n - 10_000n - 330n - 2_000n },
+  ] });
+  await d.devnet.bitcoin.broadcast(hex);
+  await d.devnet.mine(1);
+  assert.equal(await addressBalance(d.devnet, delivery.address, asset), 0n);
+  assert.equal(await utxoBalance(d.devnet, a1.utxo, asset), 1n, 'still recorded on the spent listing output');
+  assert.equal(await utxoBalance(d.devnet, `${txidOf(hex)}:0`, asset), 0n, 'and not moved either');
+  assert.equal(d.devnet.api.transaction(txidOf(hex))?.transaction_type, 'detach');
 });
 
 void test('an attach whose input 0 is signed SINGLE|ANYONECANPAY is ignored by Counterparty', async () => {

@@ -132,19 +132,22 @@ export function signListing(seller: TestWallet, asset: Coin, priceSats: bigint):
 }
 
 /**
- * A checkout: the buyer's coin at input 0 (signed ALL, it keys the OP_RETURN) with a 330-sat
- * buyer output 0, each listing's pair at index k = 1..n unchanged, then `tail` outputs.
+ * A checkout: the buyer's coin at input 0 (signed ALL, it keys the OP_RETURN), output 0 from
+ * `head` (default a 330-sat buyer output; a detach OP_RETURN for detached delivery, since Core
+ * ignores a message preceded by two or more address outputs), each listing's pair at index
+ * k = 1..n unchanged, then `tail` outputs.
  */
 export function checkoutTx(p: {
   buyer: TestWallet;
   coin: Coin;
   listings: SignedListing[];
+  head?: (input0Txid: string) => { script: Uint8Array; amount: bigint };
   tail: (input0Txid: string) => { script: Uint8Array; amount: bigint }[];
   version?: number;
 }): string {
   const tx = new Transaction({ allowUnknownOutputs: true, version: p.version ?? 2 });
   tx.addInput(walletInput(p.buyer, { txid: p.coin.txid, index: p.coin.vout, amount: p.coin.amount, prevTx: p.coin.prevTx }));
-  tx.addOutput({ script: p.buyer.script, amount: 330n });
+  tx.addOutput(p.head ? p.head(p.coin.txid) : { script: p.buyer.script, amount: 330n });
   for (const l of p.listings) {
     tx.addInput(l.input, true);
     tx.addOutput(l.output, true);
