@@ -1,16 +1,19 @@
 import type { App } from '../../app.js';
 import type { Context } from '../../context.js';
-import { Ok, errorResponses } from '../../http/envelope.js';
-import { ownedOr404, requireSession } from '../auth/guard.js';
+import { Ok, Page, errorResponses } from '../../http/envelope.js';
+import { ownedOr404, requireOwner, requireSession } from '../auth/guard.js';
+import { listingMaintenanceRoutes } from './listing-routes.js';
+import { discardDraft, setDraftPrice } from './draft-maint.js';
 import { ListingStore } from './store.js';
 import { PreflightService } from './preflight.js';
-import { AttachTemplateBody, Draft, FinalizedListing, IdParams, PreflightBody, PsbtHex } from './schemas.js';
+import { AttachTemplateBody, Draft, FinalizedListing, IdParams, Price, PreflightBody, PsbtHex } from './schemas.js';
 import { DRAFT_TTL_S } from './rules.js';
 import { AttachSubmission, attachHandlers } from './attach-submit.js';
 import { finalizedListing, submitListing } from './listing-submit.js';
 import { Type } from '@sinclair/typebox';
-import { UnixSeconds } from '../../http/validators.js';
+import { Address, Cursor, Limit, UnixSeconds } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
+import { draftView } from './draft-view.js';
 
 const tags = ['listings'];
 
@@ -152,4 +155,78 @@ ${DRAFT_DOC}`,
       return { result: finalizedListing(await submitListing(ctx, store, d, req.body)) };
     },
   );
+
+  app.delete(
+    '/v1/listing-preflights/:id',
+    {
+      config: { limit: 'account_maintenance', cache: 'no-store' },
+      schema: {
+        tags,
+        summary: 'Discard a draft',
+        description:
+          'Forgets a draft with nothing in flight: an unsigned (or expired) attach template, a `ready` or `prepared` unit not listed, or a `failed` draft. The id answers 404 afterwards and its idempotency_key may be used again; an attached unit stays attached (GET /v1/inventory/prepared still shows it). A draft whose signed attach is being relayed or confirmed (`broadcasting`, `awaiting_indexer`) or that has an open listing (`completed`) answers 409 state_changed: delist the listing instead. Account-maintenance budget.',
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ id: Type.String(), discarded: Type.Literal(true) }, { additionalProperties: false })), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await discardDraft(ctx, store, await ownDraft(req, req.params.id)) }),
+  );
+
+  app.post(
+    '/v1/listing-preflights/:id/price',
+    {
+      config: { limit: 'account_maintenance', cache: 'no-store' },
+      schema: {
+        tags,
+        summary: 'Set or change a draft’s price',
+        description:
+          'Sets the ask of a listing preflight whose listing is not signed yet (`awaiting_attach_signature` before expiry, `broadcasting`, `awaiting_indexer`, `ready`). Returns the draft with the rebuilt listing template (when the asset outpoint is known) and platform fee. 5,000 sats to 100 BTC (422 price_below_minimum / listing_price_above_maximum). A listed draft answers 409 state_changed: reprice the listing instead. Account-maintenance budget.',
+        params: IdParams,
+        body: Type.Object({ price_sats: Price }, { additionalProperties: false }),
+        response: { 200: Ok(Draft), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await preflights.view(await setDraftPrice(ctx, store, await ownDraft(req, req.params.id), req.body.price_sats)) }),
+  );
+
+  app.get(
+    '/v1/address/:address/listing-preflights',
+    {
+      config: { limit: 'recovery_read', cache: 'no-store' },
+      schema: {
+        tags,
+        summary: 'The session address’s listing drafts',
+        description: `Owner only (403 for another address, 401 without a session). Newest first by (created_at, id), \`limit\` 1 to 100 (default 50), opaque \`cursor\`. With \`state=in_flight\`: only drafts whose signed attach is still confirming (\`broadcasting\` or \`awaiting_indexer\`), newest activity first, at most 50, no paging (\`limit\` and \`cursor\` are ignored; next_cursor is null). Use it to recover a lost create or submit response. An unsigned attach past its expiry reads \`expired\`. Recovery-read budget.`,
+        params: Type.Object({ address: Address }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { limit: Limit(50), cursor: Type.Optional(Cursor), state: Type.Optional(Type.Literal('in_flight', { description: 'only `in_flight`' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(Draft), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const address = requireOwner(req, req.params.address);
+      const q = req.query;
+      const now = nowSeconds(ctx.clock);
+      let rows;
+      let next: string | null = null;
+      if (q.state === 'in_flight') rows = await store.inFlight(address, 50);
+      else {
+        const route = 'listing-preflights';
+        const after = ctx.cursors.decode<{ c: number; i: string }>(q.cursor, route, { address });
+        rows = await store.pageDrafts(address, q.limit + 1, after ? { created_at: after.c, id: after.i } : undefined);
+        if (rows.length > q.limit) {
+          rows = rows.slice(0, q.limit);
+          const last = rows[rows.length - 1]!;
+          next = ctx.cursors.encode(route, { address }, { c: last.created_at, i: last.id });
+        }
+      }
+      const listings = await store.listingMap(rows.map((r) => r.listing_id));
+      const result = rows.map((d) => draftView(d, d.listing_id ? listings.get(d.listing_id) : undefined, now, ctx.config));
+      return { result, result_count: result.length, next_cursor: next };
+    },
+  );
+
+  listingMaintenanceRoutes(app, ctx, store);
 }

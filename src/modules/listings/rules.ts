@@ -7,7 +7,7 @@ import { decodeAddress } from '../../bitcoin/address.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { networkParams } from '../../bitcoin/networks.js';
 
-export const PROTOCOL_VERSION = 'counterparty_attach_listing_v1';
+export const PROTOCOL_VERSION = 'counterparty_attach_listing_v1' as const;
 export const MIN_PRICE_SATS = 5_000;
 export const MAX_PRICE_SATS = 100 * 100_000_000;
 /** How long an unsigned template can be reviewed before it reads as `expired`. */

@@ -1,0 +1,195 @@
+/**
+ * Changing live listings: reprice (a new signed half; the stored one is overwritten in the
+ * same guarded statement), delist (the stored half wiped in the same write that ends the
+ * listing), and the batch of both plus reprice templates.
+ *
+ * Every write is a single conditional UPDATE `WHERE state IN ('pending','active')` and not
+ * expired: a listing a buyer claimed meanwhile is `reserved` and answers 409 state_changed.
+ */
+import { hex } from '@scure/base';
+import type { Context } from '../../context.js';
+import { ApiError, type ErrorCode } from '../../http/errors.js';
+import { nowSeconds } from '../../clock.js';
+import { listingState } from './draft-view.js';
+import { endListing, newId, type ListingRow, type ListingStore } from './store.js';
+import { buildListingPsbt } from './templates.js';
+import { checkPrice, PROTOCOL_VERSION } from './rules.js';
+import { verifyRepriceListing } from './signed.js';
+import { sellerScript } from './attach-submit.js';
+
+const OPEN: ListingRow['state'][] = ['pending', 'active'];
+
+export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string };
+export type Outcome =
+  | { index: number; listing_id: string; ok: true; state: ListingRow['state']; price_sats: number; version: number }
+  | { index: number; listing_id: string; ok: false; code: 'state_changed'; error: string };
+
+const refusalOf = (index: number, listing_id: string, e: unknown): Refusal => {
+  if (e instanceof ApiError) return { index, listing_id, status: e.status, code: e.code, error: e.message };
+  throw e;
+};
+
+export class ListingMaintenance {
+  constructor(
+    private readonly ctx: Context,
+    private readonly store: ListingStore,
+  ) {}
+
+  private now = () => nowSeconds(this.ctx.clock);
+
+  /** A listing still open (not ended, sold, reserved or past its expiry), else 409 state_changed. */
+  private requireOpen(l: ListingRow): void {
+    const s = listingState(l, this.now());
+    if (!OPEN.includes(s.state)) throw new ApiError('state_changed', `the listing is ${s.state}${s.end_reason ? ` (${s.end_reason})` : ''}`, { state: s.state });
+  }
+
+  /** Verifies a signed reprice half; returns the new price. */
+  private verifyReprice(l: ListingRow, psbtHex: string, field: string): number {
+    const { price_sats } = verifyRepriceListing(
+      psbtHex,
+      { txid: l.utxo_txid, vout: l.utxo_vout, value_sats: l.utxo_value_sats },
+      sellerScript(l.seller, this.ctx),
+      l.seller,
+      this.ctx.config.NETWORK,
+      field,
+    );
+    checkPrice(price_sats);
+    return price_sats;
+  }
+
+  /** The guarded write: new price and signed half in one statement. */
+  private async writeReprice(l: ListingRow, price: number, psbtHex: string): Promise<number | null> {
+    const at = this.now();
+    const res = await this.store.db
+      .updateTable('listings')
+      .set((eb) => ({ price_sats: price, signed_psbt: psbtHex, version: eb('version', '+', 1), updated_at: at }))
+      .where('id', '=', l.id)
+      .where('state', 'in', OPEN)
+      .where('expires_at', '>', at)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? l.version + 1 : null;
+  }
+
+  async reprice(l: ListingRow, psbtHex: string): Promise<{ id: string; price_sats: number; version: number }> {
+    this.requireOpen(l);
+    const price = this.verifyReprice(l, psbtHex, 'body.psbt_hex');
+    const version = await this.writeReprice(l, price, psbtHex);
+    if (version === null) throw new ApiError('state_changed', 'the listing changed meanwhile (claimed by a buyer, delisted or expired)');
+    return { id: l.id, price_sats: price, version };
+  }
+
+  async delist(l: ListingRow): Promise<{ id: string; state: 'ended'; end_reason: 'owner' }> {
+    this.requireOpen(l);
+    const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), OPEN));
+    if (!ok) throw new ApiError('state_changed', 'the listing changed meanwhile (claimed by a buyer, sold or ended)');
+    return { id: l.id, state: 'ended', end_reason: 'owner' };
+  }
+
+  /** Loads every item and refuses the whole batch when any is missing or foreign (404, same as missing). */
+  private async owned(me: string, ids: string[]): Promise<ListingRow[]> {
+    if (new Set(ids).size !== ids.length) throw new ApiError('invalid_request', 'body.listings names a listing twice', { field: 'body.listings' });
+    const byId = new Map((await this.store.listings(ids)).map((l) => [l.id, l]));
+    const refused: Refusal[] = [];
+    const rows: ListingRow[] = [];
+    ids.forEach((id, index) => {
+      const l = byId.get(id);
+      if (!l || l.seller !== me) refused.push({ index, listing_id: id, status: 404, code: 'not_found', error: 'No such listing' });
+      else rows.push(l);
+    });
+    refuseAll(refused, ids.length);
+    return rows;
+  }
+
+  async batchPreflight(me: string, items: { listing_id: string; price_sats: number }[]) {
+    const rows = await this.owned(me, items.map((i) => i.listing_id));
+    const drafts = new Map(
+      (await this.store.db.selectFrom('listing_drafts').select(['id', 'seller_tap_key']).where('id', 'in', rows.map((r) => r.draft_id)).execute()).map((d) => [d.id, d.seller_tap_key]),
+    );
+    const refused: Refusal[] = [];
+    rows.forEach((l, index) => {
+      try {
+        this.requireOpen(l);
+        checkPrice(items[index]!.price_sats);
+      } catch (e) {
+        refused.push(refusalOf(index, l.id, e));
+      }
+    });
+    refuseAll(refused, rows.length);
+    return rows.map((l, index) => {
+      const price = items[index]!.price_sats;
+      const tapKey = drafts.get(l.draft_id);
+      return {
+        operation_id: newId('op'),
+        protocol_version: PROTOCOL_VERSION as typeof PROTOCOL_VERSION,
+        listing_id: l.id,
+        seller: l.seller,
+        asset: l.asset,
+        quantity_raw: l.quantity_raw,
+        current_price_sats: l.price_sats,
+        marketplace_expires_at: l.expires_at,
+        asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout, utxo_value_sats: l.utxo_value_sats },
+        listing: {
+          psbt_hex: buildListingPsbt({
+            txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: l.utxo_value_sats, sellerScript: sellerScript(l.seller, this.ctx), priceSats: price,
+            tapInternalKey: tapKey ? hex.decode(tapKey) : null,
+          }),
+          signer_address: l.seller,
+          inputs_to_sign: [0],
+          sighash: 'SINGLE|ANYONECANPAY' as const,
+          price_sats: price,
+          expires_at: l.expires_at,
+        },
+      };
+    });
+  }
+
+  /** Every signed half is verified before any write; then one guarded update per listing. */
+  async batchReprice(me: string, items: { listing_id: string; psbt_hex: string }[]): Promise<Outcome[]> {
+    const rows = await this.owned(me, items.map((i) => i.listing_id));
+    const refused: Refusal[] = [];
+    const prices = rows.map((l, index) => {
+      try {
+        return this.verifyReprice(l, items[index]!.psbt_hex, `body.listings.${index}.psbt_hex`);
+      } catch (e) {
+        refused.push(refusalOf(index, l.id, e));
+        return 0;
+      }
+    });
+    refuseAll(refused, rows.length);
+    const out: Outcome[] = [];
+    for (const [index, l] of rows.entries()) {
+      const version = listingState(l, this.now()).state === 'ended' ? null : await this.writeReprice(l, prices[index]!, items[index]!.psbt_hex);
+      out.push(
+        version === null
+          ? { index, listing_id: l.id, ok: false, code: 'state_changed', error: 'the listing is no longer open (claimed by a buyer, ended or expired)' }
+          : { index, listing_id: l.id, ok: true, state: l.state, price_sats: prices[index]!, version },
+      );
+    }
+    return out;
+  }
+
+  async batchDelist(me: string, ids: string[]): Promise<Outcome[]> {
+    const rows = await this.owned(me, ids);
+    const at = this.now();
+    return this.store.db.transaction().execute(async (tx) => {
+      const out: Outcome[] = [];
+      for (const [index, l] of rows.entries()) {
+        const open = OPEN.includes(listingState(l, at).state);
+        const ok = open && (await endListing(tx, l, 'owner', at, OPEN));
+        out.push(
+          ok
+            ? { index, listing_id: l.id, ok: true, state: 'ended', price_sats: l.price_sats, version: l.version }
+            : { index, listing_id: l.id, ok: false, code: 'state_changed', error: `the listing is ${listingState(l, at).state}, not open` },
+        );
+      }
+      return out;
+    });
+  }
+}
+
+/** Nothing in the batch changes: the first refusal sets the status and code; all are listed. */
+function refuseAll(refused: Refusal[], total: number): void {
+  const first = refused[0];
+  if (!first) return;
+  throw new ApiError(first.code, `${refused.length} of ${total} listings refused; nothing was changed`, { refused_listings: refused }, { status: first.status });
+}

@@ -1,0 +1,199 @@
+/** Reprice, delist, the listings batch, draft price and discard, and the seller's draft list. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { SigHash } from '@scure/btc-signer';
+import { makeWallet, type TestWallet } from '../helpers/wallets.js';
+import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { buildListingPsbt } from '../../src/modules/listings/templates.js';
+
+let m: Market;
+before(async () => {
+  m = await openMarket();
+});
+after(async () => m.close());
+
+let n = 0;
+const now = () => Math.floor(m.clock.now() / 1000);
+const row = (id: string) => m.ctx.store.db.selectFrom('listings').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+async function sellerWith(units: number) {
+  const w = makeWallet('p2wpkh', `mt-seller-${++n}`);
+  await m.fund(w, 50_000);
+  const asset = await m.issue(w, String(units));
+  return { w, asset, token: await m.signIn(w) };
+}
+
+/** A unit attached outside the market, listed through a reuse preflight: active at once. */
+async function listUnit(s: { w: TestWallet; asset: string; token: string }, price: number) {
+  const at = await m.attachDirect(s.w, s.asset, '1');
+  const pf = await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: price, idempotency_key: `mt-${++n}` });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const l = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, {
+    psbt_hex: signPsbt(pf.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 86400,
+  });
+  assert.equal(l.status, 200, JSON.stringify(l.body));
+  assert.equal(l.body.result.state, 'active');
+  return { ...l.body.result, draft: pf.body.result } as { id: string; utxo_txid: string; utxo_vout: number; price_sats: number; draft: any };
+}
+
+const repriceHalf = (s: { w: TestWallet }, l: { utxo_txid: string; utxo_vout: number }, price: number, sighash = SigHash.SINGLE_ANYONECANPAY) =>
+  signPsbt(buildListingPsbt({ txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: 330, sellerScript: s.w.script, priceSats: price }), s.w, [0], sighash);
+
+void test('reprice: a verified new half overwrites the stored one and bumps version; refusals change nothing', async () => {
+  const s = await sellerWith(2);
+  const other = await sellerWith(1);
+  const l = await listUnit(s, 20_000);
+  const l2 = await listUnit(s, 20_000);
+  const half = repriceHalf(s, l, 25_000);
+  const r = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: half });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.result, { id: l.id, price_sats: 25_000, version: 2 });
+  const stored = await row(l.id);
+  assert.deepEqual([stored.price_sats, stored.signed_psbt, stored.version], [25_000, half, 2]);
+  const d = (await m.call('GET', `/v1/listing-preflights/${l.draft.id}`, s.token)).body.result;
+  assert.equal(d.listed_price_sats, 25_000);
+
+  const cases: Array<[string, string, string, number, string]> = [
+    ['signed ALL', l.id, repriceHalf(s, l, 26_000, SigHash.ALL), 422, 'signature_invalid'],
+    ['for another outpoint', l.id, repriceHalf(s, l2, 26_000), 422, 'template_mismatch'],
+    ['with an extra output', l.id, signPsbt(editPsbt(buildListingPsbt({ txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: 330, sellerScript: s.w.script, priceSats: 26_000 }), (tx) => tx.addOutput({ script: other.w.script, amount: 1_000n })), s.w, [0], SigHash.SINGLE_ANYONECANPAY), 422, 'template_mismatch'],
+    ['paying someone else', l.id, signPsbt(editPsbt(buildListingPsbt({ txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: 330, sellerScript: s.w.script, priceSats: 26_000 }), (tx) => tx.updateOutput(0, { script: other.w.script })), s.w, [0], SigHash.SINGLE_ANYONECANPAY), 422, 'template_mismatch'],
+    ['claiming another prevout value', l.id, signPsbt(buildListingPsbt({ txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: 546, sellerScript: s.w.script, priceSats: 26_000 }), s.w, [0], SigHash.SINGLE_ANYONECANPAY), 422, 'template_mismatch'],
+    ['below the minimum', l.id, repriceHalf(s, l, 4_000), 422, 'price_below_minimum'],
+  ];
+  for (const [what, id, psbt, status, code] of cases) {
+    const x = await m.call('POST', `/v1/listings/${id}/reprice`, s.token, { psbt_hex: psbt });
+    assert.equal(x.status, status, `${what}: ${JSON.stringify(x.body)}`);
+    assert.equal(x.body.code, code, what);
+  }
+  const foreign = await m.call('POST', `/v1/listings/${l.id}/reprice`, other.token, { psbt_hex: half });
+  const missing = await m.call('POST', '/v1/listings/lst_0000/reprice', other.token, { psbt_hex: half });
+  assert.equal(foreign.status, 404);
+  assert.deepEqual(foreign.body, missing.body);
+  assert.deepEqual([(await row(l.id)).price_sats, (await row(l.id)).version], [25_000, 2], 'nothing changed');
+
+  // A buyer's claim wins: a reserved listing is not repriced.
+  await m.ctx.store.db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', l.id).execute();
+  const claimed = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: repriceHalf(s, l, 30_000) });
+  assert.equal(claimed.status, 409);
+  assert.equal(claimed.body.code, 'state_changed');
+  assert.equal((await row(l.id)).signed_psbt, half);
+});
+
+void test('batch: reprice_preflight templates, verified reprice with per-item outcomes, all-or-nothing refusals', async () => {
+  const s = await sellerWith(3);
+  const other = await sellerWith(1);
+  const [a, b] = [await listUnit(s, 10_000), await listUnit(s, 11_000)];
+  const theirs = await listUnit(other, 12_000);
+  const batch = (token: string, body: unknown) => m.call('POST', '/v1/listings/batch', token, body);
+
+  const pre = await batch(s.token, { action: 'reprice_preflight', listings: [{ listing_id: b.id, price_sats: 15_000 }, { listing_id: a.id, price_sats: 14_000 }] });
+  assert.equal(pre.status, 200, JSON.stringify(pre.body));
+  const items = pre.body.result.listings;
+  assert.deepEqual(items.map((i: any) => [i.listing_id, i.current_price_sats, i.listing.price_sats, i.listing.sighash]), [[b.id, 11_000, 15_000, 'SINGLE|ANYONECANPAY'], [a.id, 10_000, 14_000, 'SINGLE|ANYONECANPAY']]);
+  assert.equal(items[0].protocol_version, 'counterparty_attach_listing_v1');
+  assert.deepEqual(items[0].asset_utxo, { txid: b.utxo_txid, vout: 0, utxo_value_sats: 330 });
+
+  const refusedPre = await batch(s.token, { action: 'reprice_preflight', listings: [{ listing_id: a.id, price_sats: 14_000 }, { listing_id: theirs.id, price_sats: 9_000 }, { listing_id: 'lst_nope', price_sats: 9_000 }] });
+  assert.equal(refusedPre.status, 404);
+  assert.equal(refusedPre.body.code, 'not_found');
+  assert.deepEqual(refusedPre.body.refused_listings.map((r: any) => [r.index, r.listing_id, r.status, r.code]), [[1, theirs.id, 404, 'not_found'], [2, 'lst_nope', 404, 'not_found']]);
+
+  const signedA = signPsbt(items[1].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  const signedB = signPsbt(items[0].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  const badB = signPsbt(items[0].listing.psbt_hex, s.w, [0], SigHash.ALL);
+  const bad = await batch(s.token, { action: 'reprice', listings: [{ listing_id: a.id, psbt_hex: signedA }, { listing_id: b.id, psbt_hex: badB }] });
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.code, 'signature_invalid');
+  assert.deepEqual(bad.body.refused_listings.map((r: any) => [r.index, r.listing_id]), [[1, b.id]]);
+  assert.equal((await row(a.id)).price_sats, 10_000, 'nothing changed, not even the valid item');
+
+  await m.ctx.store.db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', b.id).execute();
+  const r = await batch(s.token, { action: 'reprice', listings: [{ listing_id: a.id, psbt_hex: signedA }, { listing_id: b.id, psbt_hex: signedB }] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.result.listings.map((o: any) => [o.index, o.listing_id, o.ok, o.code ?? null, o.price_sats ?? null]), [[0, a.id, true, null, 14_000], [1, b.id, false, 'state_changed', null]]);
+  assert.deepEqual([(await row(a.id)).price_sats, (await row(a.id)).version, (await row(b.id)).price_sats], [14_000, 2, 11_000]);
+
+  const dup = await batch(s.token, { action: 'delist', listings: [{ listing_id: a.id }, { listing_id: a.id }] });
+  assert.equal(dup.status, 400);
+  const tooMany = await batch(s.token, { action: 'delist', listings: Array.from({ length: 21 }, (_, i) => ({ listing_id: `lst_${i}` })) });
+  assert.equal(tooMany.status, 400);
+});
+
+void test('delist: batch (ownership first, per-item outcomes) and single; the signed half is wiped, the owner feed told', async () => {
+  const s = await sellerWith(3);
+  const other = await sellerWith(1);
+  const [a, b, c] = [await listUnit(s, 10_000), await listUnit(s, 10_000), await listUnit(s, 10_000)];
+  const theirs = await listUnit(other, 12_000);
+  const refused = await m.call('POST', '/v1/listings/batch', s.token, { action: 'delist', listings: [{ listing_id: a.id }, { listing_id: theirs.id }] });
+  assert.equal(refused.status, 404);
+  assert.equal(refused.body.refused_listings.length, 1);
+  assert.equal((await row(a.id)).state, 'active', 'nothing changed');
+  assert.equal((await row(theirs.id)).state, 'active');
+
+  await m.ctx.store.db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', b.id).execute();
+  const r = await m.call('POST', '/v1/listings/batch', s.token, { action: 'delist', listings: [{ listing_id: a.id }, { listing_id: b.id }] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.result.listings.map((o: any) => [o.listing_id, o.ok, o.code ?? null]), [[a.id, true, null], [b.id, false, 'state_changed']]);
+  const ended = await row(a.id);
+  assert.deepEqual([ended.state, ended.end_reason, ended.signed_psbt], ['ended', 'owner', null]);
+  assert.notEqual((await row(b.id)).signed_psbt, null);
+
+  const single = await m.call('POST', `/v1/listings/${c.id}/delist`, s.token);
+  assert.equal(single.status, 200, JSON.stringify(single.body));
+  assert.deepEqual(single.body.result, { id: c.id, state: 'ended', end_reason: 'owner' });
+  assert.equal((await m.call('POST', `/v1/listings/${c.id}/delist`, s.token)).status, 409);
+  assert.equal((await m.call('POST', `/v1/listings/${theirs.id}/delist`, s.token)).status, 404);
+  const events = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('address', '=', s.w.address).orderBy('listing_id').execute();
+  assert.deepEqual(events.map((e) => [e.kind, e.listing_id]).sort(), [['listing_delisted', a.id], ['listing_delisted', c.id]].sort());
+  const draft = (await m.call('GET', `/v1/listing-preflights/${a.draft.id}`, s.token)).body.result;
+  assert.deepEqual([draft.status, draft.listing_status, draft.listing_end_reason], ['completed', 'ended', 'owner']);
+});
+
+void test('draft price and discard; the seller’s draft list with paging and state=in_flight', async () => {
+  const s = await sellerWith(3);
+  const other = await sellerWith(1);
+  const create = (key: string, extra: Record<string, unknown> = {}) =>
+    m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', idempotency_key: key, ...extra });
+  const d1 = (await create('p1')).body.result;
+  assert.equal(d1.listing, undefined);
+  const priced = await m.call('POST', `/v1/listing-preflights/${d1.id}/price`, s.token, { price_sats: 33_000 });
+  assert.equal(priced.status, 200, JSON.stringify(priced.body));
+  assert.equal(priced.body.result.listing.price_sats, 33_000);
+  assert.equal(priced.body.result.fees.platform.amount_sats, 660);
+  assert.equal((await m.call('POST', `/v1/listing-preflights/${d1.id}/price`, s.token, { price_sats: 100 })).body.code, 'price_below_minimum');
+  assert.equal((await m.call('POST', `/v1/listing-preflights/${d1.id}/price`, other.token, { price_sats: 9_000 })).status, 404);
+
+  // Submit it so it is in flight; then neither discard nor a draft list entry is lost.
+  const sub = await m.call('POST', `/v1/listing-preflights/${d1.id}/attach`, s.token, { psbt_hex: signPsbt(d1.attach.psbt_hex, s.w, [0], SigHash.ALL) });
+  assert.equal(sub.status, 200, JSON.stringify(sub.body));
+  assert.equal((await m.call('DELETE', `/v1/listing-preflights/${d1.id}`, s.token)).status, 409);
+  await m.fund(s.w, 20_000);
+  await m.fund(s.w, 20_000);
+  m.clock.advance(1000);
+  const d2 = (await create('p2')).body.result;
+  m.clock.advance(1000);
+  const d3 = (await create('p3')).body.result;
+
+  const inFlight = await m.call('GET', `/v1/address/${s.w.address}/listing-preflights?state=in_flight&limit=1`, s.token);
+  assert.equal(inFlight.status, 200);
+  assert.deepEqual(inFlight.body.result.map((d: any) => d.id), [d1.id]);
+  assert.equal(inFlight.body.next_cursor, null);
+
+  const p1 = await m.call('GET', `/v1/address/${s.w.address}/listing-preflights?limit=2`, s.token);
+  assert.deepEqual(p1.body.result.map((d: any) => d.id), [d3.id, d2.id]);
+  assert.equal(p1.body.result_count, 2);
+  const p2 = await m.call('GET', `/v1/address/${s.w.address}/listing-preflights?limit=2&cursor=${encodeURIComponent(p1.body.next_cursor)}`, s.token);
+  assert.deepEqual(p2.body.result.map((d: any) => d.id), [d1.id]);
+  assert.equal(p2.body.next_cursor, null);
+  assert.equal((await m.call('GET', `/v1/address/${s.w.address}/listing-preflights`, other.token)).status, 403);
+  assert.equal((await m.call('GET', `/v1/address/${s.w.address}/listing-preflights`, null)).status, 401);
+
+  const discarded = await m.call('DELETE', `/v1/listing-preflights/${d3.id}`, s.token);
+  assert.deepEqual(discarded.body.result, { id: d3.id, discarded: true });
+  assert.equal((await m.call('GET', `/v1/listing-preflights/${d3.id}`, s.token)).status, 404);
+  const reused = await create('p3', { price_sats: 6_000 });
+  assert.equal(reused.status, 200, 'the key is free again');
+  assert.notEqual(reused.body.result.id, d3.id);
+});
