@@ -83,7 +83,9 @@ void test('interval mining mines on its own and stops', async (t) => {
   t.after(() => d.cleanup());
   const start = (await d.devnet.bitcoin.getTip()).height;
   d.devnet.startMining();
-  await new Promise((r) => setTimeout(r, 300));
+  // Poll rather than sleep a fixed time: a loaded machine (or PostgreSQL) mines more slowly.
+  const deadline = Date.now() + 10_000;
+  while ((await d.devnet.bitcoin.getTip()).height < start + 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   d.devnet.stopMining();
   await d.devnet.mine(1);
   const mid = (await d.devnet.bitcoin.getTip()).height;
