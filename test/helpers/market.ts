@@ -41,8 +41,8 @@ export interface Market extends TestApp {
   /** Recovery, indexer and cache flush: the market catches up with the chain now. */
   sync(): Promise<void>;
   /**
-   * Attaches `quantityRaw` of `asset` from the wallet's address balance to a new 330-sat output
-   * of the wallet, outside the market (a plain signed attach, mined). Returns the outpoint.
+   * Attaches `quantityRaw` of `asset` from the wallet's address balance to a new output of the
+   * wallet (330 sats; 546 for P2PKH), outside the market (a plain signed attach, mined). Returns the outpoint.
    */
   attachDirect(wallet: TestWallet, asset: string, quantityRaw?: string): Promise<{ txid: string; vout: number }>;
 }
@@ -96,10 +96,11 @@ export async function openMarket(env: Record<string, string> = {}): Promise<Mark
     async attachDirect(wallet, asset, quantityRaw = '1') {
       const { txid, vout } = await devnet.faucet(wallet.address, 20_000);
       const coin = coinOf(devnet, txid, vout);
+      const unit = wallet.family === 'p2pkh' ? 546n : 330n; // P2PKH dust is 546
       const hexTx = buildTx([{ wallet, coin }], (input0) => [
-        { script: wallet.script, amount: 330n },
+        { script: wallet.script, amount: unit },
         { script: attachOutputScript({ input0Txid: input0, asset, quantity: BigInt(quantityRaw), destinationVout: 0 }), amount: 0n },
-        { script: wallet.script, amount: coin.amount - 330n - 2_000n },
+        { script: wallet.script, amount: coin.amount - unit - 2_000n },
       ]);
       const attached = await devnet.bitcoin.broadcast(hexTx);
       await devnet.mine(1);
