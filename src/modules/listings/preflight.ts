@@ -54,6 +54,20 @@ export class PreflightService {
   }
 
   async create(me: string, input: PreflightInput, purpose: DraftRow['purpose']): Promise<DraftView> {
+    try {
+      return await this.compose(me, input, purpose);
+    } catch (e) {
+      // A concurrent request with the same key may have won and committed the balance this one
+      // then found short: that is a repeat, not a refusal.
+      const lostRace = e instanceof ApiError && (e.code === 'insufficient_asset_balance' || e.code === 'insufficient_funds');
+      if (!lostRace || !input.idempotency_key || input.seller !== me) throw e;
+      const prior = await this.store.byIdempotencyKey(input.seller, input.idempotency_key);
+      if (!prior) throw e;
+      return this.repeat(prior, requestHash(purpose, input), input.idempotency_key);
+    }
+  }
+
+  private async compose(me: string, input: PreflightInput, purpose: DraftRow['purpose']): Promise<DraftView> {
     const network = this.ctx.config.NETWORK;
     const sellerField = purpose === 'prepare' ? 'body.utxo_owner' : 'body.seller';
     requireAddressRole(input.seller, 'signing', network, sellerField);
