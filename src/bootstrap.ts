@@ -16,6 +16,7 @@ import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
 import { Indexer } from './indexer/indexer.js';
 import { marketWatchers } from './indexer/watchers.js';
+import { registerSettlementHandlers } from './settlement/handlers.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -94,6 +95,7 @@ export async function bootstrap(
     },
   };
   ctx.indexer = new Indexer(store.db, made.chain, clock, marketWatchers(ctx), logger);
+  registerSettlementHandlers(ctx);
   return {
     ctx,
     close: async () => {

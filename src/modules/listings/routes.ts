@@ -8,7 +8,7 @@ import { ListingStore } from './store.js';
 import { PreflightService } from './preflight.js';
 import { AttachTemplateBody, Draft, FinalizedListing, IdParams, Price, PreflightBody, PsbtHex } from './schemas.js';
 import { DRAFT_TTL_S } from './rules.js';
-import { AttachSubmission, attachHandlers } from './attach-submit.js';
+import { AttachSubmission } from './attach-submit.js';
 import { finalizedListing, submitListing } from './listing-submit.js';
 import { Type } from '@sinclair/typebox';
 import { Address, Cursor, Limit, UnixSeconds } from '../../http/validators.js';
@@ -24,7 +24,6 @@ export function listingRoutes(app: App, ctx: Context): void {
   const store = new ListingStore(ctx.store.db);
   const preflights = new PreflightService(ctx, store);
   const attaches = new AttachSubmission(ctx, store);
-  ctx.journal.register('attach', attachHandlers(store, () => nowSeconds(ctx.clock)));
   const ownDraft = async (req: Parameters<typeof requireSession>[0], id: string) =>
     ownedOr404(req, await store.draft(id), (x) => x.seller, 'listing preflight');
   const ListingExpiry = { ...UnixSeconds, description: 'marketplace expiry of the listing, unix seconds: in the future, at most 365 days ahead' };
