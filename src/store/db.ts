@@ -50,6 +50,15 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
   }
   const schema = opts.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  // The schema is made on a connection of its own, committed, before any pooled
+  // connection (whose search_path names it) runs a query.
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create schema if not exists ${schema}`);
+  } finally {
+    await admin.end();
+  }
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
@@ -59,7 +68,8 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
   // Fail fast on an unreachable server instead of at the first request.
   const client = await pool.connect();
   try {
-    await client.query(`create schema if not exists ${schema}`);
+    const found = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    if (found.rowCount !== 1) throw new Error(`schema ${schema} was not created`);
   } finally {
     client.release();
   }
