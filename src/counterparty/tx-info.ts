@@ -11,7 +11,7 @@
  * - Independently of any message, `utxos_info` needs the first non-OP_RETURN output (the move
  *   destination), the output count and the first OP_RETURN output.
  */
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import { bech32m } from '@scure/base';
 import type { Transaction } from '@scure/btc-signer';
 import { scriptToAddress } from '../bitcoin/address.js';
@@ -134,7 +134,7 @@ export function readCounterpartyTx(tx: CpTxView, network: Network): CpTxInfo {
       btcAmount += out.value;
     } else chunks.push(r.data);
   }
-  const data = concat(chunks);
+  const data = concatBytes(...chunks);
   if (data.length === 0) return none('no data');
 
   const sig = checkInput0Sighash(input0.scriptSig, input0.witness);
@@ -156,15 +156,6 @@ export function readCounterpartyTx(tx: CpTxView, network: Network): CpTxInfo {
   };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** The view `readCounterpartyTx` needs, from a parsed scure transaction and its prevouts. */
 export function txViewFromTransaction(

@@ -27,6 +27,7 @@ import { decodeTx, TxDecodeError, type DecodedTx } from './tx-decode.js';
 import { rejectText, RPC_DESERIALIZATION_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR } from './validation.js';
 import { defaultInputVerifier, type InputVerifier } from './verifier.js';
 import { Mempool } from './mempool.js';
+import { DevnetUsageError } from './usage-error.js';
 
 export interface DevnetOptions {
   /** Mine one block every N ms once `startMining()` is called (0: on demand only). */
@@ -154,13 +155,13 @@ export class Devnet implements DevnetControl {
   private payoutScript(address?: string): Uint8Array {
     if (address === undefined) return this.miner.script;
     const d = decodeAddress(address, this.network);
-    if (!d.ok) throw new Error(`devnet: ${address} is not a ${this.network} address`);
+    if (!d.ok) throw new DevnetUsageError(`devnet: ${address} is not a ${this.network} address`);
     return d.script;
   }
 
   /** Mines `blocks` blocks of mempool transactions; returns their hashes. */
   async mine(blocks = 1, address?: string): Promise<string[]> {
-    if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new Error('devnet: mine 1..10000 blocks');
+    if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new DevnetUsageError('devnet: mine 1..10000 blocks');
     return this.lock.run(async () => {
       const script = this.payoutScript(address);
       const hadOps = this.node.pendingOps.length > 0;
@@ -173,7 +174,7 @@ export class Devnet implements DevnetControl {
 
   /** A real signed payment from the miner, confirmed in a block of its own. */
   async faucet(address: string, amountSats: number): Promise<{ txid: string; vout: number }> {
-    if (!Number.isSafeInteger(amountSats) || amountSats <= 0) throw new Error('devnet: faucet amount must be a positive integer of sats');
+    if (!Number.isSafeInteger(amountSats) || amountSats <= 0) throw new DevnetUsageError('devnet: faucet amount must be a positive integer of sats');
     return this.lock.run(async () => {
       const script = this.payoutScript(address);
       const coins = this.node.chain.coinsOf(this.miner.script).filter((c) => !this.node.mempool.spender(c.txid, c.vout));
@@ -228,7 +229,7 @@ export class Devnet implements DevnetControl {
    */
   async reorg(depth: number): Promise<{ disconnected: number; tip: { height: number; hash: string } }> {
     return this.lock.run(async () => {
-      if (!Number.isInteger(depth) || depth < 1 || depth > this.node.chain.height) throw new Error(`devnet: reorg depth must be 1..${this.node.chain.height}`);
+      if (!Number.isInteger(depth) || depth < 1 || depth > this.node.chain.height) throw new DevnetUsageError(`devnet: reorg depth must be 1..${this.node.chain.height}`);
       const fork = this.node.chain.height - depth;
       this.disconnectTo(fork);
       const added: BlockRecord[] = [];
@@ -244,7 +245,7 @@ export class Devnet implements DevnetControl {
     return this.lock.run(async () => {
       const height = this.node.chain.heightOf(hash);
       if (height === undefined) throw new Error('Block not found');
-      if (height === 0) throw new Error('devnet: cannot invalidate the genesis block');
+      if (height === 0) throw new DevnetUsageError('devnet: cannot invalidate the genesis block');
       const gone = this.disconnectTo(height - 1);
       await this.commit({ truncateFrom: height, replaceMempool: this.node.mempool.ordered(), pendingOps: this.node.pendingOps });
       const tip = this.node.chain.tip();

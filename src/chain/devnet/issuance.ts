@@ -11,6 +11,7 @@ import {
 } from '../../counterparty/asset-names.js';
 import type { ControlOp } from './control-ops.js';
 import type { CpLedger } from './ledger.js';
+import { DevnetUsageError } from './usage-error.js';
 
 export interface IssueParams {
   asset?: string;
@@ -23,14 +24,14 @@ export interface IssueParams {
 }
 
 function quantity(raw: string, allowZero: boolean): bigint {
-  if (typeof raw !== 'string' || !/^(0|[1-9][0-9]*)$/.test(raw)) throw new Error(`devnet: quantity_raw must be a decimal integer string, got ${String(raw)}`);
+  if (typeof raw !== 'string' || !/^(0|[1-9][0-9]*)$/.test(raw)) throw new DevnetUsageError(`devnet: quantity_raw must be a decimal integer string, got ${String(raw)}`);
   const q = BigInt(raw);
-  if ((!allowZero && q === 0n) || q > MAX_QUANTITY) throw new Error(`devnet: quantity ${raw} out of range`);
+  if ((!allowZero && q === 0n) || q > MAX_QUANTITY) throw new DevnetUsageError(`devnet: quantity ${raw} out of range`);
   return q;
 }
 
 function address(a: string, network: Network): string {
-  if (!decodeAddress(a, network).ok) throw new Error(`devnet: ${a} is not a ${network} address`);
+  if (!decodeAddress(a, network).ok) throw new DevnetUsageError(`devnet: ${a} is not a ${network} address`);
   return a;
 }
 
@@ -41,28 +42,28 @@ export function planIssuance(ledger: CpLedger, p: IssueParams, network: Network)
   const longname = p.longname ?? null;
   if (longname !== null) {
     const check = parseSubassetLongname(longname);
-    if (!check.ok) throw new Error(`devnet: ${longname}: ${check.error}`);
+    if (!check.ok) throw new DevnetUsageError(`devnet: ${longname}: ${check.error}`);
     const owner = ledger.longnames.get(longname);
-    if (owner && asset !== undefined && owner !== asset) throw new Error(`devnet: ${longname} already names ${owner}`);
+    if (owner && asset !== undefined && owner !== asset) throw new DevnetUsageError(`devnet: ${longname} already names ${owner}`);
     if (owner) asset = owner;
     if (asset === undefined) {
       let add = 0;
       while (ledger.assets.has(regtestSubassetName(longname, add))) add++;
       asset = regtestSubassetName(longname, add);
     }
-    if (!isNumericAsset(asset)) throw new Error('devnet: a subasset is named by a numeric A… id');
+    if (!isNumericAsset(asset)) throw new DevnetUsageError('devnet: a subasset is named by a numeric A… id');
   }
   if (asset === undefined) {
     let add = 0;
     while (ledger.assets.has(regtestSubassetName(`devnet:${issuer}:${ledger.assets.size}`, add))) add++;
     asset = regtestSubassetName(`devnet:${issuer}:${ledger.assets.size}`, add);
   }
-  if (asset === XCP || asset === BTC || !isCanonicalAssetId(asset)) throw new Error(`devnet: ${asset} is not an issuable asset name`);
+  if (asset === XCP || asset === BTC || !isCanonicalAssetId(asset)) throw new DevnetUsageError(`devnet: ${asset} is not an issuable asset name`);
   const existing = ledger.assets.get(asset);
   if (existing) {
-    if (existing.issuer !== issuer) throw new Error(`devnet: ${asset} belongs to ${existing.issuer}`);
-    if (existing.locked && q > 0n) throw new Error(`devnet: ${asset} is locked`);
-    if (existing.divisible !== p.divisible) throw new Error(`devnet: ${asset} divisibility cannot change`);
+    if (existing.issuer !== issuer) throw new DevnetUsageError(`devnet: ${asset} belongs to ${existing.issuer}`);
+    if (existing.locked && q > 0n) throw new DevnetUsageError(`devnet: ${asset} is locked`);
+    if (existing.divisible !== p.divisible) throw new DevnetUsageError(`devnet: ${asset} divisibility cannot change`);
   }
   return {
     kind: 'issue', asset, longname: existing ? existing.asset_longname : longname, issuer, quantity: q.toString(),
@@ -73,6 +74,6 @@ export function planIssuance(ledger: CpLedger, p: IssueParams, network: Network)
 export function planCredit(ledger: CpLedger, p: { address: string; asset: string; quantity_raw: string }, network: Network): Extract<ControlOp, { kind: 'credit' }> {
   const to = address(p.address, network);
   const rec = ledger.resolveAsset(p.asset);
-  if (!rec) throw new Error(`devnet: unknown asset ${p.asset} (issue it first)`);
+  if (!rec) throw new DevnetUsageError(`devnet: unknown asset ${p.asset} (issue it first)`);
   return { kind: 'credit', address: to, asset: rec.asset, quantity: quantity(p.quantity_raw, false).toString() };
 }

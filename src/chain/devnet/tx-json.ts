@@ -3,7 +3,7 @@
  * `getrawtransaction … true`, `getblock … 2`): script asm, script types, addresses, amounts in
  * BTC as JSON numbers.
  */
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import { readScript } from '../../counterparty/script-reader.js';
 import { outputAddress } from '../../counterparty/tx-info.js';
 import type { Network } from '../../bitcoin/networks.js';
@@ -81,12 +81,5 @@ function compactSize(n: number): Uint8Array {
 
 /** The block as the network serialises it (`getblock … 0`). */
 export function blockBytes(header: Uint8Array, txs: readonly DecodedTx[]): Uint8Array {
-  const parts = [header, compactSize(txs.length), ...txs.map((t) => t.bytes)];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(header, compactSize(txs.length), ...txs.map((t) => t.bytes));
 }

@@ -8,6 +8,7 @@ import { Address, PositiveQuantityRaw, Sats, Txid, Vout } from '../../http/valid
 import { requireAddressRole } from '../../http/address-rules.js';
 import { ApiError } from '../../http/errors.js';
 import { TxRejected } from '../../chain/ports.js';
+import { DevnetUsageError } from '../../chain/devnet/usage-error.js';
 
 const tags = ['devnet'];
 
@@ -24,7 +25,7 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
       return await fn();
     } catch (e) {
       if (e instanceof TxRejected) throw new ApiError('invalid_request', `devnet refused: ${e.reason}`);
-      if (e instanceof Error && /unknown asset|insufficient|exists|invalid/i.test(e.message) && !(e instanceof ApiError)) throw new ApiError('invalid_request', e.message);
+      if (e instanceof DevnetUsageError) throw new ApiError('invalid_request', e.message);
       throw e;
     }
   };

@@ -1,15 +1,8 @@
 import type { Db } from '../../store/db.js';
+import type { CatalogTables } from './catalog-tables.js';
 
 /** A curated artist row (the catalogue's `artists` table). */
-export interface CuratedArtist {
-  id: string;
-  slug: string;
-  name: string;
-  bio: string | null;
-  website: string | null;
-  x_url: string | null;
-  version: number;
-}
+export type CuratedArtist = CatalogTables['artists'];
 
 /** One credit text of catalog_assets.artist with its distinct asset count. */
 export interface CreditCount {
