@@ -10,5 +10,7 @@ import type { SettlementTables } from '../settlement/tables.js';
 import type { IndexerTables } from '../indexer/tables.js';
 import type { DevnetTables } from '../chain/devnet/tables.js';
 import type { ListingTables } from '../modules/listings/tables.js';
+import type { CheckoutTables } from '../modules/checkout/tables.js';
+import type { FillTables } from '../modules/fills/tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables, CheckoutTables, FillTables {}

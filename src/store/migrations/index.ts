@@ -6,6 +6,7 @@ import * as m004 from './004_catalog.js';
 import * as m005 from './005_settlement.js';
 import * as m006 from './006_indexer.js';
 import * as m007 from './007_listings.js';
+import * as m008 from './008_checkout_fills.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_settlement': m005,
   '006_indexer': m006,
   '007_listings': m007,
+  '008_checkout_fills': m008,
 };
