@@ -74,7 +74,8 @@ export class PublicEventStore {
         // A fill a reorg returned to pending is unconfirmed whatever its columns still hold.
         sql<number | null>`case when f.state = 'confirmed' then f.confirmed_at end`.as('confirmed_at'),
       ])
-      .where('f.state', 'in', ['pending', 'confirmed']);
+      // Not `state in (pending, confirmed)`: that would lead the planner to the (state, …) index and a full sort.
+      .where('f.state', '!=', 'dropped');
     if (after) q = q.where(before(at, id, after));
     return q.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
   }

@@ -77,7 +77,9 @@ export class FillStore {
       let q = this.db
         .selectFrom('fills as f')
         .select([...COLUMNS])
-        .where('f.state', 'in', f.status ? [f.status] : ['pending', 'confirmed']);
+        // Without a status, `!= dropped` rather than `in (pending, confirmed)`, which would lead the
+        // planner to the (state, broadcast_at) index and a full sort instead of fills_broadcast.
+        .where('f.state', f.status ? '=' : '!=', f.status ?? 'dropped');
       if (f.asset) q = q.where('f.asset', '=', f.asset);
       if (f.collection) {
         const members = this.db.selectFrom('catalog_assets').select('asset').where('collection_slug', '=', f.collection);
