@@ -182,3 +182,20 @@ void test('a numeric (possibly sub-) asset needs its longname: with Counterparty
   assert.deepEqual([r.status, r.body.code, r.headers['cache-control']], [503, 'upstream_unavailable', 'no-store']);
   assert.equal((await get('/v1/events?kind=sales')).status, 200, 'sales carry their own longname');
 });
+
+void test('OpenAPI documents the feeds: paging, the owner rules (dedupe on event_id, overlap re-read, expiry) and the fills choices', async () => {
+  const doc = (await get('/v1/openapi.json')).body;
+  const pub = doc.paths['/v1/events'].get;
+  const own = doc.paths['/v1/address/{address}/events'].get;
+  const fills = doc.paths['/v1/fills'].get;
+  assert.match(pub.description, /cached up to 15 seconds/);
+  assert.match(pub.description, /same `event_id`/);
+  assert.match(own.description, /1\. Dedupe on `event_id`\. Re-read a short overlap of the head page/);
+  assert.match(own.description, /2\. Follow `next_cursor` only to catch up on older events/);
+  assert.match(own.description, /3\. `at` is when the market observed the event/);
+  assert.match(own.description, /403 forbidden/);
+  assert.ok(own.responses['401'] && own.responses['403']);
+  assert.match(fills.description, /unknown slug is 404 not_found/);
+  assert.match(fills.description, /`role` without `address` is 400/);
+  for (const p of [pub, own, fills]) assert.ok(p.responses['200']);
+});
