@@ -61,7 +61,8 @@ export class OwnerEventStore {
     ];
   }
 
-  private page_<Q extends SelectQueryBuilder<any, any, any>>(q: Q, at: Expression<number | null>, id: Expression<string>, limit: number, after: KeysetPosition | undefined): Branch {
+  /** The branch in feed order after the position, at most `limit` rows. */
+  private ordered<Q extends SelectQueryBuilder<any, any, any>>(q: Q, at: Expression<number | null>, id: Expression<string>, limit: number, after: KeysetPosition | undefined): Branch {
     const paged = after ? q.where(before(at, id, after)) : q;
     return paged.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
   }
@@ -87,7 +88,7 @@ export class OwnerEventStore {
       ])
       .where('o.address', '=', address)
       .where('o.kind', 'not in', [...DERIVED_KINDS]);
-    return this.page_(q, sql.ref('o.at'), sql.ref('o.event_id'), limit, after);
+    return this.ordered(q, sql.ref('o.at'), sql.ref('o.event_id'), limit, after);
   }
 
   private expiringNow(address: string, now: number, limit: number, after: KeysetPosition | undefined): Branch {
@@ -113,7 +114,7 @@ export class OwnerEventStore {
       .where('l.seller', '=', address)
       .where('l.state', 'in', ['pending', 'active'])
       .where('l.expires_at', '<=', now);
-    return this.page_(q, sql.ref('l.expires_at'), id, limit, after);
+    return this.ordered(q, sql.ref('l.expires_at'), id, limit, after);
   }
 
   /** Fills joined to the listing they sold (kind listing), for the listing id, unit and state. */
@@ -146,7 +147,7 @@ export class OwnerEventStore {
       .where('f.seller', '=', address)
       .where('f.kind', '=', 'listing')
       .where('f.state', 'in', ['pending', 'confirmed']);
-    return this.page_(q, sql.ref('f.broadcast_at'), eventIdSql('listing_filled', sql.ref('f.id')), limit, after);
+    return this.ordered(q, sql.ref('f.broadcast_at'), eventIdSql('listing_filled', sql.ref('f.id')), limit, after);
   }
 
   private confirmed(kind: 'sale_confirmed' | 'purchase_confirmed', address: string, limit: number, after: KeysetPosition | undefined): Branch {
@@ -155,6 +156,6 @@ export class OwnerEventStore {
       .where(party, '=', address)
       .where('f.state', '=', 'confirmed')
       .where('f.confirmed_at', 'is not', null);
-    return this.page_(q, sql.ref('f.confirmed_at'), eventIdSql(kind, sql.ref('f.id')), limit, after);
+    return this.ordered(q, sql.ref('f.confirmed_at'), eventIdSql(kind, sql.ref('f.id')), limit, after);
   }
 }

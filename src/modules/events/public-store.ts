@@ -72,7 +72,7 @@ export class PublicEventStore {
         'f.txid',
         'f.kind as fill_kind',
         // A fill a reorg returned to pending is unconfirmed whatever its columns still hold.
-        sql<number | null>`case when f.state = 'confirmed' then f.confirmed_at end`.as('confirmed_at'),
+        sql<number | null>`case when ${sql.ref('f.state')} = 'confirmed' then ${sql.ref('f.confirmed_at')} end`.as('confirmed_at'),
       ])
       // Not `state in (pending, confirmed)`: that would lead the planner to the (state, …) index and a full sort.
       .where('f.state', '!=', 'dropped');
