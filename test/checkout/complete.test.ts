@@ -9,6 +9,8 @@ import { listUnit, newSeller } from '../helpers/listing.js';
 import { complete, fillsOf, listingRow, newBuyer, quoteOk, readOp, signQuote, type Buyer } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { buildListingPsbt } from '../../src/modules/listings/templates.js';
+import { CheckoutCompletion } from '../../src/modules/checkout/complete.js';
+import { CheckoutStore } from '../../src/modules/checkout/store.js';
 
 let m: Market;
 before(async () => {
@@ -128,7 +130,16 @@ void test('a quote expires after 10 minutes: 410 expired, and reads expired', as
 
 void test('checkout_changed after a reprice or a delist: nothing is written or broadcast', async () => {
   const a = await quoted('reprice');
-  const half = signPsbt(buildListingPsbt({ txid: a.l.utxo_txid, vout: a.l.utxo_vout, utxoValueSats: 330, sellerScript: a.seller.w.script, priceSats: 25_000 }), a.seller.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  // The seller reprices with a finalized half (a wallet may return finalized witnesses).
+  const half = editPsbt(
+    signPsbt(buildListingPsbt({ txid: a.l.utxo_txid, vout: a.l.utxo_vout, utxoValueSats: 330, sellerScript: a.seller.w.script, priceSats: 25_000 }), a.seller.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    (tx) => {
+      // scure's finalizer refuses a half whose output exceeds its input; write the witness by hand.
+      const [pub, sig] = tx.getInput(0).partialSig![0]!;
+      tx.updateInput(0, { finalScriptWitness: [sig, pub], partialSig: undefined }, true);
+    },
+  );
+  assert.equal(Transaction.fromPSBT(hex.decode(half), READ_TX_OPTS).getInput(0).partialSig, undefined);
   assert.equal((await m.call('POST', `/v1/listings/${a.l.id}/reprice`, a.seller.token, { psbt_hex: half })).status, 200);
   const r1 = await complete(m, a.buyer, a.q.id, signQuote(a.q, a.buyer.w));
   assert.deepEqual([r1.status, r1.body.code, r1.body.listing_id], [409, 'checkout_changed', a.l.id]);
@@ -140,6 +151,10 @@ void test('checkout_changed after a reprice or a delist: nothing is written or b
   const again = await quoteOk(m, a.buyer, { lines: [{ listing_id: a.l.id }] });
   assert.equal(again.totals.price_sats, 25_000);
   assert.equal((await complete(m, a.buyer, again.id, signQuote(again, a.buyer.w))).status, 200);
+  await m.mine();
+  await m.sync();
+  assert.equal((await listingRow(m, a.l.id)).state, 'sold', "the stored finalized half merged into a valid transaction");
+  assert.equal((await m.ctx.chain.bitcoin.getTxOut(again.expected_txid, 1, true))?.value_sats, 25_000);
 
   const b = await quoted('delist');
   assert.equal((await m.call('POST', `/v1/listings/${b.l.id}/delist`, b.seller.token)).status, 200);
@@ -205,4 +220,19 @@ void test('two buyers complete quotes for the same listing at once: exactly one 
   const same = await Promise.all([complete(m, b3, q3.id, signed), complete(m, b3, q3.id, signed), complete(m, b3, q3.id, signed)]);
   assert.deepEqual(same.map((r) => r.status), [200, 200, 200], JSON.stringify(same.map((r) => r.body)));
   assert.equal((await settlementsFor(q3.id)).length, 1);
+
+  // The interleaving that timing rarely hits: a repeat that read the quote while it was still
+  // `quoted`, and reaches the listings after the winner reserved them, is still a repeat.
+  const s4 = await newSeller(m, 'p2wpkh', 'race-stale');
+  const l4 = await listUnit(m, s4, 20_000);
+  const b4 = await newBuyer(m, 'p2wpkh', 'race-4');
+  const q4 = await quoteOk(m, b4, { lines: [{ listing_id: l4.id }] });
+  const store = new CheckoutStore(m.ctx.store.db);
+  const stale = (await store.quote(q4.id))!;
+  const signed4 = signQuote(q4, b4.w);
+  assert.equal((await complete(m, b4, q4.id, signed4)).status, 200);
+  const late = await new CheckoutCompletion(m.ctx, store).complete(stale, signed4);
+  assert.deepEqual([late.status, late.txid], ['broadcast', q4.expected_txid]);
+  await assert.rejects(new CheckoutCompletion(m.ctx, store).complete(stale, editPsbt(signed4, (tx) => tx.finalizeIdx(0))), (e: any) => e.code === 'state_changed');
+  assert.equal((await settlementsFor(q4.id)).length, 1);
 });

@@ -154,3 +154,13 @@ void test('insufficient_funds counts asset-free BTC only: a big UTXO carrying an
   assert.ok(!inputsOf(q.psbt_hex).includes(`${big}:0`));
   assert.equal(q.inputs_to_sign.length, 2, 'two small coins rather than the asset UTXO');
 });
+
+void test('the OpenAPI document describes the checkout routes and their design choices', async () => {
+  const r = await m.call('GET', '/v1/openapi.json', null);
+  assert.equal(r.status, 200);
+  const paths = r.body.paths as Record<string, any>;
+  assert.match(paths['/v1/checkout/quotes'].post.description, /self_trade/);
+  assert.match(paths['/v1/checkout/quotes'].post.description, /10 minutes/);
+  assert.match(paths['/v1/checkout/quotes/{id}/complete'].post.description, /checkout_changed/);
+  assert.match(paths['/v1/checkout/quotes/{id}'].get.description, /broadcasting/);
+});

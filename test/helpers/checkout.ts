@@ -31,8 +31,8 @@ export async function quoteOk(m: Market, b: Buyer, body: Record<string, unknown>
 }
 
 /** The quote PSBT with every buyer input signed by `w` (default the buyer) with `sighash` (default ALL). */
-export function signQuote(q: { psbt_hex: string; inputs_to_sign: number[] }, w: TestWallet, sighash: number = SigHash.ALL): string {
-  return signPsbt(q.psbt_hex, w, q.inputs_to_sign, sighash);
+export function signQuote(q: Record<string, any>, w: TestWallet, sighash: number = SigHash.ALL): string {
+  return signPsbt(q.psbt_hex as string, w, q.inputs_to_sign as number[], sighash);
 }
 
 export const complete = (m: Market, b: Buyer, id: string, psbtHex: string): Promise<Reply> =>

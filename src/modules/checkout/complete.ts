@@ -67,18 +67,17 @@ export class CheckoutCompletion {
     const lines = quoteLines(q);
     const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
 
-    const now = this.now();
-    const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
-    const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
-    const signed = withSellers(
-      merged,
-      current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),
-      q.expected_txid,
-      network,
-    );
-
     let settlementId: string;
     try {
+      const now = this.now();
+      const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
+      const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
+      const signed = withSellers(
+        merged,
+        current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),
+        q.expected_txid,
+        network,
+      );
       settlementId = await this.commit(q, lines, signed, digest, now);
     } catch (e) {
       // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.
