@@ -95,7 +95,11 @@ void test('a cart from two sellers (P2TR and P2WPKH) paid by a P2TR buyer: one d
   const c = await listUnit(m, wpkh, 16_000);
   const buyer = await newBuyer(m, 'p2tr', 'cart', [40_000, 30_000]);
 
-  const q = await quoteOk(m, buyer, { lines: [{ listing_id: a.id }, { listing_id: b.id }, { listing_id: c.id }] });
+  const wrongKey = await m.call('POST', '/v1/checkout/quotes', buyer.token, { lines: [{ listing_id: a.id }], buyer_tap_internal_key: hex.encode(tr.w.xOnly) });
+  assert.deepEqual([wrongKey.status, wrongKey.body.code, wrongKey.body.field], [400, 'invalid_request', 'body.buyer_tap_internal_key']);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: a.id }, { listing_id: b.id }, { listing_id: c.id }], buyer_tap_internal_key: hex.encode(buyer.w.xOnly) });
+  const tx = psbtOf(q.psbt_hex);
+  assert.deepEqual([0, 4].map((i) => hex.encode(tx.getInput(i).tapInternalKey!)), [hex.encode(buyer.w.xOnly), hex.encode(buyer.w.xOnly)]);
   assert.equal(q.fee_rate, 3, "default: the devnet's half-hour estimate");
   assert.deepEqual(q.lines.map((x: any) => x.listing_id), [a.id, b.id, c.id]);
   assert.deepEqual(q.inputs_to_sign, [0, 4], 'two buyer coins: input 0 and one after the three pairs');

@@ -47,6 +47,8 @@ export interface CheckoutShape {
   /** P2WPKH or P2TR: how a buyer input is spent (taproot counted with an explicit hash type). */
   buyerSpend: InputSpend;
   buyerDust: number;
+  /** A P2TR buyer's BIP-86 internal key, when given: copied onto every buyer input for the wallet. */
+  buyerTapKey?: Uint8Array | null;
   pairs: SellerPair[];
   delivery: { mode: DeliveryMode; address: string; script: Uint8Array };
   platformFee: { script: Uint8Array; sats: number };
@@ -127,6 +129,7 @@ export function buildCheckoutPsbt(s: CheckoutShape, plan: CheckoutPlan): { psbt_
     index: c.vout,
     sequence: BUYER_SEQUENCE,
     witnessUtxo: { script: s.buyerScript, amount: BigInt(c.value_sats) },
+    ...(s.buyerTapKey ? { tapInternalKey: s.buyerTapKey } : {}),
   });
   tx.addInput(buyerInput(first));
   for (const p of s.pairs) {

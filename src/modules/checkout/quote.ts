@@ -10,7 +10,7 @@ import { nowSeconds } from '../../clock.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { defaultFeeRate } from '../listings/attach-compose.js';
-import { platformFee } from '../listings/rules.js';
+import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
 import { resolveCart } from './cart.js';
 import { buildCheckoutPsbt, planCheckout, type CheckoutShape, type SellerPair } from './compose.js';
 import { marketFeeScript } from './fee-address.js';
@@ -25,6 +25,7 @@ export interface QuoteInput {
   delivery_mode?: DeliveryMode;
   delivery_address?: string;
   fee_rate?: number;
+  buyer_tap_internal_key?: string;
 }
 
 /** The request's own rules, before anything is read: sizes, duplicates, address roles, the buyer. */
@@ -53,7 +54,8 @@ function checkRequest(ctx: Context, me: string, body: QuoteInput) {
   }
   const b = decodeAddress(buyer, network);
   if (!b.ok) throw new Error('checked above');
-  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, mode, delivery: { mode, address: delivery, script: d.script } };
+  const tapKey = tapInternalKeyFor(buyer, body.buyer_tap_internal_key, network, 'body.buyer_tap_internal_key');
+  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, tapKey, mode, delivery: { mode, address: delivery, script: d.script } };
 }
 
 export async function createQuote(ctx: Context, store: CheckoutStore, me: string, body: QuoteInput): Promise<{ row: QuoteRow; skippedOwn: string[] }> {
@@ -96,6 +98,7 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
     buyerScript: req.buyerScript,
     buyerSpend: req.buyerFamily === 'p2tr' ? 'p2tr-key-explicit' : 'p2wpkh',
     buyerDust: DUST_LIMITS[req.buyerFamily],
+    buyerTapKey: req.tapKey,
     pairs: halves.map((h): SellerPair => h.pair),
     delivery: req.delivery,
     platformFee: { script: feeScript, sats: lines.reduce((t, l) => t + l.platform_fee_sats, 0) },

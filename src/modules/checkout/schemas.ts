@@ -1,6 +1,7 @@
 /** Wire schemas of the checkout, written once for validation, types and the OpenAPI. */
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+import { TapKey } from '../listings/schemas.js';
 import { MAX_LINES, MAX_UNITS } from './rules.js';
 
 const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });
@@ -23,6 +24,10 @@ export const QuoteBody = Type.Object(
     delivery_mode: Type.Optional(Type.Union([Type.Literal('detached'), Type.Literal('attached')], { description: 'default detached' })),
     delivery_address: Type.Optional({ ...Address, description: 'who receives the units; default buyer_address' }),
     fee_rate: Type.Optional({ ...FeeRate, description: "network fee rate in sat/vB, 0.1 to 500; default the chain's half-hour estimate" }),
+    buyer_tap_internal_key: Type.Optional({
+      ...TapKey,
+      description: "a P2TR buyer's x-only BIP-86 internal key (64 hex); when given, every buyer input carries it as tapInternalKey for wallets that need it to sign. It must tweak to buyer_address (400 otherwise)",
+    }),
   },
   { additionalProperties: false },
 );
