@@ -14,7 +14,11 @@ export interface CheckoutTables {
     delivery_address: string;
     delivery_mode: 'detached' | 'attached';
     fee_rate: number;
-    /** JSON array of {listing_id, version, price_sats, utxo_outpoint} in PSBT pair order (input/output k = index + 1). */
+    /**
+     * JSON array of the quoted lines in PSBT pair order (input/output k = index + 1): {listing_id,
+     * version, price_sats, platform_fee_sats, utxo_outpoint, utxo_value_sats, asset,
+     * asset_longname, quantity_raw, seller}. `version` is the listing version the quote saw.
+     */
     lines: string;
     /** The unsigned checkout PSBT (hex); the completion is compared against it. */
     psbt: string;
@@ -29,6 +33,9 @@ export interface CheckoutTables {
     status: CheckoutStatus;
     /** The journaled settlement once completed (null before). */
     settlement_id: string | null;
+    /** sha256 (hex) of the signed PSBT bytes that completed the quote: the same bytes again are a repeat. */
+    signed_sha256: string | null;
+    completed_at: number | null;
     expires_at: number;
     created_at: number;
     updated_at: number;

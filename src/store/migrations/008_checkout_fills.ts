@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('network_fee_sats', 'bigint', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('settlement_id', 'text')
+    .addColumn('signed_sha256', 'text')
+    .addColumn('completed_at', 'bigint')
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())

@@ -1,0 +1,171 @@
+/**
+ * POST /v1/checkout/quotes/{id}/complete: verify the buyer's signed PSBT, then in ONE database
+ * transaction claim every listing (a guarded `active → reserved` on the quoted version), journal
+ * the signed bytes with claims on every input, and write one pending fill per listing; only after
+ * the commit is the transaction broadcast. The first valid signature wins: a listing reserved,
+ * repriced, delisted or claimed by any other settlement meanwhile is 409 checkout_changed and
+ * nothing is written or broadcast.
+ *
+ * The same signed bytes again answer the operation as it stands (re-relaying a settlement still
+ * journaled); other bytes for a completed quote are 409 state_changed.
+ */
+import crypto from 'node:crypto';
+import type { Context } from '../../context.js';
+import { ApiError } from '../../http/errors.js';
+import { nowSeconds } from '../../clock.js';
+import { psbtBytes } from '../../bitcoin/psbt.js';
+import { ClaimLost, type SettlementRow } from '../../settlement/journal.js';
+import type { RelayOutcome } from '../../settlement/relay.js';
+import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { mempoolPolicyOf } from '../../chain/errors.js';
+import { listingState } from '../listings/draft-view.js';
+import type { ListingRow } from '../listings/store.js';
+import { buyerSigned, withSellers } from './signed.js';
+import { sellerSignature } from './seller-half.js';
+import { fillId, quoteLines, type CheckoutStore, type FillRow, type QuoteLine, type QuoteRow } from './store.js';
+import { operationView, type OperationView } from './view.js';
+
+const changed = (l: QuoteLine, why: string) =>
+  new ApiError('checkout_changed', `listing ${l.listing_id} ${why} since the quote; request a new quote and sign again`, { listing_id: l.listing_id });
+
+/** Still the listing the quote saw: active, same version, not expired, with its seller half. */
+function checkUnchanged(line: QuoteLine, l: ListingRow | undefined, now: number): ListingRow {
+  if (!l) throw changed(line, 'is gone');
+  if (l.version !== line.version) throw changed(line, 'was repriced');
+  const s = listingState(l, now);
+  if (s.state !== 'active' || !l.signed_psbt) throw changed(line, `is ${s.state === 'active' ? 'no longer signed' : s.state}`);
+  return l;
+}
+
+/** The journal's verdict on a settlement, as a relay outcome (a released one keeps its policy). */
+function storedOutcome(s: SettlementRow): Exclude<RelayOutcome, { status: 'relayed' }> | null {
+  if (s.state === 'rejected') return { status: 'rejected', reason: s.mempool_reason ?? 'rejected', policy: mempoolPolicyOf(s.mempool_reason ?? '') };
+  if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
+  return null;
+}
+
+export class CheckoutCompletion {
+  constructor(
+    private readonly ctx: Context,
+    private readonly store: CheckoutStore,
+  ) {}
+
+  private now = () => nowSeconds(this.ctx.clock);
+
+  async view(q: QuoteRow, extra: { skippedOwn?: string[] } = {}): Promise<OperationView> {
+    const s = q.settlement_id ? await this.ctx.journal.byId(q.settlement_id) : undefined;
+    const tip = q.settlement_id ? await this.ctx.indexer.cursor() : undefined;
+    return operationView(q, s, this.now(), tip?.height ?? null, extra);
+  }
+
+  async complete(q: QuoteRow, psbtHex: string): Promise<OperationView> {
+    const digest = crypto.createHash('sha256').update(psbtBytes(psbtHex)).digest('hex');
+    if (q.status === 'completed') return this.repeat(q, digest);
+    if (q.expires_at <= this.now()) throw new ApiError('expired', 'the quote expired; request a new quote and sign again');
+
+    const network = this.ctx.config.NETWORK;
+    const lines = quoteLines(q);
+    const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
+
+    let settlementId: string;
+    try {
+      const now = this.now();
+      const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
+      const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
+      const signed = withSellers(
+        merged,
+        current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),
+        q.expected_txid,
+        network,
+      );
+      settlementId = await this.commit(q, lines, signed, digest, now);
+    } catch (e) {
+      // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.
+      if (!(e instanceof ApiError) || e.code !== 'checkout_changed') throw e;
+      const again = await this.store.quote(q.id);
+      if (again?.status === 'completed') return this.repeat(again, digest);
+      throw e;
+    }
+    const outcome = await this.ctx.journal.relay(settlementId);
+    if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, settlementId);
+    return this.view((await this.store.quote(q.id))!);
+  }
+
+  private async commit(q: QuoteRow, lines: QuoteLine[], signed: { txid: string; hex: string }, digest: string, now: number): Promise<string> {
+    return this.store.db.transaction().execute(async (tx) => {
+      const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
+      // Claimed in id order, so two carts sharing listings lock them in the same order.
+      for (const line of [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id))) {
+        checkUnchanged(line, rows.get(line.listing_id), now);
+        const res = await tx
+          .updateTable('listings')
+          .set({ state: 'reserved', updated_at: now })
+          .where('id', '=', line.listing_id)
+          .where('state', '=', 'active')
+          .where('version', '=', line.version)
+          .where('expires_at', '>', now)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) throw changed(line, 'was claimed or changed');
+      }
+      const claims = [...(JSON.parse(q.funding) as string[]), ...lines.map((l) => l.utxo_outpoint)];
+      let s: SettlementRow;
+      try {
+        s = await this.ctx.journal.journal(tx, { kind: 'checkout', ref_id: q.id, txs: [signed], claims });
+      } catch (e) {
+        if (e instanceof ClaimLost) {
+          throw new ApiError('checkout_changed', `outpoint ${e.outpoint} is already claimed by another settlement; request a new quote`, { outpoint: e.outpoint });
+        }
+        throw e;
+      }
+      const fills: FillRow[] = lines.map((l) => ({
+        id: fillId(signed.txid, l.listing_id),
+        settlement_id: s.id,
+        txid: signed.txid,
+        kind: 'listing',
+        ref_id: l.listing_id,
+        asset: l.asset,
+        asset_longname: l.asset_longname,
+        quantity_raw: l.quantity_raw,
+        seller: l.seller,
+        buyer: q.delivery_address,
+        payer: q.buyer_address,
+        price_sats: l.price_sats,
+        platform_fee_sats: l.platform_fee_sats,
+        delivery_mode: q.delivery_mode,
+        state: 'pending',
+        broadcast_at: now,
+        confirmed_at: null,
+        block_index: null,
+        created_at: now,
+        updated_at: now,
+      }));
+      await tx.insertInto('fills').values(fills).execute();
+      const done = await tx
+        .updateTable('checkout_quotes')
+        .set({ status: 'completed', settlement_id: s.id, signed_sha256: digest, completed_at: now, updated_at: now })
+        .where('id', '=', q.id)
+        .where('status', '=', 'quoted')
+        .executeTakeFirst();
+      if (Number(done.numUpdatedRows) !== 1) throw new ApiError('checkout_changed', 'the quote was completed meanwhile');
+      return s.id;
+    });
+  }
+
+  /** A completed quote submitted again: the same bytes answer the operation; others are refused. */
+  private async repeat(q: QuoteRow, digest: string): Promise<OperationView> {
+    if (q.signed_sha256 !== digest) {
+      throw new ApiError('state_changed', 'this quote was already completed with other signed bytes; read its status (GET /v1/checkout/quotes/{id})', {
+        status: 'completed',
+      });
+    }
+    const s = await this.ctx.journal.byId(q.settlement_id!);
+    if (!s) throw new Error(`checkout: quote ${q.id} names a missing settlement`);
+    const dead = storedOutcome(s);
+    if (dead) throw relayOutcomeError(dead, s.id);
+    if (s.state === 'journaled') {
+      const outcome = await this.ctx.journal.relay(s.id);
+      if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, s.id);
+    }
+    return this.view(q);
+  }
+}

@@ -1,0 +1,102 @@
+/** Wire schemas of the checkout, written once for validation, types and the OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+import { TapKey } from '../listings/schemas.js';
+import { MAX_LINES, MAX_UNITS } from './rules.js';
+
+const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });
+const AssetLine = Type.Object(
+  {
+    asset: AssetId,
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_UNITS, description: `how many units (listings) of the asset, the cheapest fillable first; 1 to ${MAX_UNITS}` }),
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteBody = Type.Object(
+  {
+    lines: Type.Array(Type.Union([ListingLine, AssetLine]), {
+      minItems: 1,
+      maxItems: MAX_LINES,
+      description: `1 to ${MAX_LINES} lines, at most ${MAX_UNITS} units in all, no listing named twice: \`{listing_id}\` or \`{asset, quantity}\``,
+    }),
+    buyer_address: Type.Optional({ ...Address, description: 'the signing address that pays (P2WPKH or P2TR); default and only allowed value: the session address' }),
+    delivery_mode: Type.Optional(Type.Union([Type.Literal('detached'), Type.Literal('attached')], { description: 'default detached' })),
+    delivery_address: Type.Optional({ ...Address, description: 'who receives the units; default buyer_address' }),
+    fee_rate: Type.Optional({ ...FeeRate, description: "network fee rate in sat/vB, 0.1 to 500; default the chain's half-hour estimate" }),
+    buyer_tap_internal_key: Type.Optional({
+      ...TapKey,
+      description: "a P2TR buyer's x-only BIP-86 internal key (64 hex); when given, every buyer input carries it as tapInternalKey for wallets that need it to sign. It must tweak to buyer_address (400 otherwise)",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const CompleteBody = Type.Object(
+  { psbt_hex: { ...PsbtHex, description: 'the quote PSBT with the buyer inputs (inputs_to_sign) signed ALL (P2TR DEFAULT accepted); partial or finalized' } },
+  { additionalProperties: false },
+);
+
+export const QuoteParams = Type.Object({ id: { ...Id, description: 'quote id (cq_…)' } }, { additionalProperties: false });
+
+const Line = Type.Object(
+  {
+    listing_id: Type.String(),
+    asset: Type.String(),
+    asset_longname: Nullable(Type.String()),
+    quantity_raw: Type.String(),
+    seller: Type.String(),
+    price_sats: Sats({ minimum: 1 }),
+    platform_fee_sats: Sats({ description: 'this unit\'s share of the platform fee' }),
+    utxo_txid: Txid,
+    utxo_vout: Vout,
+  },
+  { additionalProperties: false },
+);
+
+export const Operation = Type.Object(
+  {
+    id: Type.String({ description: 'quote id (cq_…)' }),
+    status: Type.Union(['quoted', 'expired', 'broadcasting', 'broadcast', 'confirmed', 'failed'].map((s) => Type.Literal(s)), {
+      description:
+        'quoted (sign and complete before expires_at) | expired (read time; quote again) | broadcasting (journaled, the network has not accepted it yet; recovery keeps relaying; do not re-sign) | broadcast (in the mempool) | confirmed (seen in a block; a reorg returns it to broadcast) | failed (refused by the node or an input was spent elsewhere; every claim was released; quote again)',
+    }),
+    psbt_hex: Nullable(Type.String({ description: 'the unsigned checkout PSBT; only while status is quoted' })),
+    inputs_to_sign: Type.Array(Type.Integer({ minimum: 0 }), { description: 'the buyer input indexes to sign (input 0 first)' }),
+    sighash: Type.Literal('ALL'),
+    expected_txid: Txid,
+    txid: Nullable({ ...Txid, description: 'the settlement txid once completed (equals expected_txid)' }),
+    lines: Type.Array(Line, { description: 'in PSBT pair order: line k is input/output k + 1' }),
+    totals: Type.Object(
+      {
+        price_sats: Sats(),
+        platform_fee_sats: Sats(),
+        network_fee_sats: Sats(),
+        delivery_sats: Sats({ description: '330 for attached delivery, else 0' }),
+        total_sats: Sats({ description: 'what the buyer pays: price + platform fee + network fee + delivery' }),
+        asset_utxo_sats: Sats({
+          description: "the listed asset UTXOs' own sats: the sellers sign them away with their units and they return to the buyer in the change, so the buyer's wallet balance drops by total_sats − asset_utxo_sats",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    fee_rate: Type.Number(),
+    delivery: Type.Object(
+      { mode: Type.Union([Type.Literal('detached'), Type.Literal('attached')]), address: Type.String() },
+      { additionalProperties: false },
+    ),
+    buyer_address: Type.String(),
+    expires_at: UnixSeconds,
+    reserves_inventory: Type.Literal(false),
+    created_at: UnixSeconds,
+    completed_at: Nullable(UnixSeconds),
+    claims_released: Type.Boolean({ description: 'true once a failed settlement released every claim (status failed)' }),
+    mempool_reason: Nullable(Type.String({ description: "on failed: the node's reject reason" })),
+    failure_code: Nullable(Type.String({ description: 'on failed: mempool_rejected, conflict_spend or invalid_transaction' })),
+    mempool_policy: Nullable(Type.String({ description: 'on failed with mempool_rejected: fee_floor, chain_too_long, truc, dust or nonstandard' })),
+    confirmations: Nullable(Type.Integer({ minimum: 1, description: "on confirmed: confirmations by the market's indexed tip" })),
+    block_index: Nullable(Type.Integer({ minimum: 0, description: 'on confirmed: the height of the confirming block' })),
+    skipped_own_listings: Type.Optional(Type.Array(Type.String(), { description: 'quote reply only: {listing_id} lines skipped because the caller sells them' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,59 @@
+/**
+ * Reading a listing's stored seller half (the private SINGLE|ANYONECANPAY PSBT): the pair a
+ * checkout copies, and the signature merged in at completion. The half never leaves the
+ * market: a quote carries the seller inputs' prevouts (which a BIP-341 buyer signature commits
+ * to) but not the sellers' signatures.
+ */
+import { hex } from '@scure/base';
+import type { Transaction } from '@scure/btc-signer';
+import { parsePsbt } from '../../bitcoin/psbt.js';
+import { ApiError } from '../../http/errors.js';
+import type { ListingRow } from '../listings/store.js';
+import { outpointKey } from '../listings/rules.js';
+import type { SellerPair } from './compose.js';
+
+const isTaproot = (s: Uint8Array) => s.length === 34 && s[0] === 0x51 && s[1] === 0x20;
+
+function half(l: ListingRow): Transaction {
+  const p = l.signed_psbt ? parsePsbt(l.signed_psbt) : undefined;
+  if (!p?.ok || p.tx.inputsLength !== 1 || p.tx.outputsLength !== 1) {
+    throw new ApiError('state_changed', `listing ${l.id} has no usable seller half`, { listing_id: l.id });
+  }
+  return p.tx;
+}
+
+/** The listing's pair with the version and locktime its signature commits to. */
+export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; lockTime: number } {
+  const tx = half(l);
+  const input = tx.getInput(0);
+  const output = tx.getOutput(0);
+  const txid = input.txid ? hex.encode(input.txid) : '';
+  const prevout = input.witnessUtxo;
+  if (outpointKey(txid, input.index ?? -1) !== l.utxo_outpoint || !prevout || !output.script || output.amount !== BigInt(l.price_sats)) {
+    // The stored half always matches its row (both are written in one statement); refuse rather than guess.
+    throw new ApiError('state_changed', `listing ${l.id} changed; quote again`, { listing_id: l.id });
+  }
+  return {
+    version: tx.version,
+    lockTime: tx.lockTime,
+    pair: {
+      txid,
+      index: input.index!,
+      sequence: input.sequence ?? 0xffffffff,
+      prevout: { script: prevout.script, amount: prevout.amount },
+      ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
+      output: { script: output.script, amount: output.amount },
+      spend: isTaproot(prevout.script) ? 'p2tr-key-explicit' : 'p2wpkh',
+    },
+  };
+}
+
+/** The seller's signature fields, to copy onto the checkout's input k. */
+export function sellerSignature(l: ListingRow) {
+  const input = half(l).getInput(0);
+  return {
+    ...(input.partialSig ? { partialSig: input.partialSig } : {}),
+    ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),
+    ...(input.finalScriptWitness ? { finalScriptWitness: input.finalScriptWitness } : {}),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * What the buyer sends back, checked before anything is written:
+ *
+ * - a PSBT that does not parse: 422 invalid_transaction (as for every signed PSBT of the market);
+ * - its unsigned transaction must be the quote's (version, locktime, every outpoint and sequence,
+ *   every output) and every input's prevout the quote's: any changed, added, missing or swapped
+ *   input or output is 422 template_mismatch;
+ * - every buyer input must carry a valid signature by the buyer address, ALL (a 64-byte P2TR
+ *   DEFAULT signature counts as ALL): a wrong key or another sighash is 422 signature_invalid,
+ *   as for the seller's own signed PSBTs.
+ *
+ * Only the buyer's signatures are taken from the submitted PSBT; everything else comes from the
+ * stored quote, and the sellers' signatures from their stored halves.
+ */
+import { equalBytes } from '@noble/curves/utils.js';
+import type { Transaction } from '@scure/btc-signer';
+import { ApiError } from '../../http/errors.js';
+import type { Network } from '../../bitcoin/networks.js';
+import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
+import { compareToTemplate, extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+
+const FIELD = 'body.psbt_hex';
+
+function parsed(psbtHex: string): Transaction {
+  const p = parsePsbt(psbtHex);
+  if (!p.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${p.error}`, { field: FIELD });
+  return p.tx;
+}
+
+/** The quote's PSBT with the buyer's verified signatures on its inputs. */
+export function buyerSigned(psbtHex: string, template: string, inputsToSign: number[], buyer: string, network: Network): Transaction {
+  const signed = parsed(psbtHex);
+  const c = compareToTemplate(signed, template);
+  if (!c.ok) throw new ApiError('template_mismatch', `${FIELD}: ${c.error}`, { field: FIELD });
+  const merged = parsed(template);
+  const mine = psbtPrevouts(signed).prevouts;
+  const theirs = psbtPrevouts(merged).prevouts;
+  theirs.forEach((t, i) => {
+    const p = mine[i];
+    if (!t || !p || p.amount !== t.amount || !equalBytes(p.script, t.script)) {
+      throw new ApiError('template_mismatch', `${FIELD}: input ${i} prevout differs from the quote`, { field: FIELD });
+    }
+  });
+  for (const i of inputsToSign) {
+    const input = signed.getInput(i);
+    merged.updateInput(
+      i,
+      {
+        ...(input.partialSig ? { partialSig: input.partialSig } : {}),
+        ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),
+        ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
+        ...(input.finalScriptWitness ? { finalScriptWitness: input.finalScriptWitness } : {}),
+      },
+      true,
+    );
+  }
+  const v = verifyPsbt(merged, inputsToSign.map((index) => ({ index, sighash: 'DEFAULT_OR_ALL' as const, signer: { address: buyer, network } })));
+  if (!v.ok) throw new ApiError('signature_invalid', `${FIELD}: ${v.error}`, { field: FIELD }, { status: 422 });
+  return merged;
+}
+
+/**
+ * Adds the sellers' stored signatures (input k = line k − 1), checks them against this very
+ * transaction, and extracts the network transaction. A stored half that does not verify here
+ * means the listing is not what was quoted: 409 checkout_changed.
+ */
+export function withSellers(
+  merged: Transaction,
+  sellers: { index: number; seller: string; listing_id: string; sig: Record<string, unknown> }[],
+  expectedTxid: string,
+  network: Network,
+): { txid: string; hex: string } {
+  for (const s of sellers) merged.updateInput(s.index, s.sig, true);
+  for (const s of sellers) {
+    const v = verifyPsbt(merged, [{ index: s.index, sighash: 'SINGLE|ANYONECANPAY', signer: { address: s.seller, network } }]);
+    if (!v.ok) throw new ApiError('checkout_changed', `listing ${s.listing_id} can no longer settle as quoted; quote again`, { listing_id: s.listing_id });
+  }
+  const final = extractFinalTransaction(merged);
+  if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
+  if (final.txid !== expectedTxid) throw new ApiError('template_mismatch', `${FIELD}: txid ${final.txid}, quoted ${expectedTxid}`, { field: FIELD });
+  return { txid: final.txid, hex: final.hex };
+}

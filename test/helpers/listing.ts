@@ -1,0 +1,59 @@
+/**
+ * Live listings through the real seller flow, for the buyer-side tests: a unit attached on the
+ * devnet (mined), a reuse preflight, and the seller's SINGLE|ANYONECANPAY half signed with the
+ * seller's real key. The listing is `active` at once.
+ *
+ *   const s = await newSeller(m, 'p2tr', 'alice', 3);
+ *   const l = await listUnit(m, s, 20_000);
+ */
+import assert from 'node:assert/strict';
+import { SigHash } from '@scure/btc-signer';
+import { signPsbt, type Market } from './market.js';
+import { makeWallet, type TestWallet, type WalletFamily } from './wallets.js';
+
+export interface Seller {
+  w: TestWallet;
+  token: string;
+  /** The asset this seller was issued (numeric id). */
+  asset: string;
+}
+
+export interface LiveListing {
+  id: string;
+  asset: string;
+  seller: string;
+  price_sats: number;
+  utxo_txid: string;
+  utxo_vout: number;
+  expires_at: number;
+}
+
+let n = 0;
+
+/** A funded, signed-in seller (P2WPKH or P2TR) issued `units` of a fresh asset (or credited `asset`). */
+export async function newSeller(m: Market, family: 'p2wpkh' | 'p2tr', label: string, units = 1, asset?: string): Promise<Seller> {
+  const w = makeWallet(family as WalletFamily, `listing-helper:${label}:${++n}`);
+  await m.fund(w, 50_000);
+  let a = asset;
+  if (a) await m.credit(w, a, String(units));
+  else a = await m.issue(w, String(units));
+  return { w, asset: a, token: await m.signIn(w) };
+}
+
+/** One unit of the seller's asset, attached (mined) and listed at `price`; expires in `ttl` seconds. */
+export async function listUnit(m: Market, s: Seller, price: number, opts: { ttl?: number; asset?: string } = {}): Promise<LiveListing> {
+  const asset = opts.asset ?? s.asset;
+  const at = await m.attachDirect(s.w, asset, '1');
+  const pf = await m.call('POST', '/v1/listing-preflights', s.token, {
+    seller: s.w.address, asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: price, idempotency_key: `lh-${++n}`,
+  });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const now = Math.floor(m.clock.now() / 1000);
+  const l = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, {
+    psbt_hex: signPsbt(pf.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now + (opts.ttl ?? 86_400),
+  });
+  assert.equal(l.status, 200, JSON.stringify(l.body));
+  assert.equal(l.body.result.state, 'active');
+  return l.body.result as LiveListing;
+}
