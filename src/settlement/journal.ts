@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { hex } from '@scure/base';
+import { RawTx } from '@scure/btc-signer/script.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
 import { isUniqueViolation } from '../store/db.js';
@@ -17,6 +19,19 @@ export interface SettlementHandlers {
   onRelayed?(tx: Tx, s: SettlementRow): Promise<void>;
   onConfirmed?(tx: Tx, s: SettlementRow, block: { height: number; hash: string; seenAt: number }): Promise<void>;
   onUnconfirmed?(tx: Tx, s: SettlementRow): Promise<void>;
+}
+
+/** The outpoints a settlement's transactions spend from outside the settlement itself (`txid:vout`). */
+export function spentOutpoints(txs: SignedTx[]): string[] {
+  const own = new Set(txs.map((t) => t.txid));
+  const out = new Set<string>();
+  for (const t of txs) {
+    for (const i of RawTx.decode(hex.decode(t.hex)).inputs) {
+      const txid = hex.encode(i.txid);
+      if (!own.has(txid)) out.add(`${txid}:${i.index}`);
+    }
+  }
+  return [...out].sort();
 }
 
 /** Another settlement already holds one of the outpoints. */
@@ -162,8 +177,18 @@ export class SettlementJournal {
     const s = await this.byTxid(tx, txid);
     if (!s || s.state === 'confirmed') return false;
     if (s.state === 'rejected' || s.state === 'conflicted') {
-      // The network mined bytes we had given up on: the chain is the truth.
+      // The network mined bytes we had given up on: the chain is the truth. Its outpoints are
+      // spent for good, so it holds its claims again wherever nobody else took them meanwhile
+      // (a later claimer's bytes now conflict and recovery releases that one), and a reorg that
+      // returns it to the mempool keeps them.
       this.log.warn({ settlement: s.id, state: s.state }, 'a released settlement confirmed');
+      for (const outpoint of spentOutpoints(JSON.parse(s.txs) as SignedTx[])) {
+        await tx
+          .insertInto('outpoint_claims')
+          .values({ outpoint, settlement_id: s.id, created_at: block.seenAt })
+          .onConflict((oc) => oc.column('outpoint').doNothing())
+          .execute();
+      }
     }
     await tx
       .updateTable('settlements')

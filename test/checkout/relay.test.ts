@@ -10,6 +10,7 @@ import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { complete, fillsOf, listingRow, newBuyer, quoteOk, readOp, signQuote } from '../helpers/checkout.js';
 import { UpstreamUnavailable } from '../../src/chain/ports.js';
+import { spentOutpoints } from '../../src/settlement/journal.js';
 
 let m: Market;
 before(async () => {
@@ -159,4 +160,7 @@ void test('a settlement released but mined anyway: the chain wins (listing sold,
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['confirmed']);
   assert.equal((await settlementOf(q.id)).state, 'confirmed');
   assert.equal((await readOp(m, buyer, q.id)).body.result.status, 'confirmed');
+  const claims = (await claimsOf(s.id)).map((c) => c.outpoint).sort();
+  assert.deepEqual(claims, spentOutpoints(JSON.parse(s.txs)), 'the mined settlement holds a claim on every outpoint it spent again');
+  assert.ok(claims.includes(`${l.utxo_txid}:${l.utxo_vout}`));
 });
