@@ -121,7 +121,8 @@ export class AttachSubmission {
   }
 }
 
-export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pending' | 'active', now: number): ListingRow {
+/** A new listing row; `utxoHeight` is the confirming block of a reused unit's asset UTXO. */
+export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pending' | 'active', now: number, utxoHeight: number | null = null): ListingRow {
   return {
     id: newId('lst'),
     operation_id: d.operation_id,
@@ -143,6 +144,8 @@ export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pend
     updated_at: now,
     activated_at: state === 'active' ? now : null,
     ended_at: null,
+    utxo_height: utxoHeight,
+    spent_height: null,
   };
 }
 
