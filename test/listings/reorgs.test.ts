@@ -161,6 +161,29 @@ void test('reuse: a listing made while the indexer lagged follows a reorg the in
   assert.equal((await listingRow(listingId)).utxo_height, await tipHeight());
 });
 
+void test('reuse: a UTXO mined again lower than the height recorded is found and confirmed at its new height', async () => {
+  const s = await seller('p2wpkh');
+  const utxo = await m.attachDirect(s.w, s.asset); // a faucet block, then the attach block; not synced
+  const { listingId } = await listReused(s, utxo, 32_000);
+  const recorded = await tipHeight();
+  assert.equal((await listingRow(listingId)).utxo_height, recorded);
+
+  // Both blocks go; one block takes the faucet payment and the attach, one height lower.
+  await m.devnet.invalidateBlock((await m.devnet.bitcoin.getBlockHash(recorded - 1))!);
+  await m.mine();
+  assert.equal((await m.devnet.bitcoin.getTransaction(utxo.txid))?.block_height, recorded - 1);
+  await m.sync();
+  await m.mine(); // an empty block at the recorded height
+  await m.sync();
+  const l = await listingRow(listingId);
+  assert.deepEqual([l.state, l.utxo_height], ['active', recorded - 1]);
+  assert.deepEqual(await book(s.asset), [1, 32_000]);
+  // And the rollback now follows the real height.
+  await m.devnet.reorg(2);
+  await m.sync();
+  assert.equal((await listingRow(listingId)).state, 'pending');
+});
+
 void test('reuse: an asset UTXO that vanished in the reorg ends the listing invalid', async () => {
   const s = await seller('p2wpkh');
   // Fund the attach from a fresh coinbase: a reorg that takes the coinbase away drops the attach.

@@ -33,7 +33,7 @@
 import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer/script.js';
 import type { Tx } from '../../store/db.js';
-import type { BitcoinBackend, CpEvent } from '../../chain/ports.js';
+import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { FINALITY_DEPTH } from '../transactions/service.js';
 import { endListing, eventId, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
@@ -211,13 +211,13 @@ async function rollback(tx: Tx, height: number, at: number): Promise<void> {
   await unconfirmReused(tx, height, at);
 }
 
-export function listingsWatcher(chain: { bitcoin: BitcoinBackend }): Watcher {
+export function listingsWatcher(chain: Chain): Watcher {
   return {
     name: 'listings',
     onBlock: async (tx, b) => {
       const at = Math.floor(b.seenAt / 1000);
       await confirmAttaches(tx, b, at);
-      await followReused(tx, b, at, chain.bitcoin);
+      await followReused(tx, b, at, chain);
       await endSpent(tx, b, at);
       await expireListings(tx, at);
       await finalizeSpent(tx, b.block.height);
