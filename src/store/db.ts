@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -39,6 +40,11 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // PostgreSQL has it built in (migration 010 wraps it under the same name): event ids are
+    // sha256-based and the feeds order and page on them in SQL.
+    sqlite.function('sha256_hex', { deterministic: true }, (t: unknown) =>
+      t === null ? null : crypto.createHash('sha256').update(String(t), 'utf8').digest('hex'),
+    );
     const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
     return {
       db,

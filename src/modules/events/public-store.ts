@@ -1,0 +1,139 @@
+/**
+ * The public feed's rows, derived from fills and listings at read time (no table of its own):
+ * each event reflects its row's current state, and a reorg or a dropped settlement needs no
+ * bookkeeping here.
+ *
+ * - `sale`: a fill that is not dropped; at = broadcast_at.
+ * - `listed`: a listing that became public: activated (the indexer verified its attach) before
+ *   its expiry; at = activated_at. A pending listing never appears.
+ * - `delisted`: a public listing that ended `owner` or `invalid` (at = ended_at) or `expired`
+ *   (at = expires_at), and an active listing already past its expiry that the indexer has not
+ *   ended yet (`expired`, at = expires_at: the same event, same id, before and after). A sold
+ *   listing has no delisted event: its sale is the event.
+ */
+import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
+import type { Db } from '../../store/db.js';
+import { before, mergeBranches, nullOf, type KeysetPosition } from '../../store/keyset.js';
+import { eventIdSql } from './event-id-sql.js';
+
+export type PublicKindFilter = 'sales' | 'listings' | 'offers';
+
+export interface PublicEventRow {
+  event_id: string;
+  kind: 'sale' | 'listed' | 'delisted';
+  at: number;
+  reason: 'owner' | 'expired' | 'invalid' | null;
+  asset: string;
+  asset_longname: string | null;
+  price_sats: number;
+  seller: string;
+  buyer: string | null;
+  txid: string | null;
+  fill_kind: 'listing' | 'offer' | null;
+  confirmed_at: number | null;
+}
+
+type Branch = SelectQueryBuilder<any, any, PublicEventRow>;
+
+export class PublicEventStore {
+  constructor(private readonly db: Db) {}
+
+  /** Up to `limit` events older than `after`, newest first by (at, event_id). */
+  page(kind: PublicKindFilter | undefined, now: number, limit: number, after: KeysetPosition | undefined): Promise<PublicEventRow[]> {
+    return mergeBranches(this.db, this.branches(kind, now, limit, after), 'at', 'event_id', limit);
+  }
+
+  /** The branches a kind filter reads (exported for the query-plan test). */
+  branches(kind: PublicKindFilter | undefined, now: number, limit: number, after: KeysetPosition | undefined): Branch[] {
+    const out: Branch[] = [];
+    if (kind === undefined || kind === 'sales') out.push(this.sales(limit, after));
+    if (kind === undefined || kind === 'listings') {
+      out.push(this.listed(limit, after), this.delistedEnded(limit, after), this.delistedExpired(limit, after), this.expiringNow(now, limit, after));
+    }
+    // Offers (placed and ended) have no rows yet: `offers` reads an empty page.
+    return out;
+  }
+
+  private sales(limit: number, after: KeysetPosition | undefined): Branch {
+    const id = eventIdSql('sale', sql.ref('f.id'));
+    const at = sql.ref<number>('f.broadcast_at');
+    let q = this.db
+      .selectFrom('fills as f')
+      .select([
+        id.as('event_id'),
+        sql.lit('sale').as('kind'),
+        'f.broadcast_at as at',
+        nullOf<string>('text').as('reason'),
+        'f.asset',
+        'f.asset_longname',
+        'f.price_sats',
+        'f.seller',
+        'f.buyer',
+        'f.txid',
+        'f.kind as fill_kind',
+        // A fill a reorg returned to pending is unconfirmed whatever its columns still hold.
+        sql<number | null>`case when ${sql.ref('f.state')} = 'confirmed' then ${sql.ref('f.confirmed_at')} end`.as('confirmed_at'),
+      ])
+      // Not `state in (pending, confirmed)`: that would lead the planner to the (state, …) index and a full sort.
+      .where('f.state', '!=', 'dropped');
+    if (after) q = q.where(before(at, id, after));
+    return q.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
+  }
+
+  /** Listing columns shared by listed and delisted rows. */
+  private listing(kind: 'listed' | 'delisted', at: 'activated_at' | 'ended_at' | 'expires_at', reason: Expression<string | null>) {
+    return this.db
+      .selectFrom('listings as l')
+      .select([
+        eventIdSql(kind, sql.ref('l.id')).as('event_id'),
+        sql.lit(kind).as('kind'),
+        sql.ref<number>(`l.${at}`).as('at'),
+        sql<string | null>`${reason}`.as('reason'),
+        'l.asset',
+        nullOf<string>('text').as('asset_longname'),
+        'l.price_sats',
+        'l.seller',
+        nullOf<string>('text').as('buyer'),
+        nullOf<string>('text').as('txid'),
+        nullOf<string>('text').as('fill_kind'),
+        nullOf<number>('bigint').as('confirmed_at'),
+      ])
+      // Public: activated before its expiry. A listing activated at or after it was never fillable.
+      .where('l.activated_at', 'is not', null)
+      .whereRef('l.activated_at', '<', 'l.expires_at');
+  }
+
+  private ordered(
+    q: ReturnType<PublicEventStore['listing']>,
+    kind: 'listed' | 'delisted',
+    atCol: 'activated_at' | 'ended_at' | 'expires_at',
+    limit: number,
+    after: KeysetPosition | undefined,
+  ): Branch {
+    const id = eventIdSql(kind, sql.ref('l.id'));
+    const at = sql.ref<number>(`l.${atCol}`);
+    const paged = after ? q.where(before(at, id, after)) : q;
+    return paged.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
+  }
+
+  private listed(limit: number, after: KeysetPosition | undefined): Branch {
+    return this.ordered(this.listing('listed', 'activated_at', nullOf<string>('text')), 'listed', 'activated_at', limit, after);
+  }
+
+  private delistedEnded(limit: number, after: KeysetPosition | undefined): Branch {
+    const q = this.listing('delisted', 'ended_at', sql.ref<string>('l.end_reason')).where('l.state', '=', 'ended').where('l.end_reason', 'in', ['owner', 'invalid']);
+    return this.ordered(q, 'delisted', 'ended_at', limit, after);
+  }
+
+  /** Ended by the indexer for expiry: the event sits at its expires_at, where the read-time one stood. */
+  private delistedExpired(limit: number, after: KeysetPosition | undefined): Branch {
+    const q = this.listing('delisted', 'expires_at', sql.lit('expired')).where('l.state', '=', 'ended').where('l.end_reason', '=', 'expired');
+    return this.ordered(q, 'delisted', 'expires_at', limit, after);
+  }
+
+  /** Active but past its expiry: ended at read time, before the indexer writes it. */
+  private expiringNow(now: number, limit: number, after: KeysetPosition | undefined): Branch {
+    const q = this.listing('delisted', 'expires_at', sql.lit('expired')).where('l.state', '=', 'active').where('l.expires_at', '<=', now);
+    return this.ordered(q, 'delisted', 'expires_at', limit, after);
+  }
+}

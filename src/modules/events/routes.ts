@@ -1,0 +1,117 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.js';
+import type { Context } from '../../context.js';
+import { ErrorEnvelope, Page, errorResponses } from '../../http/envelope.js';
+import { invalid } from '../../http/errors.js';
+import { Address, Cursor, Limit } from '../../http/validators.js';
+import { nowSeconds } from '../../clock.js';
+import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
+import { requireOwner } from '../auth/guard.js';
+import { AssetLongnames } from './asset-longnames.js';
+import { EventsService } from './service.js';
+import { OwnerEvent, PublicEvent } from './schemas.js';
+
+const tags = ['events'];
+const PUBLIC_ROUTE = '/v1/events';
+const OWNER_ROUTE = '/v1/address/:address/events';
+
+const NoLeaks = 'No PSBT, signature, private counter or raw transaction is ever included.';
+const Paging = (extra: string) =>
+  `Newest first by (\`at\`, \`event_id\`): events sharing a second are ordered by \`event_id\`, descending. \`limit\` 1 to 100 (default 50). Pass \`next_cursor\` back as \`cursor\` unchanged (and ${extra}) to read older events; it is null on the last page. A cursor from another route or with other filters is 400 invalid_request.`;
+
+const BadRequest = { ...ErrorEnvelope, description: 'invalid_request: a parameter out of range or a cursor not issued for this route and these filters' };
+
+const PUBLIC_DESCRIPTION = `The public market feed. \`kind\` narrows it: \`sales\` (sale), \`listings\` (listed and delisted) or \`offers\` (offer and collection-offer placements and endings; none are published yet, so it reads an empty page of the same shape). Without \`kind\`, everything.
+
+- \`sale\`: a settlement broadcast by the market (\`fill_kind\` listing or offer), at its broadcast. \`buyer\` is the delivery address. \`confirmed_at\` is set once the market sees the block and back to null if a reorg undoes it. A sale whose settlement was rejected or conflicted disappears.
+- \`listed\`: a listing became public (its unit verified by the indexer), at that moment. Pending listings never appear.
+- \`delisted\`: a public listing ended: \`reason\` \`owner\` (delisted), \`invalid\` (its unit moved, or a reorg withdrew it) at the ending, or \`expired\` at its \`expires_at\`. An expiry shows as soon as it passes, before the indexer records it, with the same \`event_id\`. A filled listing has no delisted event: its sale is the event.
+
+Every event reflects its subject's current state (a listing's current ask in \`price_sats\`). \`collection\` is the asset's primary curated collection. ${NoLeaks}
+
+${Paging('the same `kind`')} To follow the head, re-read the first page with a short overlap and dedupe on \`event_id\`. Public; cached up to 15 seconds.`;
+
+const OWNER_DESCRIPTION = `The session address's own events, newest first. Owner only: 401 unauthenticated without a session, 403 forbidden for another address. Not cached (no-store); uncached-read budget.
+
+Kinds now: \`listing_filled\` (seller; a sale of the listing was broadcast; \`status\` is the listing's current state, \`txid\` the settlement), \`listing_delisted\`, \`listing_expired\`, \`listing_invalidated\` (seller; \`asset_utxo\` the unit; an expiry carries \`expires_at\`), \`sale_confirmed\` (seller) and \`purchase_confirmed\` (buyer: the fill's delivery address, which may differ from the payer) once the market sees the settlement confirm. Each event carries \`listing_id\`, \`asset_utxo\`, \`txid\` where they apply.
+
+Rules:
+1. Dedupe on \`event_id\`. Re-read a short overlap of the head page rather than stopping exactly at the last id seen, since several events can share a second.
+2. Follow \`next_cursor\` only to catch up on older events.
+3. \`at\` is when the market observed the event. A confirmation is stamped when the market first saw the block, not with block time. An expiry is derived at read time and carries its \`expires_at\`: a listing past its expiry reads \`listing_expired\` at its \`expires_at\` at once, with the same \`event_id\` as the row the indexer records a little later (never both).
+
+An event reflects its row's current state: if a reorg undoes a confirmation, its \`*_confirmed\` event disappears until it confirms again (same \`event_id\`, new \`at\`); a settlement that is rejected or conflicted takes its \`listing_filled\` with it. The feed includes the delists the owner made. ${NoLeaks}
+
+${Paging('the same address')} Response \`{result, next_cursor}\`.`;
+
+const badCursor = () => invalid('cursor is not valid for this route and these filters', { field: 'query.cursor' });
+
+function position(p: unknown): KeysetPosition | undefined {
+  if (p !== undefined && !isKeysetPosition(p)) throw badCursor();
+  return p;
+}
+
+export function eventRoutes(app: App, ctx: Context): void {
+  const service = new EventsService(ctx.store.db, new AssetLongnames(ctx.chain.counterparty));
+
+  app.get(
+    PUBLIC_ROUTE,
+    {
+      config: { cache: { public: 15 }, limit: 'uncached_read' },
+      schema: {
+        tags,
+        summary: 'Public market feed',
+        description: PUBLIC_DESCRIPTION,
+        querystring: Type.Object(
+          {
+            kind: Type.Optional(Type.Union([Type.Literal('sales'), Type.Literal('listings'), Type.Literal('offers')], { description: '`sales`, `listings` or `offers`; all when absent' })),
+            limit: Limit(50),
+            cursor: Type.Optional(Cursor),
+          },
+          { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
+        ),
+        response: { 200: Page(PublicEvent), 400: BadRequest, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const filters = { kind: req.query.kind };
+      const after = position(ctx.cursors.decode<unknown>(req.query.cursor, PUBLIC_ROUTE, filters));
+      const { rows, next } = await service.publicPage(req.query.kind, nowSeconds(ctx.clock), req.query.limit, after);
+      return { result: rows, result_count: rows.length, next_cursor: next ? ctx.cursors.encode(PUBLIC_ROUTE, filters, next) : null };
+    },
+  );
+
+  app.get(
+    OWNER_ROUTE,
+    {
+      config: { cache: 'no-store', limit: 'uncached_read' },
+      schema: {
+        tags,
+        summary: "The session address's event feed",
+        description: OWNER_DESCRIPTION,
+        params: Type.Object({ address: Address }, { additionalProperties: false }),
+        querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }),
+        response: {
+          200: Type.Object(
+            {
+              result: Type.Array(OwnerEvent),
+              next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back unchanged for older events. Null on the last page.' }),
+            },
+            { additionalProperties: false },
+          ),
+          400: BadRequest,
+          401: { ...ErrorEnvelope, description: 'unauthenticated: no session, or an unknown or expired one' },
+          403: { ...ErrorEnvelope, description: "forbidden: another address's feed" },
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => {
+      const address = requireOwner(req, req.params.address);
+      const filters = { address };
+      const after = position(ctx.cursors.decode<unknown>(req.query.cursor, OWNER_ROUTE, filters));
+      const { rows, next } = await service.ownerPage(address, nowSeconds(ctx.clock), req.query.limit, after);
+      return { result: rows, next_cursor: next ? ctx.cursors.encode(OWNER_ROUTE, filters, next) : null };
+    },
+  );
+}
