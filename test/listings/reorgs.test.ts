@@ -30,6 +30,18 @@ const listingRow = (id: string) => m.ctx.store.db.selectFrom('listings').selectA
 const eventsOf = async (address: string) =>
   (await m.ctx.store.db.selectFrom('owner_events').selectAll().where('address', '=', address).orderBy('at').execute()).map((e) => e.kind);
 const tipHeight = async () => (await m.devnet.bitcoin.getTip()).height;
+/** The public feed's listing events for `asset`: [kind, reason]. */
+async function publicFeed(asset: string): Promise<Array<[string, string | null]>> {
+  const r = await m.call('GET', '/v1/events?kind=listings&limit=100', null);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.result.filter((e: any) => e.asset === asset).map((e: any) => [e.kind, e.reason]);
+}
+/** The owner feed through the front door: [kind, listing_id] of the seller's events. */
+async function ownerFeed(s: { w: TestWallet; token: string }): Promise<Array<[string, string]>> {
+  const r = await m.call('GET', `/v1/address/${s.w.address}/events`, s.token);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.result.map((e: any) => [e.kind, e.listing_id]);
+}
 
 /** What the public catalogue reads say about `asset`: [listed, floor_sats] (a sync flushes the cache). */
 async function book(asset: string): Promise<[number, number | null]> {
@@ -255,6 +267,8 @@ void test('a spend reorged out restores the listing and removes its event; the s
   let l = await listingRow(listingId);
   assert.deepEqual([l.state, l.end_reason, l.spent_height, l.signed_psbt], ['ended', 'invalid', spentAt, signed]);
   assert.deepEqual(await eventsOf(s.w.address), ['listing_invalidated']);
+  assert.deepEqual(await ownerFeed(s), [['listing_invalidated', listingId]]);
+  assert.deepEqual(await publicFeed(s.asset), [['delisted', 'invalid'], ['listed', null]]);
   assert.deepEqual(await book(s.asset), [0, null]);
   const ended = await draftOf(s.token, draftId);
   assert.deepEqual([ended.listing_status, ended.listing_end_reason], ['ended', 'invalid']);
@@ -270,6 +284,8 @@ void test('a spend reorged out restores the listing and removes its event; the s
   l = await listingRow(listingId);
   assert.deepEqual([l.state, l.end_reason, l.spent_height, l.ended_at, l.signed_psbt], ['active', null, null, null, signed]);
   assert.deepEqual(await eventsOf(s.w.address), [], 'events reflect current state');
+  assert.deepEqual(await ownerFeed(s), []);
+  assert.deepEqual(await publicFeed(s.asset), [['listed', null]]);
   assert.deepEqual(await book(s.asset), [1, 60_000]);
   const restored = await draftOf(s.token, draftId);
   assert.deepEqual([restored.status, restored.listing_status, restored.listing_end_reason], ['completed', 'active', null]);
@@ -280,6 +296,7 @@ void test('a spend reorged out restores the listing and removes its event; the s
   l = await listingRow(listingId);
   assert.deepEqual([l.state, l.end_reason, l.spent_height, l.signed_psbt], ['ended', 'invalid', again, signed]);
   assert.deepEqual(await eventsOf(s.w.address), ['listing_invalidated']);
+  assert.deepEqual(await ownerFeed(s), [['listing_invalidated', listingId]]);
 
   await m.mine(2);
   await m.sync();
