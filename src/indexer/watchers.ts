@@ -4,6 +4,6 @@ import { settlementWatcher } from './settlement-watcher.js';
 import { listingsWatcher } from '../modules/listings/watcher.js';
 
 /** Everything that follows the chain, in the order it runs for each block (rollback runs in reverse). */
-export function marketWatchers(ctx: Pick<Context, 'journal'>): Watcher[] {
-  return [settlementWatcher(ctx.journal), listingsWatcher()];
+export function marketWatchers(ctx: Pick<Context, 'journal' | 'chain'>): Watcher[] {
+  return [settlementWatcher(ctx.journal), listingsWatcher(ctx.chain)];
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
 import { relayOnce, type RelayOutcome } from './relay.js';
+import { mempoolPolicyOf } from '../chain/errors.js';
 
 export type SettlementRow = SettlementTables['settlements'];
 export type SignedTx = { txid: string; hex: string };
@@ -124,7 +125,11 @@ export class SettlementJournal {
     const s = await this.byId(id);
     if (!s) throw new Error(`journal: no settlement ${id}`);
     if (s.state === 'relayed' || s.state === 'confirmed') return { status: 'relayed' };
-    if (s.state === 'rejected') return { status: 'rejected', reason: s.mempool_reason ?? 'rejected' };
+    if (s.state === 'rejected') {
+      // Answer the stored refusal with its policy class, as the first answer had it.
+      const reason = s.mempool_reason ?? 'rejected';
+      return { status: 'rejected', reason, policy: mempoolPolicyOf(reason) };
+    }
     if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
     await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
     const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);

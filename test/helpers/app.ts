@@ -6,6 +6,8 @@ import { buildApp, type App } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Context, DevnetHandle } from '../../src/context.js';
 import type { Chain } from '../../src/chain/ports.js';
+import { createChain } from '../../src/chain/factory.js';
+import { migrate } from '../../src/store/migrate.js';
 import { backend, redisUrl, testStore, type TestStoreHandle } from './store.js';
 
 export interface TestApp {
@@ -21,9 +23,19 @@ export interface TestApp {
  * The app through its front door on a fresh store of the backend under test.
  * On the PostgreSQL run with TEST_REDIS_URL set, the limiter and the response
  * cache live on Redis under a prefix of their own.
+ *
+ * `wrapChain` puts a wrapper between the market and the chain it would have opened (the
+ * devnet): the market (journal, indexer, routes) sees the wrapped ports, the devnet handle
+ * stays the real one. For fault injection, e.g. a broadcast that fails once.
  */
 export async function testApp(
-  opts: { env?: Record<string, string>; chain?: { chain: Chain; devnet?: DevnetHandle }; clock?: ManualClock; beforeReady?: (app: App, ctx: Context) => void } = {},
+  opts: {
+    env?: Record<string, string>;
+    chain?: { chain: Chain; devnet?: DevnetHandle };
+    wrapChain?: (chain: Chain) => Chain;
+    clock?: ManualClock;
+    beforeReady?: (app: App, ctx: Context) => void;
+  } = {},
 ): Promise<TestApp> {
   const storeHandle = await testStore();
   const clock = opts.clock ?? new ManualClock();
@@ -34,11 +46,20 @@ export async function testApp(
     ...(useRedis ? { REDIS_URL: redisUrl, REDIS_PREFIX: `t${crypto.randomBytes(5).toString('hex')}:` } : {}),
     ...opts.env,
   });
+  const logger = pino({ level: 'silent' });
+  let chain = opts.chain;
+  let closeChain = async () => {};
+  if (!chain && opts.wrapChain) {
+    await migrate(storeHandle.store);
+    const made = await createChain(config, storeHandle.store, clock, logger);
+    chain = { chain: opts.wrapChain(made.chain), ...(made.devnet ? { devnet: made.devnet } : {}) };
+    closeChain = async () => made.devnet?.close?.();
+  }
   const boot = await bootstrap(config, {
     store: storeHandle.store,
     clock,
-    ...(opts.chain ? { chain: opts.chain } : {}),
-    logger: pino({ level: 'silent' }),
+    ...(chain ? { chain } : {}),
+    logger,
   });
   const app = await buildApp(boot.ctx);
   opts.beforeReady?.(app, boot.ctx);
@@ -52,6 +73,7 @@ export async function testApp(
     close: async () => {
       await app.close();
       await boot.close();
+      await closeChain();
       await storeHandle.cleanup();
     },
   };

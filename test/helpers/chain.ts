@@ -50,3 +50,46 @@ export function tableChain(data: { confirmations?: Record<string, number>; fees?
   };
   return { chain, stats };
 }
+
+/**
+ * Fault injection for `testApp`/`openMarket`'s `wrapChain`: the market's Bitcoin port
+ * broadcasts through the real one except for the next `n` broadcasts armed with `failNext`,
+ * which throw as a dropped connection would (UpstreamUnavailable, the adapters' network error).
+ * `when: 'before'` loses the request (the node never sees the transaction); `'after'` loses
+ * the reply (the node accepted it). Both leave the market not knowing the outcome.
+ */
+export function broadcastFaults() {
+  let armed: { n: number; when: 'before' | 'after' } = { n: 0, when: 'before' };
+  let failed = 0;
+  const wrap = (chain: Chain): Chain => {
+    const real = chain.bitcoin;
+    const bitcoin = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'broadcast') {
+          return async (hexTx: string) => {
+            if (armed.n > 0) {
+              armed = { ...armed, n: armed.n - 1 };
+              failed++;
+              if (armed.when === 'after') await real.broadcast(hexTx);
+              throw new UpstreamUnavailable('bitcoin', 'bitcoin RPC: socket hang up (ECONNRESET)');
+            }
+            return real.broadcast(hexTx);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    return { ...chain, bitcoin };
+  };
+  return {
+    wrap,
+    failNext(n = 1, when: 'before' | 'after' = 'before') {
+      armed = { n, when };
+    },
+    /** How many broadcasts have failed so far. */
+    get failed() {
+      return failed;
+    },
+  };
+}

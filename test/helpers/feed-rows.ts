@@ -36,6 +36,8 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     updated_at: t,
     activated_at: t,
     ended_at: null,
+    utxo_height: null,
+    spent_height: null,
     ...over,
   };
   await db.insertInto('listings').values(row).execute();

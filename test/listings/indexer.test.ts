@@ -38,7 +38,7 @@ async function listed(opts: { price?: number; list?: boolean; ttl?: number } = {
   return { w, asset, token, d };
 }
 
-void test('a listed asset UTXO spent elsewhere ends the listing invalid, wipes the signed half, records the event', async () => {
+void test('a listed asset UTXO spent elsewhere ends the listing invalid, records the event, wipes the signed half once the spend is final', async () => {
   const { w, token, d } = await listed();
   await m.mine();
   await m.sync();
@@ -54,7 +54,15 @@ void test('a listed asset UTXO spent elsewhere ends the listing invalid, wipes t
   await m.mine();
   await m.sync();
   const l = await listingRow(done.listing_id);
-  assert.deepEqual([l.state, l.end_reason, l.signed_psbt], ['ended', 'invalid', null]);
+  assert.deepEqual([l.state, l.end_reason], ['ended', 'invalid']);
+  assert.ok(l.signed_psbt, 'kept while the spend can still be reorged out');
+  assert.equal(l.spent_height, (await m.devnet.bitcoin.getTip()).height);
+  await m.mine();
+  await m.sync();
+  assert.ok((await listingRow(l.id)).signed_psbt, 'two confirmations: still kept');
+  await m.mine();
+  await m.sync();
+  assert.equal((await listingRow(l.id)).signed_psbt, null, 'three confirmations: final, wiped');
   const ev = await eventsOf(w.address);
   assert.deepEqual(ev.map((e) => [e.kind, e.role, e.listing_id, e.status]), [['listing_invalidated', 'seller', l.id, 'ended']]);
   assert.deepEqual(JSON.parse(ev[0]!.data).asset_utxo, { txid: d.expected_txid, vout: 0 });

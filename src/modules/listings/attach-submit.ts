@@ -40,7 +40,10 @@ export class AttachSubmission {
     const signed = verifySignedAttach(attachPsbt, d.attach_psbt, JSON.parse(d.attach_signers) as { address: string; inputs_to_sign: number[] }[], network, attachField);
     if (status !== 'awaiting_attach_signature') {
       // The same signed bytes again: idempotent (a lost response is recovered this way).
-      if (d.attach_txid === signed.txid && !listing) return this.retryRelay(d);
+      if (d.attach_txid === signed.txid) {
+        const repeat = await this.repeat(d, listing);
+        if (repeat) return repeat;
+      }
       if (status === 'expired') throw new ApiError('expired', 'the attach template expired; create a new preflight');
       throw new ApiError('state_changed', `the draft is ${status}; the attach was already submitted`, { status });
     }
@@ -95,9 +98,22 @@ export class AttachSubmission {
     return (await this.store.draft(d.id))!;
   }
 
-  private async retryRelay(d: DraftRow): Promise<DraftRow> {
-    const s = d.attach_txid ? await this.ctx.journal.byTxid(this.store.db, d.attach_txid) : undefined;
-    if (s && (s.state === 'journaled' || s.state === 'relayed')) {
+  /**
+   * The same signed attach again (a lost response is recovered this way); undefined when it is
+   * not a repeat. A released settlement answers its refusal again whatever listing half comes
+   * with it (the same bytes fail the same way; the draft stays `failed`). Otherwise a repeat of
+   * attach-and-list must carry the listing half already stored (same bytes, same expiry), and a
+   * repeat of the attach alone must not add one: a live settlement is relayed again (its outcome
+   * answers, so an unknown outcome is 502 again), a confirmed one answers the draft.
+   */
+  private async repeat(d: DraftRow, listing: SignedListingInput | undefined): Promise<DraftRow | undefined> {
+    const s = await this.ctx.journal.byTxid(this.store.db, d.attach_txid!);
+    const released = s?.state === 'rejected' || s?.state === 'conflicted';
+    if (listing && !released) {
+      const l = d.listing_id ? await this.store.listing(d.listing_id) : undefined;
+      if (!l || l.signed_psbt !== listing.psbt_hex || l.expires_at !== listing.expires_at) return undefined;
+    }
+    if (s && s.state !== 'confirmed') {
       const outcome = await this.ctx.journal.relay(s.id);
       if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, s.id);
     }
@@ -105,7 +121,8 @@ export class AttachSubmission {
   }
 }
 
-export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pending' | 'active', now: number): ListingRow {
+/** A new listing row; `utxoHeight` is the confirming block of a reused unit's asset UTXO. */
+export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pending' | 'active', now: number, utxoHeight: number | null = null): ListingRow {
   return {
     id: newId('lst'),
     operation_id: d.operation_id,
@@ -127,6 +144,8 @@ export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pend
     updated_at: now,
     activated_at: state === 'active' ? now : null,
     ended_at: null,
+    utxo_height: utxoHeight,
+    spent_height: null,
   };
 }
 

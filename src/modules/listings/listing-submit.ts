@@ -47,13 +47,15 @@ export async function submitListing(ctx: Context, store: ListingStore, d: DraftR
   verifySignedListing(body.psbt_hex, template.psbt_hex, d.seller, network, 'body.psbt_hex');
 
   const ready = status === 'ready';
+  let utxoHeight: number | null = null;
   if (ready && d.mode === 'reuse') {
-    await checkReuseUtxo(ctx, store, d.seller, { txid: d.asset_txid!, vout: d.asset_vout! }, d.asset, d.quantity_raw, { field: 'asset_utxo' });
+    const unit = await checkReuseUtxo(ctx, store, d.seller, { txid: d.asset_txid!, vout: d.asset_vout! }, d.asset, d.quantity_raw, { field: 'asset_utxo' });
+    utxoHeight = unit.height;
   } else if (ready && !(await ctx.chain.bitcoin.getTxOut(d.asset_txid!, d.asset_vout!, true))) {
     throw new ApiError('state_changed', 'the asset UTXO was spent; the unit can no longer be listed from this draft');
   }
 
-  const row = listingRow(d, body, ready ? 'active' : 'pending', now);
+  const row = listingRow(d, body, ready ? 'active' : 'pending', now, utxoHeight);
   try {
     await store.db.transaction().execute(async (tx) => {
       await tx.insertInto('listings').values(row).execute();

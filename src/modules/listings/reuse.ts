@@ -13,6 +13,23 @@ export interface VerifiedUnit {
   vout: number;
   value_sats: number;
   confirmations: number;
+  /** The height of the block that confirmed the UTXO on the chain as read. */
+  height: number;
+}
+
+/**
+ * The output with the height of its block: the tip is read before and after, and only a
+ * confirmation count read under an unchanged tip is turned into a height (the watcher rolls a
+ * reused listing back by this height, so it must be exact).
+ */
+async function outputWithHeight(ctx: Context, txid: string, vout: number) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const before = await ctx.chain.bitcoin.getTip();
+    const out = await ctx.chain.bitcoin.getTxOut(txid, vout, true);
+    const after = await ctx.chain.bitcoin.getTip();
+    if (before.hash === after.hash) return { out, height: out && out.confirmations > 0 ? before.height - out.confirmations + 1 : null };
+  }
+  throw new ApiError('state_changed', 'the chain tip kept moving while the asset UTXO was read; retry', { retryable: true });
 }
 
 /**
@@ -32,10 +49,10 @@ export async function checkReuseUtxo(
 ): Promise<VerifiedUnit> {
   const field = opts.field ?? 'body.asset_utxo';
   const op = outpointKey(at.txid, at.vout);
-  const out = await ctx.chain.bitcoin.getTxOut(at.txid, at.vout, true);
+  const { out, height } = await outputWithHeight(ctx, at.txid, at.vout);
   if (!out) throw new ApiError('state_changed', `asset UTXO ${op} is spent or unknown`, { field });
   if (out.address !== seller) throw new ApiError('invalid_request', `${field} does not pay the seller`, { field });
-  if (out.confirmations < 1) {
+  if (out.confirmations < 1 || height === null) {
     throw new ApiError('state_changed', `asset UTXO ${op} is not confirmed yet; retry after the next block`, { field, retryable: true });
   }
   const balances = await ctx.chain.counterparty.getUtxoBalances(op);
@@ -59,7 +76,7 @@ export async function checkReuseUtxo(
   if ((await ctx.journal.claimed(ctx.store.db, [op])).size) {
     throw new ApiError('state_changed', `asset UTXO ${op} is claimed by a settlement in flight`);
   }
-  return { txid: at.txid, vout: at.vout, value_sats: out.value_sats, confirmations: out.confirmations };
+  return { txid: at.txid, vout: at.vout, value_sats: out.value_sats, confirmations: out.confirmations, height };
 }
 
 /**

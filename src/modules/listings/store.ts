@@ -111,6 +111,10 @@ export class ListingStore {
 /**
  * Ends a listing that still holds its outpoint, wiping the seller's signed half in the same
  * write, and records the owner event. False when it was no longer in one of `from`.
+ *
+ * `spentHeight`: the listing ends `invalid` because block `spentHeight` spent its asset UTXO.
+ * The signed half is then kept (the listing is ended, so nothing uses it and no read shows it)
+ * until that spend is final, so a reorg of the block can restore the listing (see watcher.ts).
  */
 export async function endListing(
   tx: Tx,
@@ -118,10 +122,18 @@ export async function endListing(
   reason: EndReason,
   at: number,
   from: ListingRow['state'][] = ['pending', 'active'],
+  opts: { spentHeight?: number } = {},
 ): Promise<boolean> {
+  const spent = reason === 'invalid' && opts.spentHeight !== undefined;
   const res = await tx
     .updateTable('listings')
-    .set({ state: 'ended', end_reason: reason, signed_psbt: null, ended_at: at, updated_at: at })
+    .set({
+      state: 'ended',
+      end_reason: reason,
+      ...(spent ? { spent_height: opts.spentHeight } : { signed_psbt: null }),
+      ended_at: at,
+      updated_at: at,
+    })
     .where('id', '=', l.id)
     .where('state', 'in', from)
     .executeTakeFirst();

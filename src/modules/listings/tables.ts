@@ -98,6 +98,18 @@ export interface ListingTables {
     updated_at: number;
     activated_at: number | null;
     ended_at: number | null;
+    /**
+     * mode=reuse: the height of the block that confirmed the asset UTXO, null while a reorg has
+     * it unconfirmed (the listing then waits `pending`). Null for attach listings, which follow
+     * their draft's attach (confirmed_height) instead.
+     */
+    utxo_height: number | null;
+    /**
+     * The block whose spend of the asset UTXO ended the listing `invalid`. Until that spend has
+     * 3 confirmations the signed half is kept (private, unusable: the listing is ended) so a reorg
+     * of that block can restore the listing; then it is wiped.
+     */
+    spent_height: number | null;
   };
   /** The owner feed's rows (GET /v1/address/{address}/events reads them). */
   owner_events: {

@@ -7,22 +7,38 @@
  *   holds exactly the unit. The draft becomes `ready` (`prepared` for an attach template, or
  *   `completed` when a listing exists, which then becomes `active`), with the fee actually
  *   charged. An invalid attach fails the draft and ends its listing (`invalid`).
+ * - Reused units' listings follow their asset UTXO's confirmation (reuse-watch.ts): unconfirmed
+ *   by a reorg they wait `pending` off the book, and come back `active` when it confirms again
+ *   holding exactly the unit, or end `invalid` if it vanished or holds something else.
  * - A block that spends a listed asset UTXO (other than by the settlement that claimed it) ends
  *   the listing `invalid`; a `ready`/`prepared` draft whose unit is spent fails.
  * - Listings past their marketplace expiry are ended `expired` (reads derive it earlier).
  *
- * Rollback (a reorg disconnected blocks ≥ height): drafts confirmed there go back to
- * `awaiting_indexer`; a `completed` draft is marked reopened and reads `withdrawn`
- * (next_action list_again) and its listing ends `invalid`: the seller's half is wiped, so the
- * unit must be listed again with a new preflight. Drafts failed by a spend there are restored.
+ * Spends are reorg-aware until final. A listing ended `invalid` by a spend in block h records
+ * h (`spent_height`) and keeps the seller's signed half: the listing is ended, so no checkout,
+ * reprice or read uses or shows it. When the spend has FINALITY_DEPTH (3) confirmations (the
+ * indexer reads block h + 2) the half is wiped and the ending is final. If block h is rolled
+ * back first, the listing is restored (`active`, or `reserved` while a settlement claims its
+ * outpoint; ended `expired` instead if its expiry has passed), its `listing_invalidated` owner
+ * event is deleted (events reflect current state), and a later block spending it again ends it
+ * again, with the same event id. Every other ending wipes the half at once.
+ *
+ * Rollback (a reorg disconnected blocks ≥ height), in this order: listings ended by a spend
+ * there are restored (above); drafts confirmed there go back to `awaiting_indexer`; a
+ * `completed` draft is marked reopened and reads `withdrawn` (next_action list_again) and its
+ * listing ends `invalid`: the seller's half is wiped, so the unit must be listed again with a
+ * new preflight; drafts failed by a spend there are restored; reused units confirmed there go
+ * back to `pending`.
  */
 import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer/script.js';
 import type { Tx } from '../../store/db.js';
-import type { CpEvent } from '../../chain/ports.js';
+import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
-import { endListing, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
+import { FINALITY_DEPTH } from '../transactions/service.js';
+import { endListing, eventId, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
 import { outpointKey } from './rules.js';
+import { followReused, unconfirmReused } from './reuse-watch.js';
 
 const CHUNK = 500;
 
@@ -103,7 +119,7 @@ async function endSpent(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
         .where('outpoint_claims.outpoint', '=', l.utxo_outpoint)
         .executeTakeFirst();
       if (claimedBy?.txid === spender) continue;
-      await endListing(tx, l, 'invalid', at, LIVE);
+      await endListing(tx, l, 'invalid', at, LIVE, { spentHeight: b.block.height });
     }
     await tx
       .updateTable('listing_drafts')
@@ -119,7 +135,48 @@ async function expireListings(tx: Tx, at: number): Promise<void> {
   for (const l of due) await endListing(tx, l, 'expired', at);
 }
 
+/** A spend with FINALITY_DEPTH confirmations can no longer be undone: wipe the kept halves. */
+async function finalizeSpent(tx: Tx, height: number): Promise<void> {
+  await tx
+    .updateTable('listings')
+    .set({ signed_psbt: null })
+    .where('state', '=', 'ended')
+    .where('spent_height', '<=', height - (FINALITY_DEPTH - 1))
+    .where('signed_psbt', 'is not', null)
+    .execute();
+}
+
+/** Listings a spend in a disconnected block ended come back as they were (see the header). */
+async function restoreSpent(tx: Tx, height: number, at: number): Promise<void> {
+  const rows = await tx
+    .selectFrom('listings')
+    .selectAll()
+    .where('state', '=', 'ended')
+    .where('end_reason', '=', 'invalid')
+    .where('spent_height', '>=', height)
+    .where('signed_psbt', 'is not', null)
+    .execute();
+  for (const l of rows) {
+    const other = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', l.utxo_outpoint).where('state', 'in', LIVE).executeTakeFirst();
+    if (other) {
+      // The outpoint was listed again meanwhile: this ending stands.
+      await tx.updateTable('listings').set({ signed_psbt: null, updated_at: at }).where('id', '=', l.id).execute();
+      continue;
+    }
+    const claimed = await tx.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', l.utxo_outpoint).executeTakeFirst();
+    const state = claimed ? 'reserved' : 'active';
+    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('listing_invalidated', l.id)).execute();
+    await tx
+      .updateTable('listings')
+      .set({ state, end_reason: null, ended_at: null, spent_height: null, updated_at: at })
+      .where('id', '=', l.id)
+      .execute();
+    if (state === 'active' && l.expires_at <= at) await endListing(tx, { ...l, state }, 'expired', at, ['active']);
+  }
+}
+
 async function rollback(tx: Tx, height: number, at: number): Promise<void> {
+  await restoreSpent(tx, height, at);
   const unconfirm = {
     confirmed_height: null,
     confirmed_hash: null,
@@ -151,16 +208,19 @@ async function rollback(tx: Tx, height: number, at: number): Promise<void> {
       .where('id', '=', d.id)
       .execute();
   }
+  await unconfirmReused(tx, height, at);
 }
 
-export function listingsWatcher(): Watcher {
+export function listingsWatcher(chain: Chain): Watcher {
   return {
     name: 'listings',
     onBlock: async (tx, b) => {
       const at = Math.floor(b.seenAt / 1000);
       await confirmAttaches(tx, b, at);
+      await followReused(tx, b, at, chain);
       await endSpent(tx, b, at);
       await expireListings(tx, at);
+      await finalizeSpent(tx, b.block.height);
     },
     rollback: async (tx, height) => {
       // Rollback has no block time; the newest indexed block's seen_at stands in for "now".

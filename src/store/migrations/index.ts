@@ -8,6 +8,7 @@ import * as m006 from './006_indexer.js';
 import * as m007 from './007_listings.js';
 import * as m008 from './008_checkout_fills.js';
 import * as m010 from './010_feeds.js';
+import * as m011 from './011_listing_reorgs.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_listings': m007,
   '008_checkout_fills': m008,
   '010_feeds': m010,
+  '011_listing_reorgs': m011,
 };
