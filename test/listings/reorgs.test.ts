@@ -260,6 +260,8 @@ void test('a spend reorged out restores the listing and removes its event; the s
   const { draftId, listingId, utxo } = await listAttached(s, 60_000);
   const signed = (await listingRow(listingId)).signed_psbt;
   assert.ok(signed);
+  // A later second than the listing's, so the feed's newest-first order does not fall to the id tie-break.
+  m.clock.advance(5_000);
   await spendElsewhere(s.w, utxo);
   await m.mine();
   await m.sync();
