@@ -1,0 +1,43 @@
+/**
+ * Seeds a collection order book for the benchmark: `listings` public fillable listings over
+ * `assets` catalogue assets of one collection (plus the same again in another collection, so the
+ * book's queries must pick their own), prices on `levels` distinct levels.
+ */
+import crypto from 'node:crypto';
+import type { Db } from '../src/store/db.js';
+import { importCatalog } from '../src/modules/market/catalog-import.js';
+
+const assetName = (i: number) => `B${String.fromCharCode(65 + (Math.floor(i / 26 / 26 / 26) % 26), 65 + (Math.floor(i / 26 / 26) % 26), 65 + (Math.floor(i / 26) % 26), 65 + (i % 26))}BK`;
+
+export async function seedBook(db: Db, opts: { slug: string; listings: number; assets: number; levels: number; now: number }): Promise<void> {
+  const other = `${opts.slug}-other`;
+  const assets = Array.from({ length: opts.assets * 2 }, (_, i) => ({ asset: assetName(i), collection: i < opts.assets ? opts.slug : other, media_kind: 'image' as const, issued_year: 2016 + (i % 5), series: i % 7, max_supply_units: 100 + (i % 900) }));
+  await importCatalog(db, { collections: [{ slug: opts.slug, name: 'Bench book' }, { slug: other, name: 'Bench other' }], artists: [], assets });
+  const rows = [];
+  for (let i = 0; i < opts.listings * 2; i++) {
+    const txid = crypto.createHash('sha256').update(`bench-${i}`).digest('hex');
+    rows.push({
+      id: `lst_bench${String(i).padStart(8, '0')}`,
+      operation_id: `op_bench${i}`,
+      draft_id: `pf_bench${i}`,
+      seller: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080',
+      asset: assetName(i % (opts.assets * 2)),
+      quantity_raw: '1',
+      utxo_txid: txid,
+      utxo_vout: 0,
+      utxo_outpoint: `${txid}:0`,
+      utxo_value_sats: 330,
+      price_sats: 5_000 + (i % opts.levels) * 1_000,
+      state: 'active' as const,
+      end_reason: null,
+      signed_psbt: null,
+      version: 1,
+      expires_at: opts.now + 86_400 * 30,
+      created_at: opts.now - (i % 1000),
+      updated_at: opts.now,
+      activated_at: opts.now,
+      ended_at: null,
+    });
+  }
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('listings').values(rows.slice(i, i + 500)).execute();
+}
