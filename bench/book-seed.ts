@@ -5,23 +5,35 @@
  */
 import crypto from 'node:crypto';
 import type { Db } from '../src/store/db.js';
-import { importCatalog } from '../src/modules/market/catalog-import.js';
 
-const assetName = (i: number) => `B${String.fromCharCode(65 + (Math.floor(i / 26 / 26 / 26) % 26), 65 + (Math.floor(i / 26 / 26) % 26), 65 + (Math.floor(i / 26) % 26), 65 + (i % 26))}BK`;
+const assetName = (prefix: string, i: number) => `${prefix}${String.fromCharCode(65 + (Math.floor(i / 26 / 26 / 26) % 26), 65 + (Math.floor(i / 26 / 26) % 26), 65 + (Math.floor(i / 26) % 26), 65 + (i % 26))}BK`;
 
-export async function seedBook(db: Db, opts: { slug: string; listings: number; assets: number; levels: number; now: number }): Promise<void> {
+export async function seedBook(db: Db, opts: { slug: string; listings: number; assets: number; levels: number; now: number; prefix?: string }): Promise<void> {
+  const prefix = opts.prefix ?? 'B';
   const other = `${opts.slug}-other`;
-  const assets = Array.from({ length: opts.assets * 2 }, (_, i) => ({ asset: assetName(i), collection: i < opts.assets ? opts.slug : other, media_kind: 'image' as const, issued_year: 2016 + (i % 5), series: i % 7, max_supply_units: 100 + (i % 900) }));
-  await importCatalog(db, { collections: [{ slug: opts.slug, name: 'Bench book' }, { slug: other, name: 'Bench other' }], artists: [], assets });
+  // Added beside whatever catalogue exists (an import would replace it whole).
+  await db.insertInto('collections').values([{ slug: opts.slug, name: 'Bench book', description: null, sort_order: 1000 }, { slug: other, name: 'Bench other', description: null, sort_order: 1001 }]).execute();
+  const assets = Array.from({ length: opts.assets * 2 }, (_, i) => ({
+    asset: assetName(prefix, i),
+    collection_slug: i < opts.assets ? opts.slug : other,
+    is_primary: 1,
+    artist: null,
+    max_supply_units: 100 + (i % 900),
+    issued_year: 2016 + (i % 5),
+    series: i % 7,
+    media_kind: 'image',
+    protocol_subtype: null,
+  }));
+  for (let i = 0; i < assets.length; i += 500) await db.insertInto('catalog_assets').values(assets.slice(i, i + 500)).execute();
   const rows = [];
   for (let i = 0; i < opts.listings * 2; i++) {
-    const txid = crypto.createHash('sha256').update(`bench-${i}`).digest('hex');
+    const txid = crypto.createHash('sha256').update(`${opts.slug}-${i}`).digest('hex');
     rows.push({
-      id: `lst_bench${String(i).padStart(8, '0')}`,
-      operation_id: `op_bench${i}`,
-      draft_id: `pf_bench${i}`,
+      id: `lst_${opts.slug}${String(i).padStart(8, '0')}`,
+      operation_id: `op_${opts.slug}${i}`,
+      draft_id: `pf_${opts.slug}${i}`,
       seller: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080',
-      asset: assetName(i % (opts.assets * 2)),
+      asset: assetName(prefix, i % (opts.assets * 2)),
       quantity_raw: '1',
       utxo_txid: txid,
       utxo_vout: 0,

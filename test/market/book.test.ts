@@ -5,7 +5,8 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { unreachableChain } from '../helpers/chain.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { nowSeconds } from '../../src/clock.js';
-import { BOOK_FILLS, BOOK_LEVELS, BOOK_LISTINGS_PER_LEVEL } from '../../src/modules/market/book-service.js';
+import { BOOK_FILLS, BOOK_LEVELS, BOOK_LISTINGS_PER_LEVEL, BookService } from '../../src/modules/market/book-service.js';
+import { BookStore } from '../../src/modules/market/book-store.js';
 import { BUYER, SELLER, insertFill, insertListing } from './rows.js';
 
 let t: TestApp;
@@ -118,6 +119,18 @@ test('fills: the 20 most recent non-dropped fills of member assets, newest first
     block_index: null,
   });
   assert.deepEqual([fills[1].confirmed_at, fills[1].block_index], [now - 1000 + BOOK_FILLS + 600, 200]);
+});
+
+test('both listing plans (one index window; per-level ranges for deep levels) build the same books', async () => {
+  const store = new BookStore(t.ctx.store.db);
+  const clock = () => nowSeconds(t.clock);
+  const windowed = new BookService(store, clock, Number.MAX_SAFE_INTEGER);
+  const ranged = new BookService(store, clock, 0);
+  for (const slug of ['main', 'side', 'deep', 'edge', 'empty']) {
+    const a = await windowed.book(slug);
+    assert.ok(a.asks.length > 0 || slug === 'empty', slug);
+    assert.deepEqual(await ranged.book(slug), a, slug);
+  }
 });
 
 test('expiry is read against the clock: a listing past expires_at leaves the book', async () => {

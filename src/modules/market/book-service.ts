@@ -6,6 +6,8 @@ import type { BookListing, Fill } from './public-rows.js';
 export const BOOK_LEVELS = 50;
 export const BOOK_LISTINGS_PER_LEVEL = 20;
 export const BOOK_FILLS = 20;
+/** Up to this many listings in the shown levels, one index-only window ranks them; above, per-level ranges do. */
+export const WINDOW_PLAN_MAX_ROWS = 2_000;
 
 export interface AskLevel {
   price_sats: number;
@@ -34,6 +36,7 @@ export class BookService {
   constructor(
     private readonly store: BookStore,
     private readonly nowSeconds: () => number,
+    private readonly windowPlanMaxRows = WINDOW_PLAN_MAX_ROWS,
   ) {}
 
   async book(slug: string): Promise<OrderBook> {
@@ -41,7 +44,13 @@ export class BookService {
     const now = this.nowSeconds();
     const found = await this.store.levels(slug, now, BOOK_LEVELS + 1);
     const levels = found.slice(0, BOOK_LEVELS);
-    const listings = await this.store.listingsAt(slug, now, levels.map((l) => l.price_sats), BOOK_LISTINGS_PER_LEVEL);
+    const shown = levels.reduce((n, l) => n + l.depth, 0);
+    const listings =
+      levels.length === 0
+        ? []
+        : shown <= this.windowPlanMaxRows
+          ? await this.store.rankedInLevels(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, BOOK_LISTINGS_PER_LEVEL)
+          : await this.store.firstOfEachLevel(slug, now, levels.map((l) => l.price_sats), BOOK_LISTINGS_PER_LEVEL);
     const byPrice = new Map<number, BookListing[]>();
     for (const l of listings) byPrice.set(l.price_sats, [...(byPrice.get(l.price_sats) ?? []), l]);
     // A level whose listings all left between the two reads (sold, delisted) is not shown.

@@ -1,8 +1,12 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // The order book walks public listings by price, then age, then id, and stops at its bounds;
-  // asset and expires_at ride along so the level counts never touch the table rows.
+  // The order book. Per collection, from its member assets: each asset's public listings in
+  // price order, with what the level counts and the ranking read (no table rows touched).
+  await db.schema.createIndex('listings_member').on('listings').columns(['asset', 'state', 'price_sats', 'expires_at', 'created_at', 'id']).execute();
+  // A collection's member assets without touching catalogue rows.
+  await db.schema.createIndex('catalog_assets_members').on('catalog_assets').columns(['collection_slug', 'asset']).execute();
+  // Per price level of a deep book: the market's listings at one price, oldest first.
   await db.schema.createIndex('listings_book').on('listings').columns(['state', 'price_sats', 'created_at', 'id', 'asset', 'expires_at']).execute();
 
   await db.schema
