@@ -25,6 +25,9 @@ export async function seedBook(db: Db, opts: { slug: string; listings: number; a
     protocol_subtype: null,
   }));
   for (let i = 0; i < assets.length; i += 500) await db.insertInto('catalog_assets').values(assets.slice(i, i + 500)).execute();
+  // As the balance view records them: indivisible, so a one-unit listing holds 1 raw.
+  const known = assets.map((a) => ({ asset: a.asset, asset_longname: null, divisible: 0, refreshed_height: 0, refreshed_at: 0, stale: 0 }));
+  for (let i = 0; i < known.length; i += 500) await db.insertInto('cp_assets').values(known.slice(i, i + 500)).execute();
   const rows = [];
   for (let i = 0; i < opts.listings * 2; i++) {
     const txid = crypto.createHash('sha256').update(`${opts.slug}-${i}`).digest('hex');

@@ -2,6 +2,7 @@ import type { Context } from '../src/context.js';
 import { nowSeconds } from '../src/clock.js';
 import { BookService } from '../src/modules/market/book-service.js';
 import { BookStore } from '../src/modules/market/book-store.js';
+import { OfferTargetsService } from '../src/modules/market/offer-targets-service.js';
 import { seedBook } from './book-seed.js';
 import type { Scenario } from './market.js';
 
@@ -21,6 +22,13 @@ export async function bookScenarios(ctx: Context, api: string): Promise<Scenario
     const start = performance.now();
     for (let i = 0; i < runs; i++) await service.book(slug);
     console.log(`book of ${slug} (10,000 listings), uncached build: ${((performance.now() - start) / runs).toFixed(2)} ms`);
+  }
+  const targets = new OfferTargetsService(ctx.store.db, () => nowSeconds(ctx.clock));
+  for (const [label, filters] of [['no filter', {}], ['series=3 (a seventh of the assets)', { series: 3 }]] as const) {
+    await targets.targets('bench-book', filters, 8);
+    const start = performance.now();
+    for (let i = 0; i < 20; i++) await targets.targets('bench-book', filters, 8);
+    console.log(`offer targets of bench-book, ${label}, uncached: ${((performance.now() - start) / 20).toFixed(2)} ms`);
   }
   return [{ name: 'GET /v1/collections/{slug}/book (10,000 listings, shared cache)', url: `${api}/v1/collections/bench-book/book` }];
 }

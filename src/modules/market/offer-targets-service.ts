@@ -36,6 +36,13 @@ export class OfferTargetsService {
     const target = normalized.target;
     if (!(await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst())) throw notFound('collection');
 
+    // A target without trait filters reaches every member (matchesTarget holds for each of its
+    // rows by definition), so the rows need not be loaded to be counted.
+    if (target.kind === 'collection') {
+      const { n } = await this.db.selectFrom('catalog_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('collection_slug', '=', slug).executeTakeFirstOrThrow();
+      const rows = await this.listed(slug, null, limit);
+      return { result: rows, result_count: rows.length, matching_assets: Number(n) };
+    }
     const members: AssetTraits[] = (
       await this.db
         .selectFrom('catalog_assets')
@@ -51,7 +58,7 @@ export class OfferTargetsService {
       artist: r.artist,
     }));
     const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
-    const rows = matched.length === members.length ? await this.listed(slug, null, limit) : await this.listedAmong(slug, matched, limit);
+    const rows = await this.listedAmong(slug, matched, limit);
     return { result: rows, result_count: rows.length, matching_assets: matched.length };
   }
 
