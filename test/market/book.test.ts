@@ -149,9 +149,15 @@ test('unknown slug is 404 (not cached), an over-long slug 400', async () => {
   assert.deepEqual([long.status, long.body.code], [400, 'invalid_request']);
 });
 
-test('OpenAPI documents the book with its bounds', async () => {
+test('OpenAPI documents the market reads and the choices the spec leaves open', async () => {
   const doc = (await get('/v1/openapi.json')).body;
-  const op = doc.paths['/v1/collections/{slug}/book'].get;
-  assert.match(op.description, /at most 50 price levels and 20 listings per level/);
-  assert.ok(op.responses['404']);
+  const op = (path: string) => doc.paths[path].get;
+  assert.match(op('/v1/collections/{slug}/book').description, /at most 50 price levels and 20 listings per level/);
+  assert.match(op('/v1/collections/{slug}/offer-targets').description, /100000000 raw/);
+  assert.match(op('/v1/collections/{slug}/holders').description, /clamped to 50/);
+  assert.match(op('/v1/analytics').description, /zero-filled/);
+  for (const path of ['/v1/collections/{slug}/book', '/v1/collections/{slug}/offer-targets', '/v1/collections/{slug}/holders']) {
+    assert.ok(op(path).responses['404'], path);
+    assert.ok(op(path).responses['400'], path);
+  }
 });

@@ -127,3 +127,16 @@ test('limit defaults to 8', async () => {
   assert.deepEqual([rows.length, count, matching], [8, 8, 600]);
   assert.deepEqual(rows.slice(0, 4), [ids.m550, ids.m599, ids.m598, ids.m1]);
 });
+
+test('uncached reads share the 300-per-minute budget; cache hits do not spend it (429 rate_limited)', async () => {
+  t.clock.advance(61_000); // a fresh window, past the cache
+  const from = (q: string) => t.app.inject({ method: 'GET', url: `/v1/collections/cards/offer-targets${q}`, remoteAddress: '10.99.0.7' });
+  for (let i = 0; i < 300; i++) assert.equal((await from(`?series=${i}`)).statusCode, 200, `request ${i}`);
+  const hit = await from('?series=0');
+  assert.deepEqual([hit.statusCode, hit.headers['x-cache']], [200, 'hit']);
+  const over = await from('?series=300');
+  assert.equal(over.statusCode, 429);
+  const body = JSON.parse(over.body);
+  assert.equal(body.code, 'rate_limited');
+  assert.ok(body.retry_after_seconds >= 1);
+});
