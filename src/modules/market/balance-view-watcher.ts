@@ -52,6 +52,8 @@ interface Prefetched {
 
 const CHUNK = 500;
 const INSERT_ROWS = 200;
+/** Far deeper than any reorg the indexer follows (it gives up beyond 100 blocks). */
+const VIEW_BLOCKS_KEPT = 1_000;
 
 /** Whole units per owner address: detached and attached raw amounts summed, then divided by the unit. */
 export function wholeUnits(balances: readonly CpBalance[], divisible: boolean): Map<string, number> {
@@ -165,6 +167,8 @@ export function balanceViewWatcher(db: Db, cp: CounterpartyBackend, log: Fastify
       const before = prev?.as_of_event_index == null ? null : Number(prev.as_of_event_index);
       const asOf = pre.lastEventIndex === null ? before : before === null ? pre.lastEventIndex : Math.max(before, pre.lastEventIndex);
       await tx.insertInto('cp_view_blocks').values({ height: b.block.height, as_of_event_index: asOf }).execute();
+      // Only the newest rows matter (the tip's, and those a reorg can fall back to).
+      await tx.deleteFrom('cp_view_blocks').where('height', '<', b.block.height - VIEW_BLOCKS_KEPT).execute();
     },
     rollback: async (tx, height) => {
       await tx.updateTable('cp_assets').set({ stale: 1 }).where('refreshed_height', '>=', height).execute();
