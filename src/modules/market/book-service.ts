@@ -52,7 +52,11 @@ export class BookService {
           ? await this.store.rankedInLevels(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, BOOK_LISTINGS_PER_LEVEL)
           : await this.store.firstOfEachLevel(slug, now, levels.map((l) => l.price_sats), BOOK_LISTINGS_PER_LEVEL);
     const byPrice = new Map<number, BookListing[]>();
-    for (const l of listings) byPrice.set(l.price_sats, [...(byPrice.get(l.price_sats) ?? []), l]);
+    for (const l of listings) {
+      const level = byPrice.get(l.price_sats);
+      if (level) level.push(l);
+      else byPrice.set(l.price_sats, [l]);
+    }
     // A level whose listings all left between the two reads (sold, delisted) is not shown.
     const asks = levels.filter((l) => byPrice.has(l.price_sats)).map((l) => ({ price_sats: l.price_sats, depth: l.depth, listings: byPrice.get(l.price_sats)! }));
     return {
