@@ -1,4 +1,5 @@
 import type { Context } from '../src/context.js';
+import { bookScenarios } from './book.js';
 
 export interface Scenario {
   name: string;
@@ -8,6 +9,6 @@ export interface Scenario {
 }
 
 /** Market scenarios (book of 10,000 listings, cart completion) join here as those flows land. */
-export async function marketScenarios(_ctx: Context, _api: string): Promise<Scenario[]> {
-  return [];
+export async function marketScenarios(ctx: Context, api: string): Promise<Scenario[]> {
+  return [...(await bookScenarios(ctx, api))];
 }

@@ -158,6 +158,11 @@ export interface CounterpartyBackend {
   getAddressBalances(address: string): Promise<CpBalance[]>;
   /** Balances attached to one UTXO (`txid:vout`). */
   getUtxoBalances(utxo: string): Promise<CpBalance[]>;
+  /**
+   * Every non-zero balance of one asset, detached (address) and UTXO-attached alike; a UTXO row's
+   * `address` is the UTXO's owner. Confirmed state only, as Core's balance routes serve it.
+   */
+  getAssetBalances(asset: string): Promise<CpBalance[]>;
   /** Which of the given UTXOs carry any Counterparty balance. */
   getUtxosWithBalances(utxos: string[]): Promise<Set<string>>;
   getAsset(asset: string): Promise<CpAssetInfo | null>;

@@ -13,13 +13,18 @@ export interface IndexedBlock {
 }
 
 /**
- * A part of the market that follows the chain. Both calls run inside the
- * indexer's transaction for that block, so the cursor and every watcher's
- * state move together: a crash resumes from the cursor with nothing half-done.
+ * A part of the market that follows the chain. `onBlock` and `rollback` run inside the
+ * indexer's transaction for that block, so the cursor and every watcher's state move together:
+ * a crash resumes from the cursor with nothing half-done.
+ *
+ * A watcher that needs chain reads for a block does them in `prefetch`, before the transaction
+ * opens (a database transaction must never wait on the network); what it returns is handed to
+ * `onBlock` for the same block. A failed prefetch fails the run, which resumes at that block.
  */
-export interface Watcher {
+export interface Watcher<P = unknown> {
   name: string;
-  onBlock(tx: Tx, b: IndexedBlock): Promise<void>;
+  prefetch?(b: IndexedBlock): Promise<P>;
+  onBlock(tx: Tx, b: IndexedBlock, prefetched: P): Promise<void>;
   /** Undo everything done for blocks at `height` and above (a reorg disconnected them). */
   rollback(tx: Tx, height: number): Promise<void>;
 }
@@ -89,9 +94,12 @@ export class Indexer {
       // The chain moved under us (a reorg mid-run): stop; the next run rolls back first.
       if (h > 0 && cursor && h === cursor.height + 1 && block.prev_hash !== cursor.hash) break;
       const events = await this.chain.counterparty.getBlockEvents(h);
-      const seenAt = this.clock.now();
+      const indexed: IndexedBlock = { block, events, seenAt: this.clock.now() };
+      const prefetched: unknown[] = [];
+      for (const w of this.watchers) prefetched.push(w.prefetch ? await w.prefetch(indexed) : undefined);
+      const seenAt = indexed.seenAt;
       await this.db.transaction().execute(async (tx) => {
-        for (const w of this.watchers) await w.onBlock(tx, { block, events, seenAt });
+        for (const [i, w] of this.watchers.entries()) await w.onBlock(tx, indexed, prefetched[i]);
         await tx.insertInto('indexed_blocks').values({ height: h, hash: block.hash, seen_at: seenAt }).execute();
       });
       cursor = { height: h, hash: block.hash };

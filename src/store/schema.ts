@@ -12,5 +12,6 @@ import type { DevnetTables } from '../chain/devnet/tables.js';
 import type { ListingTables } from '../modules/listings/tables.js';
 import type { CheckoutTables } from '../modules/checkout/tables.js';
 import type { FillTables } from '../modules/fills/tables.js';
+import type { BalanceViewTables } from '../modules/market/balance-view-tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables, CheckoutTables, FillTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables, CheckoutTables, FillTables, BalanceViewTables {}

@@ -112,6 +112,16 @@ void describe('Counterparty API v2 face', () => {
     assert.equal(confirmed!.status.block_hash, hash);
   });
 
+  void it('asset balances: every holder, type=address|utxo filters, a bad type is 400, an unknown asset has none', async () => {
+    const all = await get('/assets/SMALLCARD/balances');
+    assert.deepEqual(all.body, { result: [{ address: erin.address, asset: 'SMALLCARD', asset_longname: null, quantity: 3, utxo: null, utxo_address: null }], next_cursor: null, result_count: 1 });
+    assert.deepEqual((await get('/assets/SMALLCARD/balances?type=address')).body.result, all.body.result);
+    assert.deepEqual((await get('/assets/SMALLCARD/balances?type=utxo')).body.result, []);
+    const bad = await get('/assets/SMALLCARD/balances?type=nope');
+    assert.deepEqual([bad.status, bad.body], [400, { error: 'Invalid type: nope' }]);
+    assert.deepEqual((await get('/assets/NOSUCHCARD/balances')).body, { result: [], next_cursor: null, result_count: 0 });
+  });
+
   void it('attach fee estimate and utxos/withbalances', async () => {
     assert.deepEqual((await get('/compose/attach/estimatexcpfees')).body, { result: 0 });
     const r = await get('/utxos/withbalances?utxos=aa:0,bb:1');

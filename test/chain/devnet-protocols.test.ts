@@ -171,11 +171,20 @@ void describe('Counterparty Core adapter ↔ devnet API v2 face', () => {
     const attached = utxos.find((u) => u.txid === txid && u.vout === 0);
     assert.deepEqual(attached, { txid, vout: 0, value_sats: 330, height, confirmations: 1 });
     assert.equal(await f.cp.estimateAttachXcpFee(), '0');
+    const holders = await f.cp.getAssetBalances(asset);
+    assert.deepEqual(
+      holders.map((r) => [r.address, r.utxo, r.quantity_raw]).sort(),
+      [[alice.address, null, (BigInt(BIG_SUPPLY) - 1000n).toString()], [alice.address, utxo, '1000']].sort(),
+      'the asset view: detached and attached rows, the UTXO owned by alice',
+    );
+    assert.deepEqual(holders, await f.t.devnet.counterparty.getAssetBalances(asset), 'same rows as the engine port');
+    assert.deepEqual(await f.cp.getAssetBalances('NOSUCHCARD'), []);
   });
 
   void it('follows cursors to the end with a small page size', async () => {
     const paged = new CounterpartyCoreBackend({ url: `${f.base}/devnet/counterparty`, pageSize: 1, retry: { retries: 0 } });
     assert.deepEqual(await paged.getAddressBalances(alice.address), await f.cp.getAddressBalances(alice.address));
     assert.deepEqual(await paged.getBlockEvents(issuedAt), await f.cp.getBlockEvents(issuedAt));
+    assert.deepEqual(await paged.getAssetBalances(asset), await f.cp.getAssetBalances(asset));
   });
 });

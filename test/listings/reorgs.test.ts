@@ -242,14 +242,14 @@ void test('reuse: an asset UTXO confirmed again holding something else ends the 
   // Exactly the unit: active again (then undone, this block is not real).
   await assert.rejects(
     m.ctx.store.db.transaction().execute(async (tx) => {
-      await watcher.onBlock(tx, block([credit(1)]));
+      await watcher.onBlock(tx, block([credit(1)]), undefined);
       const l = await tx.selectFrom('listings').selectAll().where('id', '=', listingId).executeTakeFirstOrThrow();
       assert.deepEqual([l.state, l.utxo_height], ['active', tip.height + 1]);
       throw new Error('undo');
     }),
     /undo/,
   );
-  await m.ctx.store.db.transaction().execute((tx) => watcher.onBlock(tx, block([credit(2)])));
+  await m.ctx.store.db.transaction().execute((tx) => watcher.onBlock(tx, block([credit(2)]), undefined));
   const l = await listingRow(listingId);
   assert.deepEqual([l.state, l.end_reason, l.signed_psbt], ['ended', 'invalid', null]);
   assert.deepEqual(await eventsOf(s.w.address), ['listing_invalidated']);

@@ -86,6 +86,14 @@ export class CounterpartyCoreBackend implements CounterpartyBackend {
     return page.rows.map(balanceOf).filter((b) => b.quantity_raw !== '0');
   }
 
+  /** `/v2/assets/{asset}/balances` (type all), every page; an unknown asset (404) has none. */
+  async getAssetBalances(asset: string): Promise<CpBalance[]> {
+    const page = await this.api.getAll<CpBalanceRow>(`/v2/assets/${enc(asset)}/balances`, { type: 'all' }, this.pageSize);
+    if (!page) return [];
+    this.requireReady(page.headers, 'asset balances');
+    return page.rows.map(balanceOf).filter((b) => b.quantity_raw !== '0');
+  }
+
   async getUtxosWithBalances(utxos: string[]): Promise<Set<string>> {
     const found = new Set<string>();
     const unique = [...new Set(utxos)];

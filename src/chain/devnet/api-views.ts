@@ -98,18 +98,22 @@ export class CounterpartyApiViews {
     return a ? assetRow(a) : null;
   }
 
-  /** `/v2/assets/{asset}/balances`: every holder, address and UTXO rows. */
-  assetBalances(nameOrLongname: string): BalanceRow[] {
+  /** `/v2/assets/{asset}/balances?type=all|address|utxo`: every holder, address and UTXO rows. */
+  assetBalances(nameOrLongname: string, type: 'all' | 'address' | 'utxo' = 'all'): BalanceRow[] {
     const a = this.node.ledger.resolveAsset(nameOrLongname);
     if (!a) return [];
     const rows: BalanceRow[] = [];
-    for (const [address, m] of this.node.ledger.addresses) {
-      const q = m.get(a.asset) ?? 0n;
-      if (q > 0n) rows.push({ address, asset: a.asset, asset_longname: a.asset_longname, quantity: jsonQuantity(q), utxo: null, utxo_address: null });
+    if (type !== 'utxo') {
+      for (const [address, m] of this.node.ledger.addresses) {
+        const q = m.get(a.asset) ?? 0n;
+        if (q > 0n) rows.push({ address, asset: a.asset, asset_longname: a.asset_longname, quantity: jsonQuantity(q), utxo: null, utxo_address: null });
+      }
     }
-    for (const [utxo, m] of this.node.ledger.utxos) {
-      const h = m.get(a.asset);
-      if (h && h.quantity > 0n) rows.push(this.utxoRow(utxo, a.asset, h.quantity, h.utxoAddress));
+    if (type !== 'address') {
+      for (const [utxo, m] of this.node.ledger.utxos) {
+        const h = m.get(a.asset);
+        if (h && h.quantity > 0n) rows.push(this.utxoRow(utxo, a.asset, h.quantity, h.utxoAddress));
+      }
     }
     return rows;
   }

@@ -23,6 +23,12 @@ export class DevnetCounterpartyBackend implements CounterpartyBackend {
     }));
   }
 
+  async getAssetBalances(asset: string): Promise<CpBalance[]> {
+    return this.d.api.assetBalances(asset).map((r) => ({
+      asset: r.asset, asset_longname: r.asset_longname, quantity_raw: String(r.quantity), utxo: r.utxo, address: r.utxo ? r.utxo_address : r.address,
+    }));
+  }
+
   async getUtxosWithBalances(utxos: string[]): Promise<Set<string>> {
     const map = this.d.api.utxosWithBalances(utxos);
     return new Set(Object.entries(map).filter(([, v]) => v).map(([k]) => k));

@@ -25,6 +25,16 @@ type Row = { key: string | null; listed: number | string | bigint; floor: number
 const toMap = (rows: Row[]): Map<string, ListingStats> =>
   new Map(rows.filter((r) => r.key !== null).map((r) => [r.key as string, { listed: Number(r.listed), floor_sats: r.floor === null ? null : Number(r.floor) }]));
 
+type ListingsAs<A extends string> = ExpressionBuilder<DatabaseSchema & { [K in A]: DatabaseSchema['listings'] }, A>;
+
+/**
+ * The one rule for "public fillable now", for a query over `listings as l`: state `active`, with
+ * no expiry or one still ahead. Every market read (counts, floors, the book, offer targets,
+ * analytics) filters with this, so they can never disagree about what is listed.
+ */
+export const publicFillable = (now: number) => (eb: ListingsAs<'l'>) =>
+  eb.and([eb('l.state', '=', 'active'), eb.or([eb('l.expires_at', 'is', null), eb('l.expires_at', '>', now)])]);
+
 /** Reads the seller side's `listings` table; the clock decides what has expired (expiry is derived at read time). */
 export class ListingStatsReader {
   constructor(
@@ -34,8 +44,7 @@ export class ListingStatsReader {
 
   /** Public and fillable now: `active`, with no expiry or one still ahead. */
   private live(now: number) {
-    return (eb: ExpressionBuilder<DatabaseSchema & { l: DatabaseSchema['listings'] }, 'l'>) =>
-      eb.and([eb('l.state', '=', 'active'), eb.or([eb('l.expires_at', 'is', null), eb('l.expires_at', '>', now)])]);
+    return publicFillable(now);
   }
 
   /** Per asset, for the given assets. */

@@ -7,6 +7,7 @@ import * as m005 from './005_settlement.js';
 import * as m006 from './006_indexer.js';
 import * as m007 from './007_listings.js';
 import * as m008 from './008_checkout_fills.js';
+import * as m009 from './009_market_reads.js';
 import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
 
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '006_indexer': m006,
   '007_listings': m007,
   '008_checkout_fills': m008,
+  '009_market_reads': m009,
   '010_feeds': m010,
   '011_listing_reorgs': m011,
 };

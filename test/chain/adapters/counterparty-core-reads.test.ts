@@ -94,6 +94,39 @@ void describe('CounterpartyCoreBackend reads', () => {
     assert.equal(server.requests.at(-1)!.path, `/v2/utxos/${encodeURIComponent(UTXO)}/balances`);
   });
 
+  void it('getAssetBalances maps the example (address rows), asks type=all and follows the cursor', async () => {
+    const rows = rowsOf('/v2/assets/{asset}/balances');
+    serve({ '/v2/assets/{asset}/balances': (_r, p) => (p.asset === 'BURNER' ? { body: example('/v2/assets/{asset}/balances') } : { body: { result: [], next_cursor: null, result_count: 0 } }) });
+    assert.deepEqual(
+      await cp.getAssetBalances('BURNER'),
+      rows.map((r) => ({ asset: 'BURNER', asset_longname: null, quantity_raw: String(r.quantity), utxo: null, address: r.address })),
+    );
+    assert.equal(server.requests.at(-1)!.path, '/v2/assets/BURNER/balances');
+    assert.equal(server.requests.at(-1)!.query.get('type'), 'all');
+    assert.deepEqual(await cp.getAssetBalances('NOSUCHCARD'), []);
+
+    // A UTXO row is owned by its utxo_address; zero rows are dropped; every page is read.
+    const [first] = rows;
+    const paged: Rows = [
+      { ...first, rowid: 3 },
+      { ...first, rowid: 2, address: null, utxo: UTXO, utxo_address: ADDR, quantity: 1 },
+      { ...first, rowid: 1, quantity: 0 },
+    ];
+    serve({ '/v2/assets/{asset}/balances': (req) => pageOf(paged, 'rowid', req) });
+    const small = new CounterpartyCoreBackend({ url: server.url, pageSize: 1, retry: { retries: 0 } });
+    assert.deepEqual(await small.getAssetBalances('BURNER'), [
+      { asset: 'BURNER', asset_longname: null, quantity_raw: String(first!.quantity), utxo: null, address: first!.address },
+      { asset: 'BURNER', asset_longname: null, quantity_raw: '1', utxo: UTXO, address: ADDR },
+    ]);
+    serve({});
+  });
+
+  void it('getAssetBalances refuses a node that is not caught up (503)', async () => {
+    serve({ '/v2/assets/{asset}/balances': () => ({ body: example('/v2/assets/{asset}/balances') }) }, coreHeaders(325, 327, false));
+    await assert.rejects(cp.getAssetBalances('BURNER'), (e: unknown) => e instanceof UpstreamUnavailable && e.status === 503);
+    serve({});
+  });
+
   void it('getUtxosWithBalances: comma-separated utxos, chunked, true entries only', async () => {
     const exampleReply = example<{ result: Record<string, boolean> }>('/v2/utxos/withbalances');
     assert.deepEqual(Object.values(exampleReply.result), [false, false]);

@@ -104,7 +104,11 @@ const ROUTES: Record<string, Handler> = {
     const a = d.api.asset(req.params.asset!);
     return a ? { body: { result: a } } : null;
   },
-  '/assets/:asset/balances': (d, req) => ({ body: pageRows(d.api.assetBalances(req.params.asset!), req.query) }),
+  '/assets/:asset/balances': (d, req) => {
+    const type = param(req.query, 'type') ?? 'all';
+    if (!['all', 'utxo', 'address'].includes(type)) throw new BadRequest(`Invalid type: ${type}`);
+    return { body: pageRows(d.api.assetBalances(req.params.asset!, type as 'all'), req.query) };
+  },
   '/blocks/last': (d) => {
     const b = d.api.lastBlock();
     return b ? { body: { result: b } } : null;

@@ -1,0 +1,109 @@
+/**
+ * The market analytics snapshot. Listing figures cover current public fillable listings (the
+ * one rule in listing-stats.ts); sales figures cover confirmed fills (never pending, never
+ * dropped) broadcast in the trailing 30 days, [since, as_of]. Each figure is one bounded SQL
+ * aggregate over an index; nothing is loaded whole.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../store/db.js';
+import { publicFillable } from './listing-stats.js';
+
+export const WINDOW_DAYS = 30;
+export const DEPTH_LEVELS = 100;
+export const TOP_SALES = 10;
+const DAY = 86_400;
+export const SALE_KINDS = ['listing', 'offer'] as const;
+
+export interface AnalyticsSnapshot {
+  as_of: number;
+  since: number;
+  market: { listings: number; asking_value_sats: number; sellers: number; open_offers: number; bidders: number };
+  sales: { volume_sats: number; sales: number; transactions: number; buyers: number; sellers: number };
+  daily: Array<{ day: string; volume_sats: number; sales: number }>;
+  depth: Array<{ price_sats: number; listings: number; offers: number }>;
+  sale_types: Array<{ kind: (typeof SALE_KINDS)[number]; volume_sats: number; sales: number }>;
+  top_sales: Array<{ txid: string; ref_id: string; asset: string; asset_longname: string | null; price_sats: number; buyer: string; seller: string; broadcast_at: number }>;
+}
+
+const n = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+/** 'YYYY-MM-DD' of a UTC day number (days since the epoch). */
+const dayLabel = (day: number): string => new Date(day * DAY * 1000).toISOString().slice(0, 10);
+
+export class AnalyticsService {
+  constructor(
+    private readonly db: Db,
+    private readonly nowSeconds: () => number,
+  ) {}
+
+  /** Confirmed fills broadcast in the window. */
+  private sold(since: number, asOf: number) {
+    return this.db.selectFrom('fills as f').where('f.state', '=', 'confirmed').where('f.broadcast_at', '>=', since).where('f.broadcast_at', '<=', asOf);
+  }
+
+  async snapshot(): Promise<AnalyticsSnapshot> {
+    const asOf = this.nowSeconds();
+    const since = asOf - WINDOW_DAYS * DAY;
+
+    const market = await this.db
+      .selectFrom('listings as l')
+      .select((eb) => [eb.fn.countAll().as('listings'), eb.fn.sum('l.price_sats').as('value'), eb.fn.count('l.seller').distinct().as('sellers')])
+      .where(publicFillable(asOf))
+      .executeTakeFirstOrThrow();
+
+    const sales = await this.sold(since, asOf)
+      .select((eb) => [
+        eb.fn.sum('f.price_sats').as('volume'),
+        eb.fn.countAll().as('sales'),
+        eb.fn.count('f.txid').distinct().as('transactions'),
+        eb.fn.count('f.buyer').distinct().as('buyers'),
+        eb.fn.count('f.seller').distinct().as('sellers'),
+      ])
+      .executeTakeFirstOrThrow();
+
+    const dayOf = sql<number>`f.broadcast_at / ${sql.lit(DAY)}`;
+    const perDay = await this.sold(since, asOf)
+      .select((eb) => [dayOf.as('day'), eb.fn.sum('f.price_sats').as('volume'), eb.fn.countAll().as('sales')])
+      .groupBy(dayOf)
+      .execute();
+    const byDay = new Map(perDay.map((r) => [n(r.day), r]));
+    const daily: AnalyticsSnapshot['daily'] = [];
+    for (let d = Math.floor(since / DAY); d <= Math.floor(asOf / DAY); d++) {
+      const r = byDay.get(d);
+      daily.push({ day: dayLabel(d), volume_sats: n(r?.volume), sales: n(r?.sales) });
+    }
+
+    const depth = await this.db
+      .selectFrom('listings as l')
+      .select((eb) => ['l.price_sats', eb.fn.countAll().as('listings')])
+      .where(publicFillable(asOf))
+      .groupBy('l.price_sats')
+      .orderBy('l.price_sats')
+      .limit(DEPTH_LEVELS)
+      .execute();
+
+    const kinds = await this.sold(since, asOf)
+      .select((eb) => ['f.kind', eb.fn.sum('f.price_sats').as('volume'), eb.fn.countAll().as('sales')])
+      .groupBy('f.kind')
+      .execute();
+    const byKind = new Map(kinds.map((k) => [k.kind, k]));
+
+    const top = await this.sold(since, asOf)
+      .select(['f.txid', 'f.ref_id', 'f.asset', 'f.asset_longname', 'f.price_sats', 'f.buyer', 'f.seller', 'f.broadcast_at'])
+      .orderBy('f.price_sats', 'desc')
+      .orderBy('f.broadcast_at', 'desc')
+      .orderBy('f.id')
+      .limit(TOP_SALES)
+      .execute();
+
+    return {
+      as_of: asOf,
+      since,
+      market: { listings: n(market.listings), asking_value_sats: n(market.value), sellers: n(market.sellers), open_offers: 0, bidders: 0 },
+      sales: { volume_sats: n(sales.volume), sales: n(sales.sales), transactions: n(sales.transactions), buyers: n(sales.buyers), sellers: n(sales.sellers) },
+      daily,
+      depth: depth.map((d) => ({ price_sats: n(d.price_sats), listings: n(d.listings), offers: 0 })),
+      sale_types: SALE_KINDS.map((kind) => ({ kind, volume_sats: n(byKind.get(kind)?.volume), sales: n(byKind.get(kind)?.sales) })),
+      top_sales: top.map((t) => ({ ...t, asset_longname: t.asset_longname ?? null, price_sats: n(t.price_sats), broadcast_at: n(t.broadcast_at) })),
+    };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Offer targets: the listed units a collection or trait policy would reach now. The catalogue
+ * rows of the collection are tested with the one policy predicate (policy-predicate.ts), so
+ * `matching_assets` and the listed rows agree with what the offer authorization will accept;
+ * the listings of the matching assets are then read in price order with a LIMIT.
+ */
+import type { Db } from '../../store/db.js';
+import { invalid, notFound } from '../../http/errors.js';
+import { publicFillable } from './listing-stats.js';
+import { assetMatches, normalizeTarget, oneUnitRaw, type AssetTraits, type TargetInput } from './policy-predicate.js';
+import { LISTING_COLUMNS, targetListingOf, type TargetListing } from './public-rows.js';
+
+/** Assets per `in (…)` list, well under either backend's parameter limit. */
+const CHUNK = 500;
+
+export type TargetFilters = Omit<TargetInput, 'scope' | 'asset' | 'collection'>;
+
+export interface OfferTargets {
+  result: TargetListing[];
+  result_count: number;
+  matching_assets: number;
+}
+
+const cheapestFirst = (a: TargetListing, b: TargetListing) =>
+  a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export class OfferTargetsService {
+  constructor(
+    private readonly db: Db,
+    private readonly nowSeconds: () => number,
+  ) {}
+
+  async targets(slug: string, filters: TargetFilters, limit: number): Promise<OfferTargets> {
+    const normalized = normalizeTarget({ scope: 'collection', collection: slug, ...filters });
+    if (!normalized.ok) throw invalid(normalized.error, { field: `query.${normalized.field}` });
+    const target = normalized.target;
+    if (!(await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst())) throw notFound('collection');
+
+    // A target without trait filters reaches every member (matchesTarget holds for each of its
+    // rows by definition), so the rows need not be loaded to be counted.
+    if (target.kind === 'collection') {
+      const { n } = await this.db.selectFrom('catalog_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('collection_slug', '=', slug).executeTakeFirstOrThrow();
+      const rows = await this.listed(slug, null, limit);
+      return { result: rows, result_count: rows.length, matching_assets: Number(n) };
+    }
+    const members: AssetTraits[] = (
+      await this.db
+        .selectFrom('catalog_assets')
+        .select(['asset', 'collection_slug', 'max_supply_units', 'issued_year', 'series', 'artist'])
+        .where('collection_slug', '=', slug)
+        .execute()
+    ).map((r) => ({
+      asset: r.asset,
+      collection_slug: r.collection_slug,
+      max_supply_units: r.max_supply_units === null ? null : Number(r.max_supply_units),
+      issued_year: r.issued_year === null ? null : Number(r.issued_year),
+      series: r.series === null ? null : Number(r.series),
+      artist: r.artist,
+    }));
+    const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
+    const rows = await this.listedAmong(slug, matched, limit);
+    return { result: rows, result_count: rows.length, matching_assets: matched.length };
+  }
+
+  /** Listings in several chunks of assets: each chunk's cheapest `limit`, merged. */
+  private async listedAmong(slug: string, assets: string[], limit: number): Promise<TargetListing[]> {
+    const out: TargetListing[] = [];
+    for (let i = 0; i < assets.length; i += CHUNK) out.push(...(await this.listed(slug, assets.slice(i, i + CHUNK), limit)));
+    return out.sort(cheapestFirst).slice(0, limit);
+  }
+
+  /**
+   * Public fillable listings of the collection's members (of `assets` when given) that hold
+   * exactly one whole unit, cheapest first. The unit needs the asset's divisibility, which the
+   * balance view records; an asset it has not read yet offers no targets.
+   */
+  private async listed(slug: string, assets: string[] | null, limit: number): Promise<TargetListing[]> {
+    let q = this.db
+      .selectFrom('listings as l')
+      .innerJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
+      .innerJoin('cp_assets as a', 'a.asset', 'l.asset')
+      .select(LISTING_COLUMNS)
+      .where(publicFillable(this.nowSeconds()))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('a.divisible', '=', 1), eb('l.quantity_raw', '=', oneUnitRaw(true))]),
+          eb.and([eb('a.divisible', '=', 0), eb('l.quantity_raw', '=', oneUnitRaw(false))]),
+        ]),
+      );
+    if (assets) {
+      if (assets.length === 0) return [];
+      q = q.where('l.asset', 'in', assets);
+    }
+    const rows = await q.orderBy('l.price_sats').orderBy('l.created_at').orderBy('l.id').limit(limit).execute();
+    return rows.map(targetListingOf);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Row shapes the public market reads share: the public listing row (order book and offer
+ * targets) and the fill row (order book, later the sales feed), as TypeBox schemas, their
+ * TypeScript types, and the mapping from stored rows. A public row never carries the seller's
+ * signed half or anything else private.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+
+export const MEDIA_KINDS = ['image', 'animation', 'video', 'html', 'svg'] as const;
+const MediaKind = Nullable(Type.Union(MEDIA_KINDS.map((k) => Type.Literal(k)), { description: 'from the curated catalogue; null when it names none' }));
+
+const listingFields = {
+  id: Type.String({ description: 'listing id (lst_…)' }),
+  asset: Type.String({ description: 'canonical compact asset id' }),
+  asset_longname: Nullable(Type.String({ description: 'subasset longname, display only; null for a named asset or until the balance view has read the asset' })),
+  seller: Type.String({ description: 'seller address' }),
+  utxo_txid: Txid,
+  utxo_vout: Vout,
+  quantity_raw: QuantityRaw,
+  price_sats: Sats({ minimum: 1, description: 'ask, sats' }),
+  created_at: UnixSeconds,
+  protocol_subtype: Nullable(Type.String({ description: 'from the curated catalogue; null when it names none' })),
+  media_kind: MediaKind,
+};
+
+/** In offer-targets: the listing row without `expires_at`. */
+export const TargetListingRow = Type.Object(listingFields, { additionalProperties: false });
+
+/** In the order book: with the marketplace expiry. */
+export const BookListingRow = Type.Object(
+  { ...listingFields, expires_at: Nullable(UnixSeconds) },
+  { additionalProperties: false },
+);
+
+export const FillRow = Type.Object(
+  {
+    txid: Txid,
+    kind: Type.Union([Type.Literal('listing'), Type.Literal('offer')], { description: '`listing` (checkout) or `offer` (offer acceptance)' }),
+    ref_id: Type.String({ description: 'the listing id or the offer id that was filled' }),
+    asset: Type.String(),
+    asset_longname: Nullable(Type.String()),
+    seller: Type.String(),
+    buyer: Type.String({ description: 'the address that receives the asset' }),
+    price_sats: Sats({ minimum: 1 }),
+    platform_fee_sats: Sats(),
+    delivery_mode: Type.Union([Type.Literal('detached'), Type.Literal('attached')]),
+    broadcast_at: UnixSeconds,
+    confirmed_at: Nullable(UnixSeconds),
+    block_index: Nullable(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false, description: 'One unit sold. Pending (unconfirmed) fills have confirmed_at and block_index null; dropped fills never appear.' },
+);
+
+export type TargetListing = Static<typeof TargetListingRow>;
+export type BookListing = Static<typeof BookListingRow>;
+export type Fill = Static<typeof FillRow>;
+type MediaKindValue = (typeof MEDIA_KINDS)[number];
+
+/** The catalogue's media kind, or null for anything outside the documented set. */
+const mediaKindOf = (v: string | null): MediaKindValue | null => ((MEDIA_KINDS as readonly string[]).includes(v ?? '') ? (v as MediaKindValue) : null);
+
+/** Columns a public listing row reads (listings as l, catalog_assets as ca, cp_assets as a). */
+export const LISTING_COLUMNS = [
+  'l.id',
+  'l.asset',
+  'a.asset_longname',
+  'l.seller',
+  'l.utxo_txid',
+  'l.utxo_vout',
+  'l.quantity_raw',
+  'l.price_sats',
+  'l.created_at',
+  'ca.protocol_subtype',
+  'ca.media_kind',
+] as const;
+
+type Num = number | string | bigint;
+
+export interface StoredListing {
+  id: string;
+  asset: string;
+  asset_longname: string | null;
+  seller: string;
+  utxo_txid: string;
+  utxo_vout: Num;
+  quantity_raw: string;
+  price_sats: Num;
+  created_at: Num;
+  protocol_subtype: string | null;
+  media_kind: string | null;
+}
+
+export const targetListingOf = (r: StoredListing): TargetListing => ({
+  id: r.id,
+  asset: r.asset,
+  asset_longname: r.asset_longname ?? null,
+  seller: r.seller,
+  utxo_txid: r.utxo_txid,
+  utxo_vout: Number(r.utxo_vout),
+  quantity_raw: r.quantity_raw,
+  price_sats: Number(r.price_sats),
+  created_at: Number(r.created_at),
+  protocol_subtype: r.protocol_subtype ?? null,
+  media_kind: mediaKindOf(r.media_kind),
+});
+
+export const bookListingOf = (r: StoredListing & { expires_at: Num | null }): BookListing => ({
+  ...targetListingOf(r),
+  expires_at: r.expires_at === null ? null : Number(r.expires_at),
+});
+
+/** Columns of a fill row (fills as f). */
+export const FILL_COLUMNS = [
+  'f.txid',
+  'f.kind',
+  'f.ref_id',
+  'f.asset',
+  'f.asset_longname',
+  'f.seller',
+  'f.buyer',
+  'f.price_sats',
+  'f.platform_fee_sats',
+  'f.delivery_mode',
+  'f.broadcast_at',
+  'f.confirmed_at',
+  'f.block_index',
+] as const;
+
+type StoredFill = Omit<Fill, 'price_sats' | 'platform_fee_sats' | 'broadcast_at' | 'confirmed_at' | 'block_index'> &
+  Record<'price_sats' | 'platform_fee_sats' | 'broadcast_at', Num> &
+  Record<'confirmed_at' | 'block_index', Num | null>;
+
+export const fillOf = (r: StoredFill): Fill => ({
+  txid: r.txid,
+  kind: r.kind,
+  ref_id: r.ref_id,
+  asset: r.asset,
+  asset_longname: r.asset_longname ?? null,
+  seller: r.seller,
+  buyer: r.buyer,
+  price_sats: Number(r.price_sats),
+  platform_fee_sats: Number(r.platform_fee_sats),
+  delivery_mode: r.delivery_mode,
+  broadcast_at: Number(r.broadcast_at),
+  confirmed_at: r.confirmed_at === null ? null : Number(r.confirmed_at),
+  block_index: r.block_index === null ? null : Number(r.block_index),
+});
