@@ -1,0 +1,110 @@
+/**
+ * The completion of 10-line carts on the devnet, over HTTP, with real keys: each completion
+ * verifies the buyer's signature, merges ten stored seller halves, claims ten listings and the
+ * buyer's coin atomically, journals the bytes, and broadcasts them to the devnet (which checks
+ * all eleven signatures again). Setup lists the units through the seller routes like a wallet.
+ */
+import { SigHash } from '@scure/btc-signer';
+import type { Context } from '../src/context.js';
+import type { Devnet } from '../src/chain/devnet/devnet.js';
+import { attachOutputScript } from '../src/counterparty/attach-detach.js';
+import { buildTx, coinOf } from '../test/helpers/devnet.js';
+import { signPsbt } from '../test/helpers/market.js';
+import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
+
+type Json = Record<string, any>;
+
+export interface CompletionResult {
+  carts: number;
+  lines: number;
+  per_second: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Setup stays inside the per-IP budgets with up to 10 carts (100 listing preflights of the 120 per route and IP). */
+export async function cartCompletionBench(ctx: Context, api: string, carts = 10, lines = 10): Promise<CompletionResult> {
+  const devnet = ctx.devnet as unknown as Devnet;
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown, token?: string) => {
+    const r = await fetch(`${api}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { 'x-session-token': token } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const out = { status: r.status, body: (await r.json()) as Json };
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(out.body)}`);
+    return out.body.result as Json;
+  };
+  const signIn = async (w: TestWallet) => {
+    const c = await call('POST', '/v1/auth/challenge', { address: w.address });
+    return (await call('POST', '/v1/auth/verify', { address: w.address, issued_at: c.issued_at, signature: signMessageBip322(w, c.message as string) })).token as string;
+  };
+
+  // One seller per line (both signing families), one unit per cart from each.
+  const sellers = await Promise.all(
+    Array.from({ length: lines }, async (_, j) => {
+      const w = makeWallet(j % 2 ? 'p2tr' : 'p2wpkh', `bench-seller-${j}`);
+      return { w, token: await signIn(w) };
+    }),
+  );
+  const units: Array<{ seller: (typeof sellers)[number]; asset: string; txid: string }> = [];
+  for (let k = 0; k < carts; k++) {
+    for (const s of sellers) {
+      const { asset } = await devnet.issueAsset({ issuer: s.w.address, quantity_raw: '1', divisible: false });
+      const f = await devnet.faucet(s.w.address, 20_000);
+      const coin = coinOf(devnet, f.txid, f.vout);
+      const raw = buildTx([{ wallet: s.w, coin, sighash: s.w.family === 'p2tr' ? SigHash.DEFAULT : SigHash.ALL }], (input0) => [
+        { script: s.w.script, amount: 330n },
+        { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
+        { script: s.w.script, amount: coin.amount - 330n - 1_000n },
+      ]);
+      units.push({ seller: s, asset, txid: await devnet.bitcoin.broadcast(raw) });
+    }
+  }
+  await devnet.mine(1);
+  await ctx.sync();
+  const expires = Math.floor(Date.now() / 1000) + 86_400;
+  const listingIds: string[] = [];
+  for (const [n, u] of units.entries()) {
+    const pf = await call('POST', '/v1/listing-preflights', {
+      seller: u.seller.w.address, asset: u.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: u.txid, vout: 0 }, price_sats: 20_000 + n * 100, idempotency_key: `bench-${n}`,
+    }, u.seller.token);
+    const psbt = signPsbt(pf.listing.psbt_hex as string, u.seller.w, [0], SigHash.SINGLE_ANYONECANPAY);
+    listingIds.push((await call('POST', `/v1/listing-preflights/${pf.id}/listing`, { psbt_hex: psbt, expires_at: expires }, u.seller.token)).id as string);
+  }
+  await ctx.sync();
+
+  // One buyer per cart, each quoting its ten listings and signing the quote.
+  const signedCarts: Array<{ id: string; token: string; psbt: string }> = [];
+  for (let k = 0; k < carts; k++) {
+    const w = makeWallet('p2wpkh', `bench-buyer-${k}`);
+    await devnet.faucet(w.address, 1_000_000);
+    const token = await signIn(w);
+    const q = await call('POST', '/v1/checkout/quotes', { lines: listingIds.slice(k * lines, (k + 1) * lines).map((listing_id) => ({ listing_id })) }, token);
+    signedCarts.push({ id: q.id as string, token, psbt: signPsbt(q.psbt_hex as string, w, q.inputs_to_sign as number[], SigHash.ALL) });
+  }
+
+  const took: number[] = [];
+  const started = performance.now();
+  for (const c of signedCarts) {
+    const t0 = performance.now();
+    await call('POST', `/v1/checkout/quotes/${c.id}/complete`, { psbt_hex: c.psbt }, c.token);
+    took.push(performance.now() - t0);
+  }
+  const secs = (performance.now() - started) / 1000;
+  took.sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return {
+    carts,
+    lines,
+    per_second: round(carts / secs),
+    p50: round(percentile(took, 50)),
+    p99: round(percentile(took, 99)),
+    mean: round(took.reduce((s, x) => s + x, 0) / took.length),
+  };
+}
