@@ -57,7 +57,7 @@ const PLAIN_ATTACH_FEE_SATS = 2_000n;
 const UNIT_SATS = 330n;
 
 /** Signs `inputs` of a PSBT with the demo key and `sighash` (what the wallet would do). */
-function signPsbt(psbtHex: string, w: DemoSigner, inputs: number[], sighash: number): string {
+export function signPsbt(psbtHex: string, w: DemoSigner, inputs: number[], sighash: number): string {
   const tx = Transaction.fromPSBT(hex.decode(psbtHex), READ_TX_OPTS);
   for (const i of inputs) {
     if (w.family === 'p2tr' && !tx.getInput(i).tapInternalKey) tx.updateInput(i, { tapInternalKey: w.xOnly }, true);
@@ -91,12 +91,19 @@ async function attachOutside(ctx: Context, devnet: DevnetControl, w: DemoSigner,
   return { txid: await ctx.chain.bitcoin.broadcast(tx.hex), vout: 0 };
 }
 
+/** The id of the demo listing of `asset` (made by this phase), or undefined before it is listed. */
+export async function demoListingId(store: ListingStore, asset: string, signers: DemoSigner[]): Promise<string | undefined> {
+  return (await store.byIdempotencyKey(demoOwnerOf(asset, signers).address, demoListingKey(asset)))?.listing_id ?? undefined;
+}
+
+const demoListingKey = (asset: string) => `demo-${asset.toLowerCase()}`;
+
 /** Lists the demo units; returns how many listings were made. */
 export async function seedDemoListings(ctx: Context, devnet: DevnetControl, signers: DemoSigner[]): Promise<number> {
   const store = new ListingStore(ctx.store.db);
   const preflights = new PreflightService(ctx, store);
   const attaches = new AttachSubmission(ctx, store);
-  const plan = DEMO_LISTINGS.map((l) => ({ ...l, owner: demoOwnerOf(l.asset, signers), key: `demo-${l.asset.toLowerCase()}` }));
+  const plan = DEMO_LISTINGS.map((l) => ({ ...l, owner: demoOwnerOf(l.asset, signers), key: demoListingKey(l.asset) }));
   const todo = [];
   for (const p of plan) {
     const prior = await store.byIdempotencyKey(p.owner.address, p.key);

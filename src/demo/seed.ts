@@ -3,6 +3,7 @@ import type { DevnetControl } from '../chain/devnet-control.js';
 import { getMeta, setMeta } from '../store/meta.js';
 import { importCatalog, type CatalogFile } from '../modules/market/catalog-import.js';
 import { seedDemoListings } from './seed-listings.js';
+import { seedDemoSales } from './seed-sales.js';
 import { demoOwnerOf, demoSigners, demoWallets } from './wallets.js';
 import demoCatalog from './catalog.json' with { type: 'json' };
 
@@ -11,8 +12,9 @@ export { demoSigners, demoWallets, type DemoSigner, type DemoWallet } from './wa
 /**
  * Seeds a small believable market on an empty devnet store: the curated catalogue, demo
  * wallets with coins and XCP, the catalogue's assets issued to them, then live listings of some
- * of their units (seed-listings.ts). Each phase runs once (a marker in the store, so a restart
- * does nothing again, and a store seeded before listings existed gets them), never on a real
+ * of their units (seed-listings.ts), then a few confirmed purchases of those listings by the
+ * other wallets (seed-sales.ts). Each phase runs once (a marker in the store, so a restart does
+ * nothing again, and a store seeded before a later phase existed gets it), never on a real
  * chain. True when anything was seeded.
  */
 export async function seedDemoMarket(ctx: Context, devnet: DevnetControl): Promise<boolean> {
@@ -24,7 +26,13 @@ export async function seedDemoMarket(ctx: Context, devnet: DevnetControl): Promi
     await setMeta(ctx.store.db, 'demo_listed', new Date(ctx.clock.now()).toISOString());
     ctx.logger.info({ listings: n }, 'seeded the demo market listings');
   }
-  return base || listed;
+  const traded = !(await getMeta(ctx.store.db, 'demo_sales'));
+  if (traded) {
+    const n = await seedDemoSales(ctx, devnet, demoSigners());
+    await setMeta(ctx.store.db, 'demo_sales', new Date(ctx.clock.now()).toISOString());
+    ctx.logger.info({ units_sold: n }, 'seeded the demo market sales');
+  }
+  return base || listed || traded;
 }
 
 async function seedBase(ctx: Context, devnet: DevnetControl): Promise<void> {
