@@ -4,32 +4,13 @@ import type { Context } from '../../context.js';
 import { ErrorEnvelope, Page, errorResponses } from '../../http/envelope.js';
 import { invalid, notFound } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { Address, AssetId, Cursor, Limit, Nullable, Sats, Txid, UnixSeconds } from '../../http/validators.js';
+import { Address, AssetId, Cursor, Limit } from '../../http/validators.js';
 import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
 import { CollectionSlug } from '../market/collections-routes.js';
-import { FillStore, type FillFilters, type FillPageRow } from './store.js';
+import { FillStore, type FillFilters } from './store.js';
+import { FillRow, fillRow } from './row.js';
 
 const ROUTE = '/v1/fills';
-
-/** The spec's fill row (also used by the collection book). */
-export const FillRow = Type.Object(
-  {
-    txid: { ...Txid, description: 'The settlement transaction; a cart settles several fills in one transaction' },
-    kind: Type.Union([Type.Literal('listing'), Type.Literal('offer')], { description: '`listing` (checkout of a listing) or `offer` (an accepted offer)' }),
-    ref_id: Type.String({ description: 'The listing id (kind listing) or the offer id (kind offer)' }),
-    asset: Type.String({ description: 'Canonical compact asset id' }),
-    asset_longname: Nullable(Type.String({ description: 'Subasset longname, display only' })),
-    seller: Type.String(),
-    buyer: Type.String({ description: 'The delivery address: who received the unit (not necessarily who paid)' }),
-    price_sats: Sats({ minimum: 1 }),
-    platform_fee_sats: Sats(),
-    delivery_mode: Type.Union([Type.Literal('detached'), Type.Literal('attached')]),
-    broadcast_at: { ...UnixSeconds, description: 'When the market journaled and first broadcast the settlement' },
-    confirmed_at: Nullable({ ...UnixSeconds, description: 'When the market first saw the confirming block (not block time); null while unconfirmed' }),
-    block_index: Nullable(Type.Integer({ minimum: 0, description: 'Height of the confirming block; null while unconfirmed' })),
-  },
-  { additionalProperties: false },
-);
 
 const DESCRIPTION = `Sales (fills), newest first by \`broadcast_at\`, ties by an internal fill id. A fill is one unit sold; a cart or a batch settles several fills in one transaction, so \`txid\` can repeat. Fills whose settlement was rejected or lost to a conflicting spend (dropped) never appear.
 
@@ -96,24 +77,4 @@ export function fillRoutes(app: App, ctx: Context): void {
       return { result: page.map(fillRow), result_count: page.length, next_cursor: next ? ctx.cursors.encode(ROUTE, bound, next) : null };
     },
   );
-}
-
-/** The public fill row; a fill a reorg returned to pending shows no confirmation. */
-export function fillRow(f: FillPageRow) {
-  const confirmed = f.state === 'confirmed';
-  return {
-    txid: f.txid,
-    kind: f.kind,
-    ref_id: f.ref_id,
-    asset: f.asset,
-    asset_longname: f.asset_longname,
-    seller: f.seller,
-    buyer: f.buyer,
-    price_sats: Number(f.price_sats),
-    platform_fee_sats: Number(f.platform_fee_sats),
-    delivery_mode: f.delivery_mode,
-    broadcast_at: Number(f.broadcast_at),
-    confirmed_at: confirmed && f.confirmed_at !== null ? Number(f.confirmed_at) : null,
-    block_index: confirmed && f.block_index !== null ? Number(f.block_index) : null,
-  };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, type KeysetPosition } from '../../store/keyset.js';
 import type { FillTables } from './tables.js';
+import { FILL_COLUMNS } from './row.js';
 
 type Fill = FillTables['fills'];
 
@@ -36,23 +37,7 @@ export type FillPageRow = Pick<
   | 'block_index'
 >;
 
-const COLUMNS = [
-  'f.id',
-  'f.state',
-  'f.txid',
-  'f.kind',
-  'f.ref_id',
-  'f.asset',
-  'f.asset_longname',
-  'f.seller',
-  'f.buyer',
-  'f.price_sats',
-  'f.platform_fee_sats',
-  'f.delivery_mode',
-  'f.broadcast_at',
-  'f.confirmed_at',
-  'f.block_index',
-] as const;
+const COLUMNS = ['f.id', ...FILL_COLUMNS] as const;
 
 /** Public fill history: dropped fills are never read. */
 export class FillStore {

@@ -18,7 +18,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { publicFillable } from './listing-stats.js';
-import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillOf, type BookListing, type Fill } from './public-rows.js';
+import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, type BookListing, type Fill } from './public-rows.js';
 
 export interface Level {
   price_sats: number;
@@ -141,6 +141,6 @@ export class BookStore {
       .orderBy('f.id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map(fillOf);
+    return rows.map(fillRow);
   }
 }

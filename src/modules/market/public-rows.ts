@@ -7,6 +7,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 
+export { FillRow, FILL_COLUMNS, fillRow, type Fill } from '../fills/row.js';
+
 export const MEDIA_KINDS = ['image', 'animation', 'video', 'html', 'svg'] as const;
 const MediaKind = Nullable(Type.Union(MEDIA_KINDS.map((k) => Type.Literal(k)), { description: 'from the curated catalogue; null when it names none' }));
 
@@ -33,28 +35,8 @@ export const BookListingRow = Type.Object(
   { additionalProperties: false },
 );
 
-export const FillRow = Type.Object(
-  {
-    txid: Txid,
-    kind: Type.Union([Type.Literal('listing'), Type.Literal('offer')], { description: '`listing` (checkout) or `offer` (offer acceptance)' }),
-    ref_id: Type.String({ description: 'the listing id or the offer id that was filled' }),
-    asset: Type.String(),
-    asset_longname: Nullable(Type.String()),
-    seller: Type.String(),
-    buyer: Type.String({ description: 'the address that receives the asset' }),
-    price_sats: Sats({ minimum: 1 }),
-    platform_fee_sats: Sats(),
-    delivery_mode: Type.Union([Type.Literal('detached'), Type.Literal('attached')]),
-    broadcast_at: UnixSeconds,
-    confirmed_at: Nullable(UnixSeconds),
-    block_index: Nullable(Type.Integer({ minimum: 0 })),
-  },
-  { additionalProperties: false, description: 'One unit sold. Pending (unconfirmed) fills have confirmed_at and block_index null; dropped fills never appear.' },
-);
-
 export type TargetListing = Static<typeof TargetListingRow>;
 export type BookListing = Static<typeof BookListingRow>;
-export type Fill = Static<typeof FillRow>;
 type MediaKindValue = (typeof MEDIA_KINDS)[number];
 
 /** The catalogue's media kind, or null for anything outside the documented set. */
@@ -108,41 +90,4 @@ export const targetListingOf = (r: StoredListing): TargetListing => ({
 export const bookListingOf = (r: StoredListing & { expires_at: Num | null }): BookListing => ({
   ...targetListingOf(r),
   expires_at: r.expires_at === null ? null : Number(r.expires_at),
-});
-
-/** Columns of a fill row (fills as f). */
-export const FILL_COLUMNS = [
-  'f.txid',
-  'f.kind',
-  'f.ref_id',
-  'f.asset',
-  'f.asset_longname',
-  'f.seller',
-  'f.buyer',
-  'f.price_sats',
-  'f.platform_fee_sats',
-  'f.delivery_mode',
-  'f.broadcast_at',
-  'f.confirmed_at',
-  'f.block_index',
-] as const;
-
-type StoredFill = Omit<Fill, 'price_sats' | 'platform_fee_sats' | 'broadcast_at' | 'confirmed_at' | 'block_index'> &
-  Record<'price_sats' | 'platform_fee_sats' | 'broadcast_at', Num> &
-  Record<'confirmed_at' | 'block_index', Num | null>;
-
-export const fillOf = (r: StoredFill): Fill => ({
-  txid: r.txid,
-  kind: r.kind,
-  ref_id: r.ref_id,
-  asset: r.asset,
-  asset_longname: r.asset_longname ?? null,
-  seller: r.seller,
-  buyer: r.buyer,
-  price_sats: Number(r.price_sats),
-  platform_fee_sats: Number(r.platform_fee_sats),
-  delivery_mode: r.delivery_mode,
-  broadcast_at: Number(r.broadcast_at),
-  confirmed_at: r.confirmed_at === null ? null : Number(r.confirmed_at),
-  block_index: r.block_index === null ? null : Number(r.block_index),
 });
