@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeWallet } from '../helpers/wallets.js';
 import { openMarket, type Market } from '../helpers/market.js';
-import { listUnit, newSeller } from '../helpers/listings.js';
+import { listUnit, newSeller } from '../helpers/listing.js';
 import { confirmFill, dropFill, insertFill, unconfirmFill } from '../helpers/feed-rows.js';
 import { eventId } from '../../src/modules/listings/store.js';
 
@@ -35,7 +35,7 @@ const ownerFeed = async (address: string, token: string) => {
 const about = (rows: any[], asset: string) => rows.filter((e) => e.asset === asset);
 
 void test('a real listing: listed in the public feed, delisted through the route, listing_delisted in the owner feed', async () => {
-  const s = await newSeller(m, 'ev-flow', 1);
+  const s = await newSeller(m, 'p2wpkh', 'ev-flow', 1);
   const l = await listUnit(m, s, 20_000);
   const listedAt = now();
   await m.sync();
@@ -77,8 +77,8 @@ void test('a real listing: listed in the public feed, delisted through the route
 });
 
 void test('expiry: read at once with the id and fields the indexer then stores; never both', async () => {
-  const s = await newSeller(m, 'ev-exp', 1);
-  const l = await listUnit(m, s, 30_000, 600);
+  const s = await newSeller(m, 'p2wpkh', 'ev-exp', 1);
+  const l = await listUnit(m, s, 30_000, { ttl: 600 });
   await m.sync(); // the indexer catches up with the attach's block before the expiry passes
   m.clock.advance(601_000);
   await m.sync(); // no new block: the indexer has not ended it
@@ -126,7 +126,7 @@ void test('expiry: read at once with the id and fields the indexer then stores; 
 
 void test('a sale: listing_filled, then sale_confirmed and purchase_confirmed; a reorg hides them until it confirms again; dropped fills vanish', async () => {
   const db = m.ctx.store.db;
-  const s = await newSeller(m, 'ev-sale', 2);
+  const s = await newSeller(m, 'p2wpkh', 'ev-sale', 2);
   const l = await listUnit(m, s, 40_000);
   const l2 = await listUnit(m, s, 45_000);
   const receiver = makeWallet('p2tr', 'ev-receiver');
