@@ -78,6 +78,7 @@ export interface RouteEntry {
   method: string;
   url: string;
   re: RegExp;
+  hidden: boolean;
 }
 
 function patternOf(url: string): RegExp {
@@ -93,13 +94,21 @@ function patternOf(url: string): RegExp {
  * collected as they register so a known path with a wrong method can answer
  * 405 with an Allow header instead of 404.
  */
+const routeTables = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every method and path the app serves (as registered), for documentation checks. */
+export function servedRoutes(app: FastifyInstance): Array<{ method: string; url: string; hidden: boolean }> {
+  return (routeTables.get(app) ?? []).map((r) => ({ method: r.method, url: r.url, hidden: r.hidden }));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   const routes: RouteEntry[] = [];
+  routeTables.set(app, routes);
   app.addHook('onRoute', (opts) => {
     const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
     for (const m of methods) {
       if (m === 'OPTIONS' || opts.url === '*' || opts.url === '/*') continue;
-      routes.push({ method: m, url: opts.url, re: patternOf(opts.url) });
+      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean((opts.schema as { hide?: boolean } | undefined)?.hide) });
     }
   });
 

@@ -137,7 +137,6 @@ test('OpenAPI 3.1 document and docs page', async () => {
   assert.equal(doc.info.version, '1.0.0');
   assert.ok(doc.paths['/v1/auth/challenge'].post);
   assert.ok(doc.paths['/v1/auth/verify'].post.requestBody);
-  assert.equal(doc.paths['/v1/__test/boom'], undefined === doc.paths['/v1/__test/boom'] ? undefined : doc.paths['/v1/__test/boom']);
   const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
   assert.equal(docs.statusCode, 200);
   assert.match(String(docs.headers['content-type']), /text\/html/);

@@ -53,6 +53,7 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
       schema: {
         tags,
         summary: 'Mine blocks now',
+        description: 'Mines `blocks` blocks (1 to 1,000) with the mempool in fee order, paying the coinbase to `address` or the miner wallet; answers the new block hashes and the tip height. The market sees them at its next indexer run, or at once through POST /devnet/sync.',
         body: Type.Object({ blocks: Type.Integer({ minimum: 1, maximum: 1000, default: 1 }), address: Type.Optional(Address) }, { additionalProperties: false }),
         response: { 200: Ok(Type.Object({ block_hashes: Type.Array(Type.String()), height: Type.Integer() })), ...errorResponses },
       },
@@ -97,6 +98,7 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
       schema: {
         tags,
         summary: 'Credit an address-level Counterparty balance (XCP included)',
+        description: 'Adds `quantity_raw` of an existing asset (or XCP, for attach fees) to the address-level balance of `address`, as a devnet-only ledger operation recorded with the next block. Any address family Counterparty supports.',
         body: Type.Object({ address: Address, asset: Type.String({ minLength: 3, maxLength: 30 }), quantity_raw: PositiveQuantityRaw }, { additionalProperties: false }),
         response: { 200: Ok(Type.Object({ address: Type.String(), asset: Type.String(), quantity_raw: Type.String() })), ...errorResponses },
       },
@@ -148,6 +150,7 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
       schema: {
         tags,
         summary: 'UTXOs of an address, mempool included',
+        description: 'Every unspent output paying `address`, confirmed or in the mempool (confirmations 0), with its value; spent outputs, including those spent in the mempool, are left out.',
         params: Type.Object({ address: Address }),
         response: {
           200: Ok(Type.Array(Type.Object({ txid: Txid, vout: Vout, value_sats: Type.Integer(), confirmations: Type.Integer() }))),

@@ -55,6 +55,7 @@ export function feeRoutes(app: App, ctx: Context): void {
       schema: {
         tags: ['market'],
         summary: 'Current XCP fee for one attach',
+        description: 'The Counterparty protocol fee one attach would pay now, as a raw XCP quantity in `fee_raw` (XCP is divisible: 100000000 raw = 1 XCP). Display only: it is neither a Bitcoin network fee nor a marketplace fee, and the fee actually charged is the one in force when the block parses the attach (`variable_until_confirmed`). 502/503 upstream_unavailable when Counterparty is unreachable.',
         response: { 200: Ok(AttachFeeResult), ...errorResponses },
       },
     },

@@ -22,7 +22,8 @@ async function check(fn: () => Promise<string | void>): Promise<{ ok: boolean; d
 export function healthRoutes(app: App, ctx: Context): void {
   app.get(
     '/healthz',
-    { schema: { tags: ['health'], summary: 'Process is up', response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) } } },
+    { schema: { tags: ['health'], summary: 'Process is up',
+        description: 'Liveness: 200 while the process serves HTTP, whatever its dependencies say (GET /readyz checks the store, the backends and the indexer lag).', response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) } } },
     async () => ({ result: { status: 'ok' as const } }),
   );
 

@@ -152,7 +152,8 @@ function send(reply: FastifyReply, d: Devnet, status: number, body: unknown): Fa
 /** Registers the API v2 routes on `app` (an encapsulated child context). */
 export function registerCounterpartyFace(app: FastifyInstance, d: Devnet): void {
   for (const [path, handler] of Object.entries(ROUTES)) {
-    app.get(`${PREFIX}${path}`, async (req, reply) => {
+    // Counterparty Core's API v2, documented by Counterparty: kept out of the market's OpenAPI document.
+    app.get(`${PREFIX}${path}`, { schema: { hide: true } }, async (req, reply) => {
       try {
         const out = handler(d, req as Req);
         return out ? send(reply, d, out.status ?? 200, out.body) : send(reply, d, 404, { error: 'Not found' });
@@ -164,5 +165,5 @@ export function registerCounterpartyFace(app: FastifyInstance, d: Devnet): void 
       }
     });
   }
-  app.get(`${PREFIX}/*`, async (_req, reply) => send(reply, d, 404, { error: 'Not found' }));
+  app.get(`${PREFIX}/*`, { schema: { hide: true } }, async (_req, reply) => send(reply, d, 404, { error: 'Not found' }));
 }

@@ -31,7 +31,8 @@ export function registerRpcFace(app: FastifyInstance, d: Devnet, opts: RpcFaceOp
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: RPC_BODY_LIMIT }, (_req, body, done) => done(null, body));
 
-  app.post('/devnet/rpc', { bodyLimit: RPC_BODY_LIMIT }, async (req, reply) => {
+  // Bitcoin Core's own protocol, documented by Core: kept out of the market's OpenAPI document.
+  app.post('/devnet/rpc', { bodyLimit: RPC_BODY_LIMIT, schema: { hide: true } }, async (req, reply) => {
     if (opts.auth && !authorized(req.headers.authorization, opts.auth)) {
       return reply.code(401).header('www-authenticate', 'Basic realm="jsonrpc"').send('');
     }
@@ -46,6 +47,7 @@ export function registerRpcFace(app: FastifyInstance, d: Devnet, opts: RpcFaceOp
     app.route({
       method,
       url: '/devnet/rpc',
+      schema: { hide: true },
       handler: async (_req, reply) => reply.code(405).type('text/html; charset=ISO-8859-1').send('JSONRPC server handles only POST requests'),
     });
   }
