@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { nowSeconds } from '../../clock.js';
-import { decodeAddress } from '../../bitcoin/address.js';
+import { decodeAddress, scriptToAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { defaultFeeRate } from '../listings/attach-compose.js';
 import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
@@ -44,6 +44,10 @@ function checkRequest(ctx: Context, me: string, body: QuoteInput) {
   requireAddressRole(delivery, 'delivery', network, 'body.delivery_address');
   const d = decodeAddress(delivery, network);
   if (!d.ok) throw new Error('checked above');
+  // The detach names the destination as a string and Counterparty's ledger keys balances by that
+  // string: an upper-case bech32 spelling would be credited to a holder no wallet ever spends
+  // from (sources are read from scripts, always lower case). Write the canonical spelling.
+  const deliveryAddress = scriptToAddress(d.script, network) ?? delivery;
   if (mode === 'attached' && d.family !== 'p2wpkh' && d.family !== 'p2tr') {
     throw new ApiError('unsupported_address_type', `body.delivery_address: attached delivery puts the asset UTXO on a ${d.family} output; use a SegWit (P2WPKH or P2TR) address`, {
       field: 'body.delivery_address',
@@ -55,7 +59,7 @@ function checkRequest(ctx: Context, me: string, body: QuoteInput) {
   const b = decodeAddress(buyer, network);
   if (!b.ok) throw new Error('checked above');
   const tapKey = tapInternalKeyFor(buyer, body.buyer_tap_internal_key, network, 'body.buyer_tap_internal_key');
-  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, tapKey, mode, delivery: { mode, address: delivery, script: d.script } };
+  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, tapKey, mode, delivery: { mode, address: deliveryAddress, script: d.script } };
 }
 
 export async function createQuote(ctx: Context, store: CheckoutStore, me: string, body: QuoteInput): Promise<{ row: QuoteRow; skippedOwn: string[] }> {
