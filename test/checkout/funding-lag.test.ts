@@ -9,10 +9,8 @@ import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { openMarket, type Market } from '../helpers/market.js';
-import { buildTx } from '../helpers/devnet.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
-import { newBuyer, quote } from '../helpers/checkout.js';
-import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
+import { assetCarryingCoin, newBuyer, quote } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import type { Chain, CounterpartyBackend } from '../../src/chain/ports.js';
 
@@ -56,14 +54,7 @@ void test('a buyer coin confirmed in a block Counterparty has not parsed is not 
   const l = await listUnit(m, seller, 20_000);
   const buyer = await newBuyer(m, 'p2wpkh', 'lag', [10_000]);
   // The buyer's biggest coin carries an attached unit, confirmed in the newest block.
-  const asset = await m.issue(buyer.w, '1');
-  const coin = await m.fund(buyer.w, 1_002_000);
-  const attach = buildTx([{ wallet: buyer.w, coin }], (input0) => [
-    { script: buyer.w.script, amount: 1_000_000n },
-    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
-  ]);
-  const big = await m.devnet.bitcoin.broadcast(attach);
-  await m.mine();
+  const { txid: big } = await assetCarryingCoin(m, buyer.w);
 
   lag.on = true;
   try {
