@@ -221,10 +221,34 @@ export class SettlementJournal {
   /**
    * Recovery: relays every live settlement the network does not know, until it
    * is known or provably dead. Idempotent: the node answers already-known bytes
-   * with success.
+   * with success. Journaled ones (never seen by the network) go first, and every
+   * live settlement is read, a page of `limit` at a time: relayed ones waiting
+   * for a block must never keep a journaled one from being relayed.
    */
   async recover(limit = 200): Promise<{ checked: number; relayed: number; released: number }> {
-    const live = await this.db.selectFrom('settlements').selectAll().where('state', 'in', LIVE).orderBy('created_at').limit(limit).execute();
+    let checked = 0;
+    let relayed = 0;
+    let released = 0;
+    for (const state of LIVE) {
+      let after: { created_at: number; id: string } | undefined;
+      for (;;) {
+        const from = after;
+        let q = this.db.selectFrom('settlements').selectAll().where('state', '=', state);
+        if (from) q = q.where((eb) => eb.or([eb('created_at', '>', from.created_at), eb.and([eb('created_at', '=', from.created_at), eb('id', '>', from.id)])]));
+        const page = await q.orderBy('created_at').orderBy('id').limit(limit).execute();
+        const r = await this.recoverPage(page);
+        checked += page.length;
+        relayed += r.relayed;
+        released += r.released;
+        const last = page[page.length - 1];
+        if (!last || page.length < limit) break;
+        after = { created_at: last.created_at, id: last.id };
+      }
+    }
+    return { checked, relayed, released };
+  }
+
+  private async recoverPage(live: SettlementRow[]): Promise<{ relayed: number; released: number }> {
     let relayed = 0;
     let released = 0;
     for (const s of live) {
@@ -235,6 +259,6 @@ export class SettlementJournal {
       if (outcome.status === 'relayed') relayed++;
       if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && s.state === 'journaled')) released++;
     }
-    return { checked: live.length, relayed, released };
+    return { relayed, released };
   }
 }

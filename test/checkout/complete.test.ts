@@ -3,6 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
+import { taprootTweakPrivKey } from '@scure/btc-signer/utils.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
@@ -97,6 +99,26 @@ void test('a P2TR buyer: DEFAULT and ALL both verify; a P2TR signature by anothe
   assert.equal((await complete(m, a.buyer, a.q.id, signQuote(a.q, a.buyer.w, SigHash.DEFAULT))).status, 200);
   const b = await quoted('tr-all', 'p2tr');
   assert.equal((await complete(m, b.buyer, b.q.id, signQuote(b.q, b.buyer.w, SigHash.ALL))).status, 200);
+});
+
+/** The quote PSBT with input 0 finalized as a valid taproot key-path spend carrying an annex (BIP-341). */
+function signedWithAnnex(psbtHex: string, w: Buyer['w']): string {
+  return editPsbt(psbtHex, (tx) => {
+    const ins = Array.from({ length: tx.inputsLength }, (_, i) => tx.getInput(i).witnessUtxo!);
+    const annex = new Uint8Array([0x50, 0x01, 0x02, 0x03]);
+    const msg = tx.preimageWitnessV1(0, ins.map((p) => p.script), SigHash.DEFAULT, ins.map((p) => p.amount), undefined, undefined, undefined, annex);
+    tx.updateInput(0, { finalScriptWitness: [schnorr.sign(msg, taprootTweakPrivKey(w.privateKey)), annex] }, true);
+  });
+}
+
+void test('a P2TR buyer input 0 whose witness Counterparty cannot read a flag from (an annex makes it 2 items) is signature_invalid, nothing journaled', async () => {
+  const { l, buyer, q } = await quoted('tr-annex', 'p2tr');
+  const r = await complete(m, buyer, q.id, signedWithAnnex(q.psbt_hex, buyer.w));
+  assert.deepEqual([r.status, r.body.code], [422, 'signature_invalid'], JSON.stringify(r.body));
+  assert.match(r.body.error, /input 0/);
+  assert.deepEqual(await settlementsFor(q.id), []);
+  assert.equal((await listingRow(m, l.id)).state, 'active');
+  assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w, SigHash.DEFAULT))).status, 200);
 });
 
 void test('owner checks: 401 without a session, 404 for a foreign or missing quote (the same body)', async () => {

@@ -5,10 +5,8 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
-import { buildTx } from '../helpers/devnet.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
-import { complete, newBuyer, quote, quoteOk, signQuote } from '../helpers/checkout.js';
-import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
+import { assetCarryingCoin, complete, newBuyer, quote, quoteOk, signQuote } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 
 let m: Market;
@@ -131,14 +129,7 @@ void test('insufficient_funds counts asset-free BTC only: a big UTXO carrying an
   const l = await listUnit(m, seller, 20_000);
   const buyer = await newBuyer(m, 'p2wpkh', 'funds', [10_000]);
   // The buyer's biggest UTXO (1,000,000 sats) carries an attached unit of the buyer's own asset.
-  const asset = await m.issue(buyer.w, '1');
-  const coin = await m.fund(buyer.w, 1_002_000);
-  const attach = buildTx([{ wallet: buyer.w, coin }], (input0) => [
-    { script: buyer.w.script, amount: 1_000_000n },
-    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
-  ]);
-  const big = await m.devnet.bitcoin.broadcast(attach);
-  await m.mine();
+  const { txid: big, asset } = await assetCarryingCoin(m, buyer.w);
   assert.equal((await m.ctx.chain.counterparty.getUtxoBalances(`${big}:0`))[0]?.asset, asset);
 
   const r = await quote(m, buyer, { lines: [{ listing_id: l.id }], fee_rate: 1 });

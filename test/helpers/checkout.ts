@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { SigHash } from '@scure/btc-signer';
 import { signPsbt, type Market, type Reply } from './market.js';
 import { makeWallet, type TestWallet } from './wallets.js';
+import { buildTx } from './devnet.js';
+import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 
 export interface Buyer {
   w: TestWallet;
@@ -19,6 +21,22 @@ export async function newBuyer(m: Market, family: 'p2wpkh' | 'p2tr' | 'p2pkh', l
   const w = makeWallet(family, `checkout-buyer:${label}:${++n}`);
   for (const sats of coins) await m.fund(w, sats);
   return { w, token: await m.signIn(w) };
+}
+
+/**
+ * A big coin of the buyer (1,000,000 sats) carrying an attached unit of a fresh asset of the
+ * buyer's, confirmed in the newest block; returns its txid (the unit sits on output 0).
+ */
+export async function assetCarryingCoin(m: Market, w: TestWallet): Promise<{ txid: string; asset: string }> {
+  const asset = await m.issue(w, '1');
+  const coin = await m.fund(w, 1_002_000);
+  const attach = buildTx([{ wallet: w, coin }], (input0) => [
+    { script: w.script, amount: 1_000_000n },
+    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
+  ]);
+  const txid = await m.devnet.bitcoin.broadcast(attach);
+  await m.mine();
+  return { txid, asset };
 }
 
 export const quote = (m: Market, b: Buyer, body: Record<string, unknown>): Promise<Reply> => m.call('POST', '/v1/checkout/quotes', b.token, body);

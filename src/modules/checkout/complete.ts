@@ -107,6 +107,11 @@ export class CheckoutCompletion {
           .executeTakeFirst();
         if (Number(res.numUpdatedRows) !== 1) throw changed(line, 'was claimed or changed');
       }
+      // An older quote of the same cart can be byte for byte a transaction already journaled and
+      // released: the journal holds one settlement per txid, so it cannot settle as quoted.
+      if (await this.ctx.journal.byTxid(tx, signed.txid)) {
+        throw new ApiError('checkout_changed', 'this transaction was already completed and refused; request a new quote and sign again', { txid: signed.txid });
+      }
       const claims = [...(JSON.parse(q.funding) as string[]), ...lines.map((l) => l.utxo_outpoint)];
       let s: SettlementRow;
       try {

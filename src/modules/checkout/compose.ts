@@ -49,6 +49,8 @@ export interface CheckoutShape {
   buyerDust: number;
   /** A P2TR buyer's BIP-86 internal key, when given: copied onto every buyer input for the wallet. */
   buyerTapKey?: Uint8Array | null;
+  /** The buyer inputs' sequence (default BUYER_SEQUENCE); the quote lowers it to make a new txid. */
+  buyerSequence?: number;
   pairs: SellerPair[];
   delivery: { mode: DeliveryMode; address: string; script: Uint8Array };
   platformFee: { script: Uint8Array; sats: number };
@@ -127,7 +129,7 @@ export function buildCheckoutPsbt(s: CheckoutShape, plan: CheckoutPlan): { psbt_
   const buyerInput = (c: BuyerCoin) => ({
     txid: c.txid,
     index: c.vout,
-    sequence: BUYER_SEQUENCE,
+    sequence: s.buyerSequence ?? BUYER_SEQUENCE,
     witnessUtxo: { script: s.buyerScript, amount: BigInt(c.value_sats) },
     ...(s.buyerTapKey ? { tapInternalKey: s.buyerTapKey } : {}),
   });

@@ -3,8 +3,10 @@
  * A checkout settlement's listings are the `ref_id`s of its fills.
  *
  * - released (the node refused it, or an input was spent elsewhere): listings still `reserved`
- *   go back to `active` (one whose seller half is gone — a reorged sale — ends `invalid`
- *   instead); its fills are `dropped`.
+ *   go back to where they would be had no buyer claimed them: `active`; `pending` for a reused
+ *   unit whose asset UTXO a reorg left unconfirmed (the seller's watcher checks it again when it
+ *   confirms); `invalid` for one whose seller half is gone (a reorged sale) or whose attach a
+ *   reorg reopened (the draft reads withdrawn: list again). Its fills are `dropped`.
  * - confirmed: fills `confirmed` (when the market saw the block, and its height); listings
  *   `sold`, the seller half wiped. A settlement released earlier and mined anyway is treated the
  *   same way: the chain wins.
@@ -13,11 +15,17 @@
  */
 import type { Tx } from '../../store/db.js';
 import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
-import { endListing } from '../listings/store.js';
+import { endListing, type ListingRow } from '../listings/store.js';
 
 async function listingIds(tx: Tx, s: SettlementRow): Promise<string[]> {
   const rows = await tx.selectFrom('fills').select('ref_id').where('settlement_id', '=', s.id).where('kind', '=', 'listing').execute();
   return rows.map((r) => r.ref_id);
+}
+
+/** Where a released listing goes: the state it would have without the claim. */
+function unclaimedState(l: ListingRow & { mode: string | null; reopened: number | null }): 'active' | 'pending' | 'invalid' {
+  if (!l.signed_psbt || l.reopened) return 'invalid';
+  return l.mode === 'reuse' && l.utxo_height === null ? 'pending' : 'active';
 }
 
 export function checkoutHandlers(now: () => number): SettlementHandlers {
@@ -26,13 +34,18 @@ export function checkoutHandlers(now: () => number): SettlementHandlers {
       const at = now();
       const ids = await listingIds(tx, s);
       if (ids.length) {
-        const reserved = await tx.selectFrom('listings').selectAll().where('id', 'in', ids).where('state', '=', 'reserved').execute();
+        const reserved = await tx
+          .selectFrom('listings')
+          .leftJoin('listing_drafts', 'listing_drafts.id', 'listings.draft_id')
+          .selectAll('listings')
+          .select(['listing_drafts.mode', 'listing_drafts.reopened'])
+          .where('listings.id', 'in', ids)
+          .where('listings.state', '=', 'reserved')
+          .execute();
         for (const l of reserved) {
-          if (l.signed_psbt) {
-            await tx.updateTable('listings').set({ state: 'active', updated_at: at }).where('id', '=', l.id).where('state', '=', 'reserved').execute();
-          } else {
-            await endListing(tx, l, 'invalid', at, ['reserved']);
-          }
+          const back = unclaimedState(l);
+          if (back === 'invalid') await endListing(tx, l, 'invalid', at, ['reserved']);
+          else await tx.updateTable('listings').set({ state: back, updated_at: at }).where('id', '=', l.id).where('state', '=', 'reserved').execute();
         }
       }
       await tx.updateTable('fills').set({ state: 'dropped', updated_at: at }).where('settlement_id', '=', s.id).where('state', '=', 'pending').execute();

@@ -7,15 +7,15 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { nowSeconds } from '../../clock.js';
-import { decodeAddress } from '../../bitcoin/address.js';
+import { decodeAddress, scriptToAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { defaultFeeRate } from '../listings/attach-compose.js';
 import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
 import { resolveCart } from './cart.js';
-import { buildCheckoutPsbt, planCheckout, type CheckoutShape, type SellerPair } from './compose.js';
+import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from './compose.js';
 import { marketFeeScript } from './fee-address.js';
 import { buyerCoins } from './funding.js';
-import { MAX_UNITS, QUOTE_TTL_S, type CartLine, type DeliveryMode } from './rules.js';
+import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, MAX_UNITS, QUOTE_TTL_S, type CartLine, type DeliveryMode } from './rules.js';
 import { sellerPair } from './seller-half.js';
 import { newQuoteId, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 
@@ -44,6 +44,10 @@ function checkRequest(ctx: Context, me: string, body: QuoteInput) {
   requireAddressRole(delivery, 'delivery', network, 'body.delivery_address');
   const d = decodeAddress(delivery, network);
   if (!d.ok) throw new Error('checked above');
+  // The detach names the destination as a string and Counterparty's ledger keys balances by that
+  // string: an upper-case bech32 spelling would be credited to a holder no wallet ever spends
+  // from (sources are read from scripts, always lower case). Write the canonical spelling.
+  const deliveryAddress = scriptToAddress(d.script, network) ?? delivery;
   if (mode === 'attached' && d.family !== 'p2wpkh' && d.family !== 'p2tr') {
     throw new ApiError('unsupported_address_type', `body.delivery_address: attached delivery puts the asset UTXO on a ${d.family} output; use a SegWit (P2WPKH or P2TR) address`, {
       field: 'body.delivery_address',
@@ -55,7 +59,21 @@ function checkRequest(ctx: Context, me: string, body: QuoteInput) {
   const b = decodeAddress(buyer, network);
   if (!b.ok) throw new Error('checked above');
   const tapKey = tapInternalKeyFor(buyer, body.buyer_tap_internal_key, network, 'body.buyer_tap_internal_key');
-  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, tapKey, mode, delivery: { mode, address: delivery, script: d.script } };
+  return { buyer, buyerFamily: b.family as 'p2wpkh' | 'p2tr', buyerScript: b.script, tapKey, mode, delivery: { mode, address: deliveryAddress, script: d.script } };
+}
+
+/**
+ * The checkout PSBT, as a transaction the journal does not hold yet. The same cart, coins and
+ * rate build the same txid, and the journal keeps one settlement per txid: after a released
+ * (failed) completion, quoting the cart again lowers the buyer inputs' sequence, which no
+ * seller signature commits to, so the new quote is a new transaction at the same price.
+ */
+async function unjournaledPsbt(ctx: Context, shape: CheckoutShape, plan: CheckoutPlan) {
+  for (let sequence = BUYER_SEQUENCE; sequence >= BUYER_SEQUENCE_MIN; sequence--) {
+    const built = buildCheckoutPsbt({ ...shape, buyerSequence: sequence }, plan);
+    if (!(await ctx.journal.byTxid(ctx.store.db, built.expected_txid))) return built;
+  }
+  throw new ApiError('state_changed', 'this cart was completed and refused too many times with these coins; fund the buyer address anew or choose another fee_rate');
 }
 
 export async function createQuote(ctx: Context, store: CheckoutStore, me: string, body: QuoteInput): Promise<{ row: QuoteRow; skippedOwn: string[] }> {
@@ -113,7 +131,7 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
       shortfall_sats: plan.need_sats - plan.have_sats,
     });
   }
-  const built = buildCheckoutPsbt(shape, plan);
+  const built = await unjournaledPsbt(ctx, shape, plan);
   const row: QuoteRow = {
     id: newQuoteId(),
     buyer_address: req.buyer,

@@ -7,17 +7,23 @@
  *   input or output is 422 template_mismatch;
  * - every buyer input must carry a valid signature by the buyer address, ALL (a 64-byte P2TR
  *   DEFAULT signature counts as ALL): a wrong key or another sighash is 422 signature_invalid,
- *   as for the seller's own signed PSBTs.
+ *   as for the seller's own signed PSBTs;
+ * - input 0 of the final transaction must pass Counterparty's input-0 rule as Core reads it (a
+ *   flag it can read, ALL): a valid signature in a witness shape Core reads otherwise (a taproot
+ *   annex makes it two items, read as P2WPKH) would drop the detach, and the units would move
+ *   to output 1, back to the first seller. Also 422 signature_invalid.
  *
  * Only the buyer's signatures are taken from the submitted PSBT; everything else comes from the
  * stored quote, and the sellers' signatures from their stored halves.
  */
 import { equalBytes } from '@noble/curves/utils.js';
 import type { Transaction } from '@scure/btc-signer';
+import { RawTx } from '@scure/btc-signer/script.js';
 import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
 import { compareToTemplate, extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
 
@@ -77,6 +83,9 @@ export function withSellers(
   }
   const final = extractFinalTransaction(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
+  const raw = RawTx.decode(final.tx);
+  const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
+  if (!input0.ok) throw new ApiError('signature_invalid', `${FIELD}: ${input0.reason} (Counterparty would not parse the delivery)`, { field: FIELD }, { status: 422 });
   if (final.txid !== expectedTxid) throw new ApiError('template_mismatch', `${FIELD}: txid ${final.txid}, quoted ${expectedTxid}`, { field: FIELD });
   return { txid: final.txid, hex: final.hex };
 }

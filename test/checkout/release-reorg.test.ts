@@ -1,0 +1,122 @@
+/**
+ * A checkout released while a reorg has its unit unconfirmed: the listing must not go back on
+ * the book as if nothing happened. A reused unit waits `pending` until its asset UTXO confirms
+ * again (and is checked again); an attach listing whose attach the reorg reopened ends `invalid`
+ * (the draft reads withdrawn, list_again), as it would have had no buyer claimed it.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { hex } from '@scure/base';
+import { SigHash, Transaction } from '@scure/btc-signer';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { buildTx, coinOf } from '../helpers/devnet.js';
+import { makeWallet } from '../helpers/wallets.js';
+import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
+import { complete, listingRow, newBuyer, quote, quoteOk, signQuote, type Buyer } from '../helpers/checkout.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { UpstreamUnavailable } from '../../src/chain/ports.js';
+
+let m: Market;
+before(async () => {
+  m = await openMarket();
+});
+after(async () => m.close());
+
+let n = 0;
+const now = () => Math.floor(m.clock.now() / 1000);
+
+/** Completes the quote while the node is unreachable: journaled (502), the listing reserved, nothing in the mempool. */
+async function completeUnrelayed(b: Buyer, q: Record<string, any>): Promise<string> {
+  const bitcoin = m.devnet.bitcoin;
+  const original = bitcoin.broadcast.bind(bitcoin);
+  bitcoin.broadcast = async () => {
+    bitcoin.broadcast = original;
+    throw new UpstreamUnavailable('bitcoin', 'connect ECONNRESET 127.0.0.1:8332');
+  };
+  const signed = signQuote(q, b.w);
+  const r = await complete(m, b, q.id, signed);
+  assert.deepEqual([r.status, r.body.code], [502, 'broadcast_unknown'], JSON.stringify(r.body));
+  return signed;
+}
+
+/** The buyer spends the quote's input 0 elsewhere (in the mempool): the journaled checkout can only conflict. */
+async function spendInput0(b: Buyer, q: Record<string, any>): Promise<void> {
+  const input0 = Transaction.fromPSBT(hex.decode(q.psbt_hex), READ_TX_OPTS).getInput(0);
+  const coin = coinOf(m.devnet, hex.encode(input0.txid!), input0.index!);
+  const away = makeWallet('p2wpkh', `release-reorg-away-${++n}`);
+  await m.devnet.bitcoin.broadcast(buildTx([{ wallet: b.w, coin }], [{ script: away.script, amount: coin.amount - 1_000n }]));
+}
+
+/** A unit listed with attach-and-list, confirmed; its attach is in the newest block. */
+async function listAttached(s: Seller, price: number): Promise<{ draftId: string; listingId: string }> {
+  await m.fund(s.w, 100_000);
+  const d = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', price_sats: price, idempotency_key: `rr-${++n}` })).body.result;
+  const r = await m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, s.token, {
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, s.w, [0], SigHash.ALL),
+    listing_psbt_hex: signPsbt(d.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 86_400,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await m.mine();
+  await m.sync();
+  const done = (await m.call('GET', `/v1/listing-preflights/${d.id}`, s.token)).body.result;
+  assert.equal(done.listing_status, 'active');
+  return { draftId: d.id as string, listingId: done.listing_id as string };
+}
+
+void test('reuse: a checkout released while a reorg has the asset UTXO unconfirmed leaves the listing pending, not on the book; it returns once the UTXO confirms again', async () => {
+  const buyer = await newBuyer(m, 'p2wpkh', 'rr-reuse');
+  const seller = await newSeller(m, 'p2wpkh', 'rr-reuse');
+  const l = await listUnit(m, seller, 20_000); // the attach is the newest block
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], fee_rate: 2 });
+  const signed = await completeUnrelayed(buyer, q);
+  await spendInput0(buyer, q);
+
+  await m.devnet.reorg(1); // the asset UTXO's transaction goes back to the mempool
+  await m.ctx.indexer.run(); // the indexer sees the reorg before recovery runs
+  const reserved = await listingRow(m, l.id);
+  assert.deepEqual([reserved.state, reserved.utxo_height], ['reserved', null]);
+
+  // The buyer repeats the same bytes: the node reports the conflict and every claim is released.
+  const r = await complete(m, buyer, q.id, signed);
+  assert.deepEqual([r.status, r.body.code, r.body.claims_released], [409, 'conflict_spend', true], JSON.stringify(r.body));
+  assert.equal((await listingRow(m, l.id)).state, 'pending', 'an unconfirmed unit is not back on the book');
+  const other = await newBuyer(m, 'p2wpkh', 'rr-reuse-other');
+  const refused = await quote(m, other, { lines: [{ listing_id: l.id }], fee_rate: 2 });
+  assert.deepEqual([refused.status, refused.body.code, refused.body.state], [409, 'state_changed', 'pending'], JSON.stringify(refused.body));
+
+  await m.mine(); // the asset UTXO confirms again, holding exactly the unit
+  await m.sync();
+  const back = await listingRow(m, l.id);
+  assert.equal(back.state, 'active');
+  assert.ok(back.utxo_height !== null);
+  const q2 = await quoteOk(m, other, { lines: [{ listing_id: l.id }], fee_rate: 2 });
+  assert.equal((await complete(m, other, q2.id, signQuote(q2, other.w))).status, 200);
+});
+
+void test('attach: a checkout released after a reorg reopened the attach ends the listing invalid (withdrawn, list_again), never active', async () => {
+  const buyer = await newBuyer(m, 'p2wpkh', 'rr-attach');
+  const seller = await newSeller(m, 'p2wpkh', 'rr-attach');
+  const { draftId, listingId } = await listAttached(seller, 20_000);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: listingId }], fee_rate: 2 });
+  const signed = await completeUnrelayed(buyer, q);
+  await spendInput0(buyer, q);
+
+  await m.devnet.reorg(1); // the attach goes back to the mempool
+  await m.ctx.indexer.run();
+  assert.equal((await listingRow(m, listingId)).state, 'reserved', 'a claimed listing stays the checkout\'s to settle');
+
+  const r = await complete(m, buyer, q.id, signed);
+  assert.deepEqual([r.status, r.body.code, r.body.claims_released], [409, 'conflict_spend', true], JSON.stringify(r.body));
+  const ended = await listingRow(m, listingId);
+  assert.deepEqual([ended.state, ended.end_reason, ended.signed_psbt], ['ended', 'invalid', null]);
+  const draft = (await m.call('GET', `/v1/listing-preflights/${draftId}`, seller.token)).body.result;
+  assert.deepEqual([draft.status, draft.next_action], ['withdrawn', 'list_again']);
+  const other = await newBuyer(m, 'p2wpkh', 'rr-attach-other');
+  const refused = await quote(m, other, { lines: [{ listing_id: listingId }], fee_rate: 2 });
+  assert.deepEqual([refused.status, refused.body.code], [409, 'state_changed'], JSON.stringify(refused.body));
+
+  await m.mine(); // the attach confirms again: the listing stays ended (the unit must be listed again)
+  await m.sync();
+  assert.equal((await listingRow(m, listingId)).state, 'ended');
+});
