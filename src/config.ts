@@ -84,6 +84,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (raw.CHAIN === 'devnet' && network !== 'regtest') {
     throw new ConfigError('Invalid configuration:\n  NETWORK: the devnet runs on regtest only');
   }
+  // A platform fee output below dust makes every checkout non-standard (no node relays it).
+  if ((raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0) && raw.MARKET_FEE_MIN_SATS < 546) {
+    throw new ConfigError('Invalid configuration:\n  MARKET_FEE_MIN_SATS: at least 546 (the highest dust limit) while a platform fee is charged, or set both MARKET_FEE_BPS and MARKET_FEE_MIN_SATS to 0');
+  }
   const origins = raw.AUTH_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   for (const o of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`Invalid configuration:\n  AUTH_ALLOWED_ORIGINS: "${o}" is not an origin`);
