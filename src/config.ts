@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
+import { decodeAddress } from './bitcoin/address.js';
 
 /**
  * One schema over the environment, parsed once at boot and passed in.
@@ -87,6 +88,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // A platform fee output below dust makes every checkout non-standard (no node relays it).
   if ((raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0) && raw.MARKET_FEE_MIN_SATS < 546) {
     throw new ConfigError('Invalid configuration:\n  MARKET_FEE_MIN_SATS: at least 546 (the highest dust limit) while a platform fee is charged, or set both MARKET_FEE_BPS and MARKET_FEE_MIN_SATS to 0');
+  }
+  if (raw.MARKET_FEE_ADDRESS && !decodeAddress(raw.MARKET_FEE_ADDRESS, network).ok) {
+    throw new ConfigError(`Invalid configuration:\n  MARKET_FEE_ADDRESS: not a ${network} address`);
+  }
+  if (raw.CHAIN !== 'devnet' && !raw.MARKET_FEE_ADDRESS && (raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0)) {
+    throw new ConfigError('Invalid configuration:\n  MARKET_FEE_ADDRESS: required off the devnet while a platform fee is charged (MARKET_FEE_BPS or MARKET_FEE_MIN_SATS above 0)');
   }
   const origins = raw.AUTH_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   for (const o of origins) {

@@ -18,6 +18,7 @@ import { devnetRoutes } from '../modules/devnet/routes.js';
  *   CHAIN=bitcoin-core NETWORK=regtest
  *   BITCOIN_RPC_URL=http://127.0.0.1:18443/devnet/rpc
  *   COUNTERPARTY_API_URL=http://127.0.0.1:18443/devnet/counterparty
+ *   MARKET_FEE_ADDRESS=<a regtest address>
  */
 export async function serveStandaloneDevnet(config: Config): Promise<void> {
   const logger = createLogger(config);

@@ -14,7 +14,7 @@ test('defaults make npm start work with no setup', () => {
 });
 
 test('values are converted and checked', () => {
-  const c = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db', CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000' });
+  const c = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db', CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000', MARKET_FEE_ADDRESS: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
   assert.equal(c.PORT, 9000);
   assert.equal(c.NETWORK, 'mainnet');
 });
@@ -28,6 +28,10 @@ test('bad config names every bad variable', () => {
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '100' }), /MARKET_FEE_MIN_SATS: at least 546/);
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '0' }), /MARKET_FEE_MIN_SATS/, 'a fee in bps alone can fall below dust on a small price');
   assert.equal(loadConfig({ MARKET_FEE_MIN_SATS: '0', MARKET_FEE_BPS: '0' }).MARKET_FEE_MIN_SATS, 0, 'no platform fee at all is fine');
+  const core = { CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000' };
+  assert.throws(() => loadConfig(core), /MARKET_FEE_ADDRESS: required off the devnet/);
+  assert.throws(() => loadConfig({ ...core, MARKET_FEE_ADDRESS: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080' }), /MARKET_FEE_ADDRESS: not a mainnet address/);
+  assert.equal(loadConfig({ ...core, MARKET_FEE_BPS: '0', MARKET_FEE_MIN_SATS: '0' }).CHAIN, 'bitcoin-core');
 });
 
 test('the service exits non-zero with a clear message on bad config', () => {
