@@ -1,7 +1,8 @@
 /** Reprice, delist, the listings batch, draft price and discard, and the seller's draft list. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SigHash } from '@scure/btc-signer';
+import { hex } from '@scure/base';
+import { SigHash, Transaction } from '@scure/btc-signer';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { buildListingPsbt } from '../../src/modules/listings/templates.js';
@@ -79,6 +80,40 @@ void test('reprice: a verified new half overwrites the stored one and bumps vers
   assert.equal(claimed.status, 409);
   assert.equal(claimed.body.code, 'state_changed');
   assert.equal((await row(l.id)).signed_psbt, half);
+});
+
+/** A listing half over the listed unit built by hand, with the transaction fields a wallet could pick. */
+function handBuiltHalf(s: { w: TestWallet }, l: { utxo_txid: string; utxo_vout: number }, price: number, f: { version: number; lockTime: number; sequence: number }) {
+  const tx = new Transaction({ version: f.version, lockTime: f.lockTime, allowUnknownOutputs: true });
+  tx.addInput({ txid: l.utxo_txid, index: l.utxo_vout, sequence: f.sequence, witnessUtxo: { script: s.w.script, amount: 330n }, sighashType: 0x83 });
+  tx.addOutput({ script: s.w.script, amount: BigInt(price) });
+  return signPsbt(hex.encode(tx.toPSBT()), s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+}
+
+void test('reprice: a half no checkout can settle (non-final locktime, relative timelock, other version) is refused', async () => {
+  const s = await sellerWith(1);
+  const l = await listUnit(s, 20_000);
+  const before = await row(l.id);
+  const cases: Array<[string, { version: number; lockTime: number; sequence: number }]> = [
+    // Signed with a locktime in 2096: every checkout carrying this half is non-final, so the
+    // cheapest ask on the book could never be bought (the node answers "non-final").
+    ['a non-final locktime', { version: 2, lockTime: 4_000_000_000, sequence: 0xfffffffe }],
+    ['a relative timelock of 100 blocks', { version: 2, lockTime: 0, sequence: 100 }],
+    ['transaction version 3 (TRUC rules)', { version: 3, lockTime: 0, sequence: 0xffffffff }],
+  ];
+  for (const [what, fields] of cases) {
+    const r = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: handBuiltHalf(s, l, 6_000, fields) });
+    assert.equal(r.status, 422, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.code, 'template_mismatch', what);
+    const batch = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice', listings: [{ listing_id: l.id, psbt_hex: handBuiltHalf(s, l, 6_000, fields) }] });
+    assert.equal(batch.status, 422, `batch, ${what}: ${JSON.stringify(batch.body)}`);
+    assert.equal(batch.body.code, 'template_mismatch', what);
+  }
+  const after = await row(l.id);
+  assert.deepEqual([after.price_sats, after.version, after.signed_psbt], [before.price_sats, before.version, before.signed_psbt], 'nothing changed');
+  // The fields of the market's own template are accepted.
+  const ok = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: handBuiltHalf(s, l, 6_000, { version: 2, lockTime: 0, sequence: 0xffffffff }) });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
 });
 
 void test('batch: reprice_preflight templates, verified reprice with per-item outcomes, all-or-nothing refusals', async () => {

@@ -9,6 +9,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
 import { compareToTemplate, extractFinalTransaction, verifyPsbt, type PsbtInputExpectation } from '../../bitcoin/psbt-verify.js';
+import { buildListingPsbt } from './templates.js';
 
 function parsed(psbtHex: string, field: string) {
   const p = parsePsbt(psbtHex);
@@ -68,7 +69,10 @@ export function verifySignedListing(psbtHex: string, template: string, seller: s
 
 /**
  * A reprice: a listing half over the same outpoint paying the seller a new price. Any other
- * shape is template_mismatch; the new price is read from output 0.
+ * shape is template_mismatch; the new price is read from output 0. Version, locktime and
+ * sequence must be the listing template's (as POST /v1/listings/batch reprice_preflight builds
+ * it): the seller's signature commits to them and a checkout must copy them, so a non-final
+ * locktime or a relative timelock would leave an ask on the book that no checkout can settle.
  */
 export function verifyRepriceListing(
   psbtHex: string,
@@ -91,6 +95,9 @@ export function verifyRepriceListing(
   const out = tx.getOutput(0);
   if (!out.script || Buffer.compare(Buffer.from(out.script), Buffer.from(sellerScript)) !== 0) throw mismatch('output 0 does not pay the seller');
   const price = Number(out.amount ?? 0n);
+  const template = buildListingPsbt({ txid: at.txid, vout: at.vout, utxoValueSats: at.value_sats, sellerScript, priceSats: price });
+  const same = compareToTemplate(psbtHex, template);
+  if (!same.ok) throw mismatch(same.error);
   verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
   return { price_sats: price };
 }
