@@ -5,6 +5,7 @@ import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { buildListingPsbt } from '../../src/modules/listings/templates.js';
 
 let m: Market;
@@ -113,6 +114,45 @@ void test('reprice: a half no checkout can settle (non-final locktime, relative 
   assert.deepEqual([after.price_sats, after.version, after.signed_psbt], [before.price_sats, before.version, before.signed_psbt], 'nothing changed');
   // The fields of the market's own template are accepted.
   const ok = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: handBuiltHalf(s, l, 6_000, { version: 2, lockTime: 0, sequence: 0xffffffff }) });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+});
+
+/** A signed half whose input carries the previous transaction (nonWitnessUtxo) instead of witnessUtxo. */
+async function withoutWitnessUtxo(signedHex: string, prevTxid: string): Promise<string> {
+  const prev = await m.devnet.bitcoin.getTransaction(prevTxid);
+  const tx = Transaction.fromPSBT(hex.decode(signedHex), READ_TX_OPTS);
+  tx.updateInput(0, { nonWitnessUtxo: hex.decode(prev!.hex) }, true);
+  tx.updateInput(0, { witnessUtxo: undefined }, true);
+  assert.equal(tx.getInput(0).witnessUtxo, undefined);
+  return hex.encode(tx.toPSBT());
+}
+
+void test('a listing half without witnessUtxo (which a checkout copies) is refused when listing and repricing', async () => {
+  const s = await sellerWith(2);
+  const l = await listUnit(s, 20_000);
+  const before = await row(l.id);
+  // Verified from nonWitnessUtxo it is a valid half, but the checkout builds the buyer's
+  // transaction from the half's witnessUtxo: stored like this, every quote of the asset picking
+  // this (cheapest) ask failed with state_changed.
+  const half = await withoutWitnessUtxo(repriceHalf(s, l, 6_000), l.utxo_txid);
+  const r = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: half });
+  assert.equal(r.status, 422, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'template_mismatch');
+  const batch = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice', listings: [{ listing_id: l.id, psbt_hex: half }] });
+  assert.equal(batch.status, 422, JSON.stringify(batch.body));
+  assert.equal(batch.body.code, 'template_mismatch');
+  const after = await row(l.id);
+  assert.deepEqual([after.price_sats, after.version, after.signed_psbt], [before.price_sats, before.version, before.signed_psbt], 'nothing changed');
+
+  const at = await m.attachDirect(s.w, s.asset, '1');
+  const pf = await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 6_000, idempotency_key: `mt-${++n}` });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const signed = signPsbt(pf.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  const listed = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, { psbt_hex: await withoutWitnessUtxo(signed, at.txid), expires_at: now() + 3600 });
+  assert.equal(listed.status, 422, JSON.stringify(listed.body));
+  assert.equal(listed.body.code, 'template_mismatch');
+  assert.equal((await m.ctx.store.db.selectFrom('listings').select('id').where('draft_id', '=', pf.body.result.id).execute()).length, 0);
+  const ok = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, { psbt_hex: signed, expires_at: now() + 3600 });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
 });
 

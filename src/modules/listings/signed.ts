@@ -61,9 +61,20 @@ export function verifySignedAttach(
   return { txid: final.txid, hex: final.hex };
 }
 
+/**
+ * The stored half is what a checkout copies, prevout included, from input 0's `witnessUtxo`: a
+ * half that proves its prevout only with `nonWitnessUtxo` verifies, yet no quote could use it.
+ */
+function requireWitnessUtxo(psbtHex: string, field: string): void {
+  if (!parsed(psbtHex, field).getInput(0).witnessUtxo) {
+    throw new ApiError('template_mismatch', `${field}: input 0 must carry the asset UTXO as witnessUtxo`, { field });
+  }
+}
+
 /** A signed listing half: the template, input 0 signed SINGLE|ANYONECANPAY by the seller. */
 export function verifySignedListing(psbtHex: string, template: string, seller: string, network: Network, field: string): void {
   matchTemplate(psbtHex, template, field);
+  requireWitnessUtxo(psbtHex, field);
   verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
 }
 
@@ -88,6 +99,7 @@ export function verifyRepriceListing(
   const input = tx.getInput(0);
   const op = `${input.txid ? Buffer.from(input.txid).toString('hex') : ''}:${input.index}`;
   if (op !== `${at.txid}:${at.vout}`) throw mismatch(`input 0 spends ${op}, not the listed ${at.txid}:${at.vout}`);
+  requireWitnessUtxo(psbtHex, field);
   const prev = psbtPrevouts(tx).prevouts[0];
   if (!prev || prev.amount !== BigInt(at.value_sats) || Buffer.compare(Buffer.from(prev.script), Buffer.from(sellerScript)) !== 0) {
     throw mismatch('input 0 prevout is not the listed asset UTXO');
