@@ -1,7 +1,9 @@
 /**
  * What an address can still attach: its address-level Counterparty balance minus what open
  * drafts already promised (their quantities, and XCP for their attach fees). A signed attach
- * the chain already confirmed is no longer "promised": Counterparty has debited it.
+ * is no longer "promised" once Counterparty has parsed the block that confirmed it (it is then
+ * debited); not merely once Bitcoin confirmed it: Counterparty's API reads ready while one
+ * block behind and serves the balance from before that block.
  */
 import type { Context } from '../../context.js';
 import { XCP } from '../../counterparty/asset-names.js';
@@ -28,10 +30,14 @@ export async function commitments(ctx: Context, store: ListingStore, source: str
   const drafts = (await store.openAttachDrafts(source, now)).filter((d) => d.id !== exceptDraft);
   const byAsset = new Map<string, bigint>();
   const add = (asset: string, q: bigint) => byAsset.set(asset, (byAsset.get(asset) ?? 0n) + q);
+  let parsedHeight: number | undefined;
   for (const d of drafts) {
     if (d.status !== 'awaiting_attach_signature' && d.attach_txid) {
       const tx = await ctx.chain.bitcoin.getTransaction(d.attach_txid);
-      if (tx && tx.confirmations > 0) continue;
+      if (tx && tx.confirmations > 0 && tx.block_height !== null) {
+        parsedHeight ??= (await ctx.chain.counterparty.getStatus()).counterparty_height;
+        if (parsedHeight >= tx.block_height) continue;
+      }
     }
     add(d.asset, BigInt(d.quantity_raw));
     add(XCP, BigInt(d.protocol_fee_raw));
