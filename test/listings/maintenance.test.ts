@@ -272,3 +272,30 @@ void test('draft price and discard; the seller’s draft list with paging and st
   assert.equal(reused.status, 200, 'the key is free again');
   assert.notEqual(reused.body.result.id, d3.id);
 });
+
+void test('a listing past its expiry (derived at read time) does not block listing the unit again before the indexer writes it', async () => {
+  const s = await sellerWith(1);
+  const at = await m.attachDirect(s.w, s.asset, '1');
+  const pf = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 20_000, idempotency_key: `mt-${++n}` })).body.result;
+  const first = await m.call('POST', `/v1/listing-preflights/${pf.id}/listing`, s.token, { psbt_hex: signPsbt(pf.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY), expires_at: now() + 600 });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  m.clock.advance(601_000);
+  const read = (await m.call('GET', `/v1/listing-preflights/${pf.id}`, s.token)).body.result;
+  assert.deepEqual([read.listing_status, read.listing_end_reason], ['ended', 'expired']);
+  const prepared = (await m.call('GET', '/v1/inventory/prepared', s.token)).body.result;
+  assert.deepEqual(prepared.map((u: any) => [u.asset_utxo.txid, u.listing_id]), [[at.txid, null]], 'inventory: the unit is not listed');
+  assert.equal((await row(first.body.result.id)).state, 'active', 'no block yet: the stored row still says active');
+
+  const again = await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 18_000, idempotency_key: `mt-${++n}` });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const relisted = await m.call('POST', `/v1/listing-preflights/${again.body.result.id}/listing`, s.token, {
+    psbt_hex: signPsbt(again.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 3600,
+  });
+  assert.equal(relisted.status, 200, JSON.stringify(relisted.body));
+  assert.equal(relisted.body.result.state, 'active');
+  const old = await row(first.body.result.id);
+  assert.deepEqual([old.state, old.end_reason, old.signed_psbt], ['ended', 'expired', null]);
+  const ev = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('listing_id', '=', old.id).execute();
+  assert.deepEqual(ev.map((e) => [e.kind, e.at]), [['listing_expired', old.expires_at]]);
+});
