@@ -223,6 +223,32 @@ void test('a confirmed attach stays committed until Counterparty has parsed its 
   }
 });
 
+void test("a stranger's unsigned preflight naming your address as asset_source does not commit your balance or your coins", async () => {
+  // asset_source needs no session (the source signs its own attach inputs), so any session can
+  // name any address. Counted as committed, such drafts let anyone lock any seller out of
+  // preparing a listing, 15 minutes per draft, again and again.
+  const victim = await seller();
+  const stranger = makeWallet('p2wpkh', `pf-stranger-${++n}`);
+  const strangerToken = await m.signIn(stranger);
+  const grief = await preflight(strangerToken, { seller: stranger.address, asset_source: victim.w.address, asset: victim.asset, quantity_raw: '1', idempotency_key: `grief-${++n}` });
+  assert.equal(grief.status, 200, JSON.stringify(grief.body));
+  const griefCoins = psbt(grief.body.result.attach.psbt_hex);
+  const own = await preflight(victim.token, base(victim.w, victim.asset));
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+  assert.deepEqual(psbt(own.body.result.attach.psbt_hex).getInput(0).txid, griefCoins.getInput(0).txid, 'the stranger reserved none of the victim\'s coins');
+  // The victim's own open draft still commits the unit against a second one of its own.
+  const second = await preflight(victim.token, base(victim.w, victim.asset));
+  assert.equal(second.status, 422);
+  assert.deepEqual([second.body.code, second.body.committed_raw], ['insufficient_asset_balance', '1']);
+  // The victim signs its attach: in flight, it commits against every seller, the stranger too.
+  const sent = await m.call('POST', `/v1/listing-preflights/${own.body.result.id}/attach`, victim.token, { psbt_hex: signPsbt(own.body.result.attach.psbt_hex, victim.w, [0], SigHash.ALL) });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  assert.equal((await m.call('DELETE', `/v1/listing-preflights/${grief.body.result.id}`, strangerToken)).status, 200);
+  const late = await preflight(strangerToken, { seller: stranger.address, asset_source: victim.w.address, asset: victim.asset, quantity_raw: '1', idempotency_key: `late-${++n}` });
+  assert.equal(late.status, 422);
+  assert.deepEqual([late.body.code, late.body.committed_raw], ['insufficient_asset_balance', '1']);
+});
+
 void test('the XCP attach fee must be covered too (purpose attach_fee)', async () => {
   const fm = await openMarket({ DEVNET_ATTACH_FEE_RAW: '50000000' });
   try {

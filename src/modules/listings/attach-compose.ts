@@ -5,7 +5,8 @@
  * Coins: explicit `funding` outpoints are used alone, confirmed or not (this is how an attach
  * chains on the change of a previous one). Otherwise confirmed UTXOs of asset_source, largest
  * first, excluding any that carries a Counterparty balance (spending it would move the balance),
- * any claimed by a settlement in flight, and any an open unsigned draft already uses.
+ * any claimed by a settlement in flight, and any an open unsigned draft of the same seller
+ * already uses (another seller's unsigned draft reserves nothing: see balances.ts).
  */
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
@@ -51,7 +52,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   const [balances, xcpFee, promised] = await Promise.all([
     ctx.chain.counterparty.getAddressBalances(p.source),
     ctx.chain.counterparty.estimateAttachXcpFee(),
-    commitments(ctx, store, p.source, p.now),
+    commitments(ctx, store, p.source, p.now, p.seller),
   ]);
   const held = addressLevel(balances);
   const fee = BigInt(xcpFee);

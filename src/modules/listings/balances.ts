@@ -26,8 +26,18 @@ export function addressLevel(balances: CpBalance[]): Map<string, bigint> {
   return held;
 }
 
-export async function commitments(ctx: Context, store: ListingStore, source: string, now: number, exceptDraft?: string): Promise<Commitments> {
-  const drafts = (await store.openAttachDrafts(source, now)).filter((d) => d.id !== exceptDraft);
+/**
+ * For a preflight (`seller` given), an unsigned draft commits only for the seller whose session
+ * made it: `asset_source` needs no session, so anyone can name any address, and counting
+ * strangers' unsigned drafts would let anyone lock a source out of attaching (and out of its
+ * coins, see attach-compose.ts). A signed attach (in flight) commits for every seller: the
+ * source's own signature authorized it. Without `seller` (the public attachable read) every
+ * open draft counts.
+ */
+export async function commitments(ctx: Context, store: ListingStore, source: string, now: number, seller?: string): Promise<Commitments> {
+  const drafts = (await store.openAttachDrafts(source, now)).filter(
+    (d) => seller === undefined || d.status !== 'awaiting_attach_signature' || d.seller === seller,
+  );
   const byAsset = new Map<string, bigint>();
   const add = (asset: string, q: bigint) => byAsset.set(asset, (byAsset.get(asset) ?? 0n) + q);
   let parsedHeight: number | undefined;
