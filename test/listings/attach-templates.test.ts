@@ -63,6 +63,34 @@ void test('an attach template prepares a unit; chaining a second attach on the f
   assert.ok([d1.expected_txid, d2.expected_txid].includes(listing.body.result.asset_utxo.txid));
 });
 
+void test("funding that names another draft's asset UTXO (unconfirmed, so Counterparty shows no balance yet) is refused", async () => {
+  // Seller and source are one address, so the first attach's out 0 (the unit, listed pending)
+  // pays the source too. Spent as funding it would carry the unit into the new attach's out 0
+  // and leave the first listing live on a spent outpoint.
+  const w = makeWallet('p2wpkh', 'at-chain-unit');
+  await m.fund(w, 60_000);
+  const asset = await m.issue(w, '2');
+  const token = await m.signIn(w);
+  const first = (await m.call('POST', '/v1/listing-preflights', token, { seller: w.address, asset, quantity_raw: '1', price_sats: 9_000, idempotency_key: 'chain-unit-1' })).body.result;
+  const listed = await m.call('POST', `/v1/listing-preflights/${first.id}/attach-and-list`, token, {
+    attach_psbt_hex: signPsbt(first.attach.psbt_hex, w, [0], SigHash.ALL),
+    listing_psbt_hex: signPsbt(first.listing.psbt_hex, w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 3600,
+  });
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  for (const [what, funding] of [
+    ['the unit first', [{ txid: first.expected_txid, vout: 0 }, { txid: first.expected_txid, vout: 2 }]],
+    ['the unit after the change', [{ txid: first.expected_txid, vout: 2 }, { txid: first.expected_txid, vout: 0 }, { txid: (await m.fund(w, 400)).txid, vout: 0 }]],
+  ] as const) {
+    const r = await m.call('POST', '/v1/listing-preflights', token, { seller: w.address, asset, quantity_raw: '1', funding, fee_rate: 50, idempotency_key: `chain-unit-${what.length}` });
+    assert.equal(r.status, 400, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.code, 'invalid_request');
+    assert.match(r.body.field, /^body\.funding\.\d$/);
+  }
+  const change = await template(token, { utxo_owner: w.address, asset, quantity_raw: '1', funding: [{ txid: first.expected_txid, vout: 2 }] });
+  assert.equal(change.status, 200, JSON.stringify(change.body));
+});
+
 void test('no_funding: BTC paid to the source but still confirming', async () => {
   const w = makeWallet('p2wpkh', 'at-unconfirmed');
   const payer = makeWallet('p2wpkh', 'at-payer');

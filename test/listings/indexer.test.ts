@@ -5,6 +5,7 @@ import { SigHash } from '@scure/btc-signer';
 import { makeWallet } from '../helpers/wallets.js';
 import { buildTx, coinOf } from '../helpers/devnet.js';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 
 let m: Market;
 before(async () => {
@@ -146,4 +147,39 @@ void test('reorg: a ready draft returns to awaiting_indexer; a completed one rea
   assert.equal(relisted.status, 200, JSON.stringify(relisted.body));
   assert.equal(relisted.body.result.state, 'active', 'a reused, verified unit is public at once');
   assert.equal((await get(done.token, again.body.result.id)).status, 'completed');
+});
+
+void test('an attach that also moves a balance into its asset UTXO is not verified: the unit listed would carry more than quantity_raw', async () => {
+  // body.funding may be unconfirmed (to chain on a previous attach's change). An unconfirmed
+  // output that an attach (or a move) credits shows no balance yet: Counterparty's balances are
+  // confirmed state. Spent by our attach, that balance moves into our out 0 with the unit.
+  const w = makeWallet('p2wpkh', `ix-moved-${++n}`);
+  const coin = await m.fund(w, 100_000);
+  const asset = await m.issue(w, '2');
+  const token = await m.signIn(w);
+  // Outside the market: 1 unit attached to a 30,000-sat output of the seller, still in the mempool.
+  const outside = buildTx([{ wallet: w, coin }], (input0) => [
+    { script: w.script, amount: 30_000n },
+    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
+    { script: w.script, amount: coin.amount - 32_000n },
+  ]);
+  const x = await m.devnet.bitcoin.broadcast(outside);
+  const b = await m.call('POST', '/v1/listing-preflights', token, { seller: w.address, asset, quantity_raw: '1', price_sats: 20_000, funding: [{ txid: x, vout: 0 }], idempotency_key: 'ix-moved' });
+  assert.equal(b.status, 200, JSON.stringify(b.body));
+  const d = b.body.result;
+  const sb = await m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, token, {
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, [0], SigHash.ALL),
+    listing_psbt_hex: signPsbt(d.listing.psbt_hex, w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 3600,
+  });
+  assert.equal(sb.status, 200, JSON.stringify(sb.body));
+  await m.mine();
+  await m.sync();
+  const held = await m.devnet.counterparty.getUtxoBalances(`${d.expected_txid}:0`);
+  assert.deepEqual(held.map((h) => [h.asset, h.quantity_raw]), [[asset, '2']], 'the attach credited 1 and moved the other unit in');
+  const after = await get(token, d.id);
+  assert.equal(after.status, 'failed', JSON.stringify(after));
+  assert.match(after.last_error, /holds more than the unit/);
+  assert.deepEqual([after.listing_status, after.listing_end_reason], ['ended', 'invalid'], 'never public: a buyer would get 2 units for the price of 1');
+  assert.equal((await listingRow(after.listing_id)).signed_psbt, null);
 });

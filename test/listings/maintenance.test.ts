@@ -1,9 +1,11 @@
 /** Reprice, delist, the listings batch, draft price and discard, and the seller's draft list. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SigHash } from '@scure/btc-signer';
+import { hex } from '@scure/base';
+import { SigHash, Transaction } from '@scure/btc-signer';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { buildListingPsbt } from '../../src/modules/listings/templates.js';
 
 let m: Market;
@@ -79,6 +81,79 @@ void test('reprice: a verified new half overwrites the stored one and bumps vers
   assert.equal(claimed.status, 409);
   assert.equal(claimed.body.code, 'state_changed');
   assert.equal((await row(l.id)).signed_psbt, half);
+});
+
+/** A listing half over the listed unit built by hand, with the transaction fields a wallet could pick. */
+function handBuiltHalf(s: { w: TestWallet }, l: { utxo_txid: string; utxo_vout: number }, price: number, f: { version: number; lockTime: number; sequence: number }) {
+  const tx = new Transaction({ version: f.version, lockTime: f.lockTime, allowUnknownOutputs: true });
+  tx.addInput({ txid: l.utxo_txid, index: l.utxo_vout, sequence: f.sequence, witnessUtxo: { script: s.w.script, amount: 330n }, sighashType: 0x83 });
+  tx.addOutput({ script: s.w.script, amount: BigInt(price) });
+  return signPsbt(hex.encode(tx.toPSBT()), s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+}
+
+void test('reprice: a half no checkout can settle (non-final locktime, relative timelock, other version) is refused', async () => {
+  const s = await sellerWith(1);
+  const l = await listUnit(s, 20_000);
+  const before = await row(l.id);
+  const cases: Array<[string, { version: number; lockTime: number; sequence: number }]> = [
+    // Signed with a locktime in 2096: every checkout carrying this half is non-final, so the
+    // cheapest ask on the book could never be bought (the node answers "non-final").
+    ['a non-final locktime', { version: 2, lockTime: 4_000_000_000, sequence: 0xfffffffe }],
+    ['a relative timelock of 100 blocks', { version: 2, lockTime: 0, sequence: 100 }],
+    ['transaction version 3 (TRUC rules)', { version: 3, lockTime: 0, sequence: 0xffffffff }],
+  ];
+  for (const [what, fields] of cases) {
+    const r = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: handBuiltHalf(s, l, 6_000, fields) });
+    assert.equal(r.status, 422, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.code, 'template_mismatch', what);
+    const batch = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice', listings: [{ listing_id: l.id, psbt_hex: handBuiltHalf(s, l, 6_000, fields) }] });
+    assert.equal(batch.status, 422, `batch, ${what}: ${JSON.stringify(batch.body)}`);
+    assert.equal(batch.body.code, 'template_mismatch', what);
+  }
+  const after = await row(l.id);
+  assert.deepEqual([after.price_sats, after.version, after.signed_psbt], [before.price_sats, before.version, before.signed_psbt], 'nothing changed');
+  // The fields of the market's own template are accepted.
+  const ok = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: handBuiltHalf(s, l, 6_000, { version: 2, lockTime: 0, sequence: 0xffffffff }) });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+});
+
+/** A signed half whose input carries the previous transaction (nonWitnessUtxo) instead of witnessUtxo. */
+async function withoutWitnessUtxo(signedHex: string, prevTxid: string): Promise<string> {
+  const prev = await m.devnet.bitcoin.getTransaction(prevTxid);
+  const tx = Transaction.fromPSBT(hex.decode(signedHex), READ_TX_OPTS);
+  tx.updateInput(0, { nonWitnessUtxo: hex.decode(prev!.hex) }, true);
+  tx.updateInput(0, { witnessUtxo: undefined }, true);
+  assert.equal(tx.getInput(0).witnessUtxo, undefined);
+  return hex.encode(tx.toPSBT());
+}
+
+void test('a listing half without witnessUtxo (which a checkout copies) is refused when listing and repricing', async () => {
+  const s = await sellerWith(2);
+  const l = await listUnit(s, 20_000);
+  const before = await row(l.id);
+  // Verified from nonWitnessUtxo it is a valid half, but the checkout builds the buyer's
+  // transaction from the half's witnessUtxo: stored like this, every quote of the asset picking
+  // this (cheapest) ask failed with state_changed.
+  const half = await withoutWitnessUtxo(repriceHalf(s, l, 6_000), l.utxo_txid);
+  const r = await m.call('POST', `/v1/listings/${l.id}/reprice`, s.token, { psbt_hex: half });
+  assert.equal(r.status, 422, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'template_mismatch');
+  const batch = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice', listings: [{ listing_id: l.id, psbt_hex: half }] });
+  assert.equal(batch.status, 422, JSON.stringify(batch.body));
+  assert.equal(batch.body.code, 'template_mismatch');
+  const after = await row(l.id);
+  assert.deepEqual([after.price_sats, after.version, after.signed_psbt], [before.price_sats, before.version, before.signed_psbt], 'nothing changed');
+
+  const at = await m.attachDirect(s.w, s.asset, '1');
+  const pf = await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 6_000, idempotency_key: `mt-${++n}` });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const signed = signPsbt(pf.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  const listed = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, { psbt_hex: await withoutWitnessUtxo(signed, at.txid), expires_at: now() + 3600 });
+  assert.equal(listed.status, 422, JSON.stringify(listed.body));
+  assert.equal(listed.body.code, 'template_mismatch');
+  assert.equal((await m.ctx.store.db.selectFrom('listings').select('id').where('draft_id', '=', pf.body.result.id).execute()).length, 0);
+  const ok = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, s.token, { psbt_hex: signed, expires_at: now() + 3600 });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
 });
 
 void test('batch: reprice_preflight templates, verified reprice with per-item outcomes, all-or-nothing refusals', async () => {
@@ -196,4 +271,31 @@ void test('draft price and discard; the seller’s draft list with paging and st
   const reused = await create('p3', { price_sats: 6_000 });
   assert.equal(reused.status, 200, 'the key is free again');
   assert.notEqual(reused.body.result.id, d3.id);
+});
+
+void test('a listing past its expiry (derived at read time) does not block listing the unit again before the indexer writes it', async () => {
+  const s = await sellerWith(1);
+  const at = await m.attachDirect(s.w, s.asset, '1');
+  const pf = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 20_000, idempotency_key: `mt-${++n}` })).body.result;
+  const first = await m.call('POST', `/v1/listing-preflights/${pf.id}/listing`, s.token, { psbt_hex: signPsbt(pf.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY), expires_at: now() + 600 });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  m.clock.advance(601_000);
+  const read = (await m.call('GET', `/v1/listing-preflights/${pf.id}`, s.token)).body.result;
+  assert.deepEqual([read.listing_status, read.listing_end_reason], ['ended', 'expired']);
+  const prepared = (await m.call('GET', '/v1/inventory/prepared', s.token)).body.result;
+  assert.deepEqual(prepared.map((u: any) => [u.asset_utxo.txid, u.listing_id]), [[at.txid, null]], 'inventory: the unit is not listed');
+  assert.equal((await row(first.body.result.id)).state, 'active', 'no block yet: the stored row still says active');
+
+  const again = await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', asset_utxo: at, price_sats: 18_000, idempotency_key: `mt-${++n}` });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const relisted = await m.call('POST', `/v1/listing-preflights/${again.body.result.id}/listing`, s.token, {
+    psbt_hex: signPsbt(again.body.result.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: now() + 3600,
+  });
+  assert.equal(relisted.status, 200, JSON.stringify(relisted.body));
+  assert.equal(relisted.body.result.state, 'active');
+  const old = await row(first.body.result.id);
+  assert.deepEqual([old.state, old.end_reason, old.signed_psbt], ['ended', 'expired', null]);
+  const ev = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('listing_id', '=', old.id).execute();
+  assert.deepEqual(ev.map((e) => [e.kind, e.at]), [['listing_expired', old.expires_at]]);
 });

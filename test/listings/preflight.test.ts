@@ -8,6 +8,7 @@ import { decodeMessageOutput } from '../../src/counterparty/message.js';
 import { decodeAttachPayload } from '../../src/counterparty/attach-detach.js';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import type { CpBalance } from '../../src/chain/ports.js';
 
 let m: Market;
 before(async () => {
@@ -171,6 +172,81 @@ void test('balances: what the source does not hold, and what open drafts already
   assert.equal(expired.body.result.attach, undefined);
   const third = await preflight(s.token, base(s.w, s.asset));
   assert.equal(third.status, 200, JSON.stringify(third.body));
+});
+
+void test('a confirmed attach stays committed until Counterparty has parsed its block (X-COUNTERPARTY-READY allows one block of lag)', async () => {
+  // Counterparty's API answers "ready" while one block behind Bitcoin, serving balances from
+  // before that block. Our attach is then confirmed on Bitcoin but not debited yet.
+  const lag = { on: false, height: 0, balances: new Map<string, CpBalance[]>() };
+  const lm = await openMarket({}, {
+    wrapChain: (chain) => ({
+      bitcoin: chain.bitcoin,
+      counterparty: new Proxy(chain.counterparty, {
+        get(target, prop, receiver) {
+          if (prop === 'getAddressBalances') {
+            return async (address: string) => (lag.on && lag.balances.has(address) ? lag.balances.get(address)! : target.getAddressBalances(address));
+          }
+          if (prop === 'getStatus') {
+            return async () => {
+              const st = await target.getStatus();
+              return lag.on ? { ...st, counterparty_height: lag.height } : st;
+            };
+          }
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      }),
+    }),
+  });
+  try {
+    const w = makeWallet('p2wpkh', 'pf-lag-seller');
+    await lm.fund(w, 100_000);
+    const asset = await lm.issue(w, '1');
+    const token = await lm.signIn(w);
+    const a = (await lm.call('POST', '/v1/listing-preflights', token, base(w, asset))).body.result;
+    const sa = await lm.call('POST', `/v1/listing-preflights/${a.id}/attach`, token, { psbt_hex: signPsbt(a.attach.psbt_hex, w, [0], SigHash.ALL) });
+    assert.equal(sa.status, 200, JSON.stringify(sa.body));
+    lag.balances.set(w.address, await lm.devnet.counterparty.getAddressBalances(w.address));
+    lag.height = (await lm.devnet.bitcoin.getTip()).height;
+    lag.on = true;
+    await lm.mine();
+    assert.equal((await lm.devnet.bitcoin.getTransaction(a.expected_txid))?.confirmations, 1);
+    const twice = await lm.call('POST', '/v1/listing-preflights', token, base(w, asset));
+    assert.equal(twice.status, 422, `the unit would be promised to a second attach, which Counterparty then refuses (its BTC fee lost): ${JSON.stringify(twice.body)}`);
+    assert.deepEqual([twice.body.code, twice.body.held_raw, twice.body.committed_raw], ['insufficient_asset_balance', '1', '1']);
+    lag.on = false;
+    const caughtUp = await lm.call('POST', '/v1/listing-preflights', token, base(w, asset, { mode: 'attach' }));
+    assert.equal(caughtUp.status, 422, JSON.stringify(caughtUp.body));
+    assert.deepEqual([caughtUp.body.held_raw, caughtUp.body.committed_raw], ['0', '0'], 'parsed: debited, no longer counted as committed');
+  } finally {
+    await lm.close();
+  }
+});
+
+void test("a stranger's unsigned preflight naming your address as asset_source does not commit your balance or your coins", async () => {
+  // asset_source needs no session (the source signs its own attach inputs), so any session can
+  // name any address. Counted as committed, such drafts let anyone lock any seller out of
+  // preparing a listing, 15 minutes per draft, again and again.
+  const victim = await seller();
+  const stranger = makeWallet('p2wpkh', `pf-stranger-${++n}`);
+  const strangerToken = await m.signIn(stranger);
+  const grief = await preflight(strangerToken, { seller: stranger.address, asset_source: victim.w.address, asset: victim.asset, quantity_raw: '1', idempotency_key: `grief-${++n}` });
+  assert.equal(grief.status, 200, JSON.stringify(grief.body));
+  const griefCoins = psbt(grief.body.result.attach.psbt_hex);
+  const own = await preflight(victim.token, base(victim.w, victim.asset));
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+  assert.deepEqual(psbt(own.body.result.attach.psbt_hex).getInput(0).txid, griefCoins.getInput(0).txid, 'the stranger reserved none of the victim\'s coins');
+  // The victim's own open draft still commits the unit against a second one of its own.
+  const second = await preflight(victim.token, base(victim.w, victim.asset));
+  assert.equal(second.status, 422);
+  assert.deepEqual([second.body.code, second.body.committed_raw], ['insufficient_asset_balance', '1']);
+  // The victim signs its attach: in flight, it commits against every seller, the stranger too.
+  const sent = await m.call('POST', `/v1/listing-preflights/${own.body.result.id}/attach`, victim.token, { psbt_hex: signPsbt(own.body.result.attach.psbt_hex, victim.w, [0], SigHash.ALL) });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  assert.equal((await m.call('DELETE', `/v1/listing-preflights/${grief.body.result.id}`, strangerToken)).status, 200);
+  const late = await preflight(strangerToken, { seller: stranger.address, asset_source: victim.w.address, asset: victim.asset, quantity_raw: '1', idempotency_key: `late-${++n}` });
+  assert.equal(late.status, 422);
+  assert.deepEqual([late.body.code, late.body.committed_raw], ['insufficient_asset_balance', '1']);
 });
 
 void test('the XCP attach fee must be covered too (purpose attach_fee)', async () => {

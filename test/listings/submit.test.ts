@@ -193,3 +193,23 @@ void test('an expired template is 410; the attach alone then a listing signed be
   assert.equal(done.status, 'completed');
   assert.equal(done.listing_status, 'active');
 });
+
+void test('two drafts over the same funding coin: the second submission of the same attach is 409 conflict_spend, not a 500', async () => {
+  const w = makeWallet('p2wpkh', `sub-twin-${++n}`);
+  const coin = await m.fund(w, 100_000);
+  const asset = await m.issue(w, '2');
+  const token = await m.signIn(w);
+  const body = (key: string) => ({ seller: w.address, asset, quantity_raw: '1', funding: [{ txid: coin.txid, vout: coin.vout }], fee_rate: 2, idempotency_key: key });
+  const a = (await m.call('POST', '/v1/listing-preflights', token, body('twin-a'))).body.result;
+  const b = (await m.call('POST', '/v1/listing-preflights', token, body('twin-b'))).body.result;
+  assert.notEqual(a.id, b.id);
+  assert.equal(a.expected_txid, b.expected_txid, 'the same coin, asset, quantity and fee rate: the same transaction');
+  const signed = signPsbt(a.attach.psbt_hex, w, [0], SigHash.ALL);
+  const first = await m.call('POST', `/v1/listing-preflights/${a.id}/attach`, token, { psbt_hex: signed });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  const second = await m.call('POST', `/v1/listing-preflights/${b.id}/attach`, token, { psbt_hex: signed });
+  assert.equal(second.status, 409, JSON.stringify(second.body));
+  assert.equal(second.body.code, 'conflict_spend');
+  assert.equal((await get(token, b.id)).status, 'awaiting_attach_signature');
+  assert.deepEqual(await settlements(b.id), []);
+});

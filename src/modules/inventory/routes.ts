@@ -20,7 +20,7 @@ const AttachableResult = Type.Object(
           asset: Type.String(),
           asset_longname: Nullable(Type.String()),
           quantity_raw: { ...QuantityRaw, description: 'address-level balance (not attached to a UTXO)' },
-          committed_raw: { ...QuantityRaw, description: 'promised to open drafts of this address (their quantities and, for XCP, their attach fees)' },
+          committed_raw: { ...QuantityRaw, description: 'promised to open drafts of this address (their quantities and, for XCP, their attach fees), whoever made them. A preflight counts only its own seller\'s unsigned drafts and every signed attach still confirming, so it can succeed where another session\'s unsigned drafts make this read 0.' },
           attachable_raw: { ...QuantityRaw, description: 'quantity_raw − committed_raw, at least 0' },
         },
         { additionalProperties: false },

@@ -5,7 +5,8 @@
  * Coins: explicit `funding` outpoints are used alone, confirmed or not (this is how an attach
  * chains on the change of a previous one). Otherwise confirmed UTXOs of asset_source, largest
  * first, excluding any that carries a Counterparty balance (spending it would move the balance),
- * any claimed by a settlement in flight, and any an open unsigned draft already uses.
+ * any claimed by a settlement in flight, and any an open unsigned draft of the same seller
+ * already uses (another seller's unsigned draft reserves nothing: see balances.ts).
  */
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
@@ -51,7 +52,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   const [balances, xcpFee, promised] = await Promise.all([
     ctx.chain.counterparty.getAddressBalances(p.source),
     ctx.chain.counterparty.estimateAttachXcpFee(),
-    commitments(ctx, store, p.source, p.now),
+    commitments(ctx, store, p.source, p.now, p.seller),
   ]);
   const held = addressLevel(balances);
   const fee = BigInt(xcpFee);
@@ -139,17 +140,23 @@ async function explicitCoins(ctx: Context, source: string, family: SourceFamily,
   if (!script.ok) throw new Error('unreachable');
   const keys = funding.map((f) => outpointKey(f.txid, f.vout));
   if (new Set(keys).size !== keys.length) throw new ApiError('invalid_request', 'body.funding names an outpoint twice', { field: 'body.funding' });
-  const [withBalances, claimed] = await Promise.all([
+  const [withBalances, claimed, units] = await Promise.all([
     ctx.chain.counterparty.getUtxosWithBalances(keys),
     ctx.journal.claimed(ctx.store.db, keys),
+    // Counterparty's balances are confirmed state: an attach still in the mempool shows none on
+    // its out 0 yet. The market knows its own attaches' asset UTXOs.
+    ctx.store.db.selectFrom('listing_drafts').select('asset_outpoint').where('asset_outpoint', 'in', keys).execute(),
   ]);
+  const assetUtxos = new Set(units.map((u) => u.asset_outpoint));
   const coins: FundingInput[] = [];
   for (const [k, f] of funding.entries()) {
     const field = `body.funding.${k}`;
     const out = await ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true);
     if (!out) throw new ApiError('state_changed', `${field}: ${keys[k]} is spent or unknown`, { field });
     if (out.address !== source) throw new ApiError('invalid_request', `${field} does not pay asset_source`, { field });
-    if (withBalances.has(keys[k]!)) throw new ApiError('invalid_request', `${field} carries a Counterparty balance and is never spent as funding`, { field });
+    if (withBalances.has(keys[k]!) || assetUtxos.has(keys[k]!)) {
+      throw new ApiError('invalid_request', `${field} carries (or will carry, once its attach confirms) a Counterparty balance and is never spent as funding`, { field });
+    }
     if (claimed.has(keys[k]!)) throw new ApiError('state_changed', `${field} is claimed by a settlement in flight`, { field });
     coins.push({ txid: f.txid, vout: f.vout, value_sats: out.value_sats, family, script: script.script });
   }

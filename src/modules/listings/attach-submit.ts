@@ -9,6 +9,7 @@ import { ApiError } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
 import { addressToScript } from '../../bitcoin/address.js';
 import { ClaimLost, type SettlementHandlers } from '../../settlement/journal.js';
+import { isUniqueViolation } from '../../store/db.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { draftStatus, listingTemplate } from './draft-view.js';
 import { newId, type DraftRow, type ListingRow, type ListingStore } from './store.js';
@@ -91,6 +92,11 @@ export class AttachSubmission {
         await tx.updateTable('listing_drafts').set({ listing_id: row.id }).where('id', '=', d.id).execute();
       }
       return s.id;
+    }).catch((e: unknown) => {
+      // Another draft built the same transaction (the same funding coin, asset, quantity and fee
+      // rate) and journaled it first: its settlement owns this txid.
+      if (isUniqueViolation(e)) throw new ApiError('conflict_spend', `this attach (${signed.txid}) was already submitted with another draft`);
+      throw e;
     });
 
     const outcome = await this.ctx.journal.relay(settlementId);

@@ -5,8 +5,24 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import { nowSeconds } from '../../clock.js';
 import { outpointKey } from './rules.js';
-import type { ListingStore } from './store.js';
+import { endListing, type ListingRow, type ListingStore } from './store.js';
+import { listingState } from './draft-view.js';
+
+/**
+ * The live listing on an outpoint, if any, with expiry applied as reads apply it: a listing
+ * past its expiry still stored `active` (the indexer writes expiries once per block) is ended
+ * `expired` here, so the unit can be listed again as soon as every read shows it unlisted.
+ */
+async function openListingAt(ctx: Context, store: ListingStore, op: string): Promise<ListingRow | undefined> {
+  const live = await store.liveListingAt(op);
+  if (!live) return undefined;
+  const now = nowSeconds(ctx.clock);
+  if (listingState(live, now).state !== 'ended') return live;
+  await store.db.transaction().execute((tx) => endListing(tx, live, 'expired', now));
+  return store.liveListingAt(op);
+}
 
 export interface VerifiedUnit {
   txid: string;
@@ -69,7 +85,7 @@ export async function checkReuseUtxo(
   if (balances.some((b) => b.asset !== asset && b.quantity_raw !== '0')) {
     throw new ApiError('invalid_request', `asset UTXO ${op} also holds other assets; only a one-asset UTXO can be listed`, { field });
   }
-  const live = await store.liveListingAt(op);
+  const live = await openListingAt(ctx, store, op);
   if (live && live.id !== opts.allowListingId) {
     throw new ApiError('state_changed', `asset UTXO ${op} is already listed`, { listing_id: live.seller === seller ? live.id : undefined });
   }
@@ -98,7 +114,8 @@ export async function findReusableUtxo(
   }
   for (const [utxo, rows] of byUtxo) {
     if (rows.length !== 1 || rows[0]!.asset !== asset || rows[0]!.quantity_raw !== quantityRaw) continue;
-    if (await store.liveListingAt(utxo)) continue;
+    const live = await store.liveListingAt(utxo);
+    if (live && listingState(live, nowSeconds(ctx.clock)).state !== 'ended') continue;
     const [txid, vout] = utxo.split(':');
     return { txid: txid!, vout: Number(vout) };
   }

@@ -17,7 +17,7 @@ export const Funding = Type.Array(Outpoint, {
   minItems: 1,
   maxItems: 20,
   description:
-    'outpoints of asset_source that pay the attach (used alone, in this order; unconfirmed allowed, e.g. the change of a previous attach). Never an outpoint that carries a Counterparty balance.',
+    'outpoints of asset_source that pay the attach (used alone, in this order; unconfirmed allowed, e.g. the change of a previous attach). Never an outpoint that carries a Counterparty balance, nor the asset UTXO (out 0) of a draft whose attach is still confirming (400 invalid_request): spent, its unit would move into the new attach\'s asset UTXO.',
 });
 
 const AssetUtxo = Type.Object({ txid: Txid, vout: Vout, utxo_value_sats: Sats({ minimum: 1 }) }, { additionalProperties: false });

@@ -9,6 +9,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
 import { compareToTemplate, extractFinalTransaction, verifyPsbt, type PsbtInputExpectation } from '../../bitcoin/psbt-verify.js';
+import { buildListingPsbt } from './templates.js';
 
 function parsed(psbtHex: string, field: string) {
   const p = parsePsbt(psbtHex);
@@ -60,15 +61,29 @@ export function verifySignedAttach(
   return { txid: final.txid, hex: final.hex };
 }
 
+/**
+ * The stored half is what a checkout copies, prevout included, from input 0's `witnessUtxo`: a
+ * half that proves its prevout only with `nonWitnessUtxo` verifies, yet no quote could use it.
+ */
+function requireWitnessUtxo(psbtHex: string, field: string): void {
+  if (!parsed(psbtHex, field).getInput(0).witnessUtxo) {
+    throw new ApiError('template_mismatch', `${field}: input 0 must carry the asset UTXO as witnessUtxo`, { field });
+  }
+}
+
 /** A signed listing half: the template, input 0 signed SINGLE|ANYONECANPAY by the seller. */
 export function verifySignedListing(psbtHex: string, template: string, seller: string, network: Network, field: string): void {
   matchTemplate(psbtHex, template, field);
+  requireWitnessUtxo(psbtHex, field);
   verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
 }
 
 /**
  * A reprice: a listing half over the same outpoint paying the seller a new price. Any other
- * shape is template_mismatch; the new price is read from output 0.
+ * shape is template_mismatch; the new price is read from output 0. Version, locktime and
+ * sequence must be the listing template's (as POST /v1/listings/batch reprice_preflight builds
+ * it): the seller's signature commits to them and a checkout must copy them, so a non-final
+ * locktime or a relative timelock would leave an ask on the book that no checkout can settle.
  */
 export function verifyRepriceListing(
   psbtHex: string,
@@ -84,6 +99,7 @@ export function verifyRepriceListing(
   const input = tx.getInput(0);
   const op = `${input.txid ? Buffer.from(input.txid).toString('hex') : ''}:${input.index}`;
   if (op !== `${at.txid}:${at.vout}`) throw mismatch(`input 0 spends ${op}, not the listed ${at.txid}:${at.vout}`);
+  requireWitnessUtxo(psbtHex, field);
   const prev = psbtPrevouts(tx).prevouts[0];
   if (!prev || prev.amount !== BigInt(at.value_sats) || Buffer.compare(Buffer.from(prev.script), Buffer.from(sellerScript)) !== 0) {
     throw mismatch('input 0 prevout is not the listed asset UTXO');
@@ -91,6 +107,9 @@ export function verifyRepriceListing(
   const out = tx.getOutput(0);
   if (!out.script || Buffer.compare(Buffer.from(out.script), Buffer.from(sellerScript)) !== 0) throw mismatch('output 0 does not pay the seller');
   const price = Number(out.amount ?? 0n);
+  const template = buildListingPsbt({ txid: at.txid, vout: at.vout, utxoValueSats: at.value_sats, sellerScript, priceSats: price });
+  const same = compareToTemplate(psbtHex, template);
+  if (!same.ok) throw mismatch(same.error);
   verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
   return { price_sats: price };
 }

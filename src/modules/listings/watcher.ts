@@ -2,9 +2,10 @@
  * The seller's side follows the chain (inside the indexer's transaction for each block):
  *
  * - A signed attach in the block is verified against Counterparty's ATTACH_TO_UTXO event of
- *   the same transaction (valid, same asset and quantity, destination `txid:0`). A new output
- *   can hold nothing but what this attach put there, so a valid event proves the asset UTXO
- *   holds exactly the unit. The draft becomes `ready` (`prepared` for an attach template, or
+ *   the same transaction (valid, same asset and quantity, destination `txid:0`) and the block's
+ *   CREDIT events to `txid:0`: only this transaction can credit its own output, but besides the
+ *   attach it also moves there any balance an input carried, so the credits must be exactly
+ *   the unit. The draft becomes `ready` (`prepared` for an attach template, or
  *   `completed` when a listing exists, which then becomes `active`), with the fee actually
  *   charged. An invalid attach fails the draft and ends its listing (`invalid`).
  * - Reused units' listings follow their asset UTXO's confirmation (reuse-watch.ts): unconfirmed
@@ -36,6 +37,7 @@ import type { Tx } from '../../store/db.js';
 import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { FINALITY_DEPTH } from '../transactions/service.js';
+import { quantityFromJson } from '../../counterparty/ledger-events.js';
 import { endListing, eventId, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
 import { outpointKey } from './rules.js';
 import { followReused, unconfirmReused } from './reuse-watch.js';
@@ -63,12 +65,41 @@ function spentOutpoints(b: IndexedBlock): Map<string, string> {
   return spent;
 }
 
-function attachVerdict(d: DraftRow, ev: CpEvent | undefined): { ok: true; fee: string } | { ok: false; error: string } {
+/**
+ * Everything the block credited to `utxo`, per asset. Only the transaction that creates an
+ * output can credit it, so this is all the output holds.
+ */
+function creditedTo(events: CpEvent[], utxo: string): Map<string, bigint> {
+  const held = new Map<string, bigint>();
+  for (const e of events) {
+    if (e.event !== 'CREDIT' || e.params.utxo !== utxo) continue;
+    const asset = String(e.params.asset);
+    let q: bigint;
+    try {
+      q = quantityFromJson(e.params.quantity);
+    } catch {
+      q = -1n; // unreadable: never "exactly the unit"
+    }
+    held.set(asset, (held.get(asset) ?? 0n) + q);
+  }
+  return held;
+}
+
+function attachVerdict(d: DraftRow, ev: CpEvent | undefined, events: CpEvent[]): { ok: true; fee: string } | { ok: false; error: string } {
   if (!ev) return { ok: false, error: 'attach confirmed without a Counterparty attach (message missing or dropped)' };
   const p = ev.params;
   if (p.status !== 'valid') return { ok: false, error: `attach ${String(p.status)}` };
-  if (p.asset !== d.asset || String(p.quantity) !== d.quantity_raw || p.destination !== outpointKey(d.attach_txid!, 0)) {
+  const utxo = outpointKey(d.attach_txid!, 0);
+  if (p.asset !== d.asset || String(p.quantity) !== d.quantity_raw || p.destination !== utxo) {
     return { ok: false, error: 'attach confirmed with another asset, quantity or destination' };
+  }
+  // An attach that spends an input carrying balances (an unconfirmed funding outpoint whose
+  // balance Counterparty did not show yet) also moves them into out 0: the unit is then more
+  // than quantity_raw, and a listing of it would sell the rest for nothing.
+  const held = creditedTo(events, utxo);
+  if (held.get(d.asset) !== BigInt(d.quantity_raw) || [...held].some(([asset, q]) => asset !== d.asset && q !== 0n)) {
+    const what = [...held].map(([asset, q]) => `${q} ${asset}`).join(', ');
+    return { ok: false, error: `the asset UTXO holds more than the unit (${what}): an attach input carried a Counterparty balance` };
   }
   return { ok: true, fee: String(p.fee_paid ?? 0) };
 }
@@ -84,7 +115,7 @@ async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number): Promise<voi
       .where('spent_height', 'is', null)
       .execute();
     for (const d of drafts) {
-      const v = attachVerdict(d, attachEvents.get(d.attach_txid!));
+      const v = attachVerdict(d, attachEvents.get(d.attach_txid!), b.events);
       const confirmed = { confirmed_height: b.block.height, confirmed_hash: b.block.hash, bitcoin_confirmed_at: at, updated_at: at };
       const listing = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
       if (!v.ok) {
