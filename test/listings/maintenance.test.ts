@@ -174,6 +174,10 @@ void test('batch: reprice_preflight templates, verified reprice with per-item ou
   assert.equal(refusedPre.status, 404);
   assert.equal(refusedPre.body.code, 'not_found');
   assert.deepEqual(refusedPre.body.refused_listings.map((r: any) => [r.index, r.listing_id, r.status, r.code]), [[1, theirs.id, 404, 'not_found'], [2, 'lst_nope', 404, 'not_found']]);
+  // Every refusal is listed, the caller's own items' included, in request order; the first sets the status.
+  const mixed = await batch(s.token, { action: 'reprice_preflight', listings: [{ listing_id: a.id, price_sats: 4_999 }, { listing_id: theirs.id, price_sats: 9_000 }, { listing_id: b.id, price_sats: 9_000 }] });
+  assert.deepEqual([mixed.status, mixed.body.code], [422, 'price_below_minimum']);
+  assert.deepEqual(mixed.body.refused_listings.map((r: any) => [r.index, r.listing_id, r.status, r.code]), [[0, a.id, 422, 'price_below_minimum'], [1, theirs.id, 404, 'not_found']]);
 
   const signedA = signPsbt(items[1].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
   const signedB = signPsbt(items[0].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);

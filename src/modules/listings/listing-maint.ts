@@ -85,8 +85,12 @@ export class ListingMaintenance {
     return { id: l.id, state: 'ended', end_reason: 'owner' };
   }
 
-  /** Loads every item and refuses the whole batch when any is missing or foreign (404, same as missing). */
-  private async owned(me: string, ids: string[]): Promise<ListingRow[]> {
+  /**
+   * Loads every item: the caller's own listings, and a 404 refusal (same as missing) for each
+   * missing or foreign one. The caller adds its own refusals, so `refused_listings` lists every
+   * refused item, and refuses the whole batch when there is any.
+   */
+  private async owned(me: string, ids: string[]): Promise<{ rows: ListingRow[]; refused: Refusal[] }> {
     if (new Set(ids).size !== ids.length) throw new ApiError('invalid_request', 'body.listings names a listing twice', { field: 'body.listings' });
     const byId = new Map((await this.store.listings(ids)).map((l) => [l.id, l]));
     const refused: Refusal[] = [];
@@ -96,25 +100,25 @@ export class ListingMaintenance {
       if (!l || l.seller !== me) refused.push({ index, listing_id: id, status: 404, code: 'not_found', error: 'No such listing' });
       else rows.push(l);
     });
-    refuseAll(refused, ids.length);
-    return rows;
+    return { rows, refused };
   }
 
   async batchPreflight(me: string, items: { listing_id: string; price_sats: number }[]) {
-    const rows = await this.owned(me, items.map((i) => i.listing_id));
+    const { rows, refused } = await this.owned(me, items.map((i) => i.listing_id));
     const drafts = new Map(
       (await this.store.db.selectFrom('listing_drafts').select(['id', 'seller_tap_key']).where('id', 'in', rows.map((r) => r.draft_id)).execute()).map((d) => [d.id, d.seller_tap_key]),
     );
-    const refused: Refusal[] = [];
-    rows.forEach((l, index) => {
+    const indexOf = new Map(items.map((i, index) => [i.listing_id, index]));
+    for (const l of rows) {
+      const index = indexOf.get(l.id)!;
       try {
         this.requireOpen(l);
         checkPrice(items[index]!.price_sats);
       } catch (e) {
         refused.push(refusalOf(index, l.id, e));
       }
-    });
-    refuseAll(refused, rows.length);
+    }
+    refuseAll(refused, items.length);
     return rows.map((l, index) => {
       const price = items[index]!.price_sats;
       const tapKey = drafts.get(l.draft_id);
@@ -145,9 +149,10 @@ export class ListingMaintenance {
 
   /** Every signed half is verified before any write; then one guarded update per listing. */
   async batchReprice(me: string, items: { listing_id: string; psbt_hex: string }[]): Promise<Outcome[]> {
-    const rows = await this.owned(me, items.map((i) => i.listing_id));
-    const refused: Refusal[] = [];
-    const prices = rows.map((l, index) => {
+    const { rows, refused } = await this.owned(me, items.map((i) => i.listing_id));
+    const indexOf = new Map(items.map((i, index) => [i.listing_id, index]));
+    const prices = rows.map((l) => {
+      const index = indexOf.get(l.id)!;
       try {
         return this.verifyReprice(l, items[index]!.psbt_hex, `body.listings.${index}.psbt_hex`);
       } catch (e) {
@@ -155,7 +160,7 @@ export class ListingMaintenance {
         return 0;
       }
     });
-    refuseAll(refused, rows.length);
+    refuseAll(refused, items.length);
     const out: Outcome[] = [];
     for (const [index, l] of rows.entries()) {
       const version = listingState(l, this.now()).state === 'ended' ? null : await this.writeReprice(l, prices[index]!, items[index]!.psbt_hex);
@@ -169,7 +174,8 @@ export class ListingMaintenance {
   }
 
   async batchDelist(me: string, ids: string[]): Promise<Outcome[]> {
-    const rows = await this.owned(me, ids);
+    const { rows, refused } = await this.owned(me, ids);
+    refuseAll(refused, ids.length);
     const at = this.now();
     return this.store.db.transaction().execute(async (tx) => {
       const out: Outcome[] = [];
@@ -189,6 +195,7 @@ export class ListingMaintenance {
 
 /** Nothing in the batch changes: the first refusal sets the status and code; all are listed. */
 function refuseAll(refused: Refusal[], total: number): void {
+  refused.sort((a, b) => a.index - b.index);
   const first = refused[0];
   if (!first) return;
   throw new ApiError(first.code, `${refused.length} of ${total} listings refused; nothing was changed`, { refused_listings: refused }, { status: first.status });
