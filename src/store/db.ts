@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
+import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -16,6 +17,8 @@ export interface Store {
   dialect: Dialect;
   /** PostgreSQL schema in use (null on SQLite). */
   schema: string | null;
+  /** One critical section at a time per key, across instances on PostgreSQL. */
+  locks: KeyedLock;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
       db,
       dialect: 'sqlite',
       schema: null,
+      locks: new KeyedLock(null),
       ping: async () => void (await sql`select 1`.execute(db)),
       close: () => db.destroy(),
     };
@@ -85,6 +89,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     db,
     dialect: 'postgres',
     schema,
+    locks: new KeyedLock(url, schema),
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };

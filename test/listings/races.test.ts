@@ -28,6 +28,23 @@ void test('the same idempotency key fired concurrently makes one draft', async (
   assert.equal(new Set(replies.map((r) => r.body.result.id)).size, 1);
 });
 
+void test('concurrent preflights with different keys for the one unit a source holds: one draft commits it, the rest are refused', async () => {
+  const s = await seller();
+  await m.fund(s.w, 100_000); // coins enough for several attaches: only the balance is short
+  await m.fund(s.w, 100_000);
+  const replies = await Promise.all(
+    Array.from({ length: 4 }, (_, i) =>
+      m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', mode: 'attach', price_sats: 12_000, idempotency_key: `race-unit-${i}` }),
+    ),
+  );
+  assert.deepEqual(replies.map((r) => r.status).sort(), [200, 422, 422, 422], JSON.stringify(replies.map((r) => r.body.code ?? r.status)));
+  for (const r of replies.filter((x) => x.status === 422)) {
+    assert.deepEqual([r.body.code, r.body.held_raw, r.body.committed_raw, r.body.needed_raw], ['insufficient_asset_balance', '1', '1', '1']);
+  }
+  const drafts = await m.ctx.store.db.selectFrom('listing_drafts').select('id').where('seller', '=', s.w.address).execute();
+  assert.equal(drafts.length, 1);
+});
+
 void test('one signed attach submitted concurrently is journaled once; one listing wins its outpoint', async () => {
   const s = await seller();
   const d = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', price_sats: 12_000, idempotency_key: 'race-attach' })).body.result;

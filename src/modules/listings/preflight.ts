@@ -55,7 +55,9 @@ export class PreflightService {
 
   async create(me: string, input: PreflightInput, purpose: DraftRow['purpose']): Promise<DraftView> {
     try {
-      return await this.compose(me, input, purpose);
+      // One preflight of a source at a time: the balance and coins it commits are read, checked
+      // and written as one step, so two concurrent requests cannot both promise the same unit.
+      return await this.ctx.store.locks.run(`preflight-source:${input.asset_source ?? input.seller}`, () => this.compose(me, input, purpose));
     } catch (e) {
       // A concurrent request with the same key may have won and committed the balance this one
       // then found short: that is a repeat, not a refusal.
