@@ -157,7 +157,7 @@ function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[], 
   }
   if (s.length === 34 && s[0] === 0x51 && s[1] === 0x20) {
     if (scriptSig.length) return { ok: false, error: 'native segwit input has a non-empty scriptSig' };
-    return checkTaproot(tx, idx, s.subarray(2), prevouts, witness);
+    return checkTaproot(tx, idx, s.subarray(2), prevouts, witness, rules);
   }
   return { ok: false, error: 'unsupported prevout script (P2PKH, P2WPKH and P2TR only)' };
 }
@@ -220,9 +220,11 @@ function taprootMsg(
   );
 }
 
-function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevouts: readonly Prevout[], witness: Uint8Array[]): Check {
+function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevouts: readonly Prevout[], witness: Uint8Array[], rules: 'standard' | 'consensus'): Check {
   const w = splitTaprootWitness(witness);
   if ('error' in w) return { ok: false, error: w.error };
+  // BIP-341 reserves the annex; Bitcoin Core's policy refuses to relay any witness carrying one.
+  if (rules === 'standard' && w.annex) return { ok: false, error: 'taproot annex is non-standard (not relayed)' };
   if (w.kind === 'key') {
     const sig = parseSchnorrSignature(w.signature);
     if ('error' in sig) return { ok: false, error: sig.error };

@@ -220,7 +220,7 @@ void test('tapscript refund leaf: BIP-112 CSV is enforced (version, sequence)', 
   }
 });
 
-void test('annex: committed by the signature (BIP-341 spend_type bit 0)', () => {
+void test('annex: committed by the signature (BIP-341 spend_type bit 0); valid by consensus, refused by relay policy', () => {
   const w = makeWallet('p2tr', 'annex');
   const { tx, prevouts } = spend([w], 1, 'annex');
   const t = Transaction.fromRaw(tx.toBytes(true, false), READ_TX_OPTS);
@@ -228,16 +228,18 @@ void test('annex: committed by the signature (BIP-341 spend_type bit 0)', () => 
   const key = taprootTweakPrivKey(w.privateKey);
   const msg = t.preimageWitnessV1(0, prevouts.map((p) => p.script), 0, prevouts.map((p) => p.amount), undefined, undefined, undefined, annex);
   const sig = schnorr.sign(msg, key);
+  const consensus = { rules: 'consensus' } as const;
   t.updateInput(0, { finalScriptWitness: [sig, annex] }, true);
-  assert.ok(verifyInputSignature(t, 0, prevouts).ok);
+  assert.ok(verifyInputSignature(t, 0, prevouts, consensus).ok);
+  assert.match(String((verifyInputSignature(t, 0, prevouts) as { error: string }).error), /annex is non-standard/, 'a node would not relay it');
   t.updateInput(0, { finalScriptWitness: [sig] }, true);
   assert.match(String((verifyInputSignature(t, 0, prevouts) as { error: string }).error), /does not verify \(key path\)/);
   t.updateInput(0, { finalScriptWitness: [sig, new Uint8Array([0x50, 9])] }, true);
-  assert.equal(verifyInputSignature(t, 0, prevouts).ok, false);
+  assert.equal(verifyInputSignature(t, 0, prevouts, consensus).ok, false);
   // A signature made without annex, annex appended later: invalid.
   const plain = schnorr.sign(t.preimageWitnessV1(0, prevouts.map((p) => p.script), 0, prevouts.map((p) => p.amount)), key);
   t.updateInput(0, { finalScriptWitness: [plain] }, true);
   assert.ok(verifyInputSignature(t, 0, prevouts).ok);
   t.updateInput(0, { finalScriptWitness: [plain, annex] }, true);
-  assert.equal(verifyInputSignature(t, 0, prevouts).ok, false);
+  assert.equal(verifyInputSignature(t, 0, prevouts, consensus).ok, false);
 });
