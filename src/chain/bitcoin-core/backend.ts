@@ -18,7 +18,7 @@ import type {
 } from '../ports.js';
 import { DEFAULT_FEE_TARGETS, estimateRate, feeEstimatesFrom, minimumRate, type FeeTargets } from './fees.js';
 import { acceptResultOf, interpretBroadcastError, interpretPackageError, packageResultOf, txidOfHex } from './relay.js';
-import type { ChainLogger, RetryPolicy } from './retry.js';
+import type { ChainLogger, RetryPolicy } from '../upstream-http.js';
 import { BitcoinRpcClient, RPC, RpcError } from './rpc-client.js';
 import {
   addressOf,

@@ -6,7 +6,7 @@
  * the backend to interpret per method.
  */
 import { UpstreamUnavailable } from '../ports.js';
-import { describeFetchError, splitCredentials, withRetries, type ChainLogger, type RetryPolicy } from './retry.js';
+import { describeFetchError, splitCredentials, withRetries, type ChainLogger, type RetryPolicy } from '../upstream-http.js';
 
 /** Bitcoin Core's RPC error codes that the adapter branches on (src/rpc/protocol.h). */
 export const RPC = {

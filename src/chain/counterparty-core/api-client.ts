@@ -5,7 +5,7 @@
  * parseJsonExact so 64-bit quantities stay exact.
  */
 import { UpstreamUnavailable } from '../ports.js';
-import { describeFetchError, splitCredentials, withRetries, type ChainLogger, type RetryPolicy } from '../bitcoin-core/retry.js';
+import { describeFetchError, splitCredentials, withRetries, type ChainLogger, type RetryPolicy } from '../upstream-http.js';
 import { parseJsonExact } from './safe-json.js';
 
 /** What Core says about itself on every reply. */

@@ -15,7 +15,7 @@ import {
   type CpEventName,
   type CpStatus,
 } from '../ports.js';
-import type { ChainLogger, RetryPolicy } from '../bitcoin-core/retry.js';
+import type { ChainLogger, RetryPolicy } from '../upstream-http.js';
 import { CounterpartyApiClient, type CpHeaders } from './api-client.js';
 import {
   addressUtxoOf,

@@ -1,8 +1,9 @@
 /**
- * Bounded retries with exponential backoff and jitter, shared by both production
- * adapters (the Counterparty adapter imports it from here). Only idempotent
- * reads go through it: a broadcast that timed out may still have reached the
- * node, so repeating it would hide that uncertainty from the settlement journal.
+ * What both production adapters (Bitcoin Core JSON-RPC, Counterparty API v2) share over HTTP:
+ * bounded retries with exponential backoff and jitter, credentials split from the URL, and
+ * fetch errors described without secrets. Only idempotent reads go through the retries: a
+ * broadcast that timed out may still have reached the node, so repeating it would hide that
+ * uncertainty from the settlement journal.
  */
 
 /** The small logging surface the adapters need; a pino logger satisfies it. */
