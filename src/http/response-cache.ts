@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
 
+/** How long a cache call waits for a connection still being made (boot); then it is a miss. */
+const READY_WAIT_MS = 1_000;
+
 export interface CachedResponse {
   status: number;
   body: string;
@@ -56,6 +59,8 @@ export class MemoryResponseCache implements ResponseCache {
  * tests agree on); Redis's own expiry only reclaims memory a little later.
  */
 export class RedisResponseCache implements ResponseCache {
+  private readyWait: Promise<void> | undefined;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -64,6 +69,7 @@ export class RedisResponseCache implements ResponseCache {
 
   async get(key: string): Promise<CachedResponse | undefined> {
     try {
+      await this.ready();
       const raw = await this.redis.get(this.prefix + 'rc:' + key);
       if (!raw) return undefined;
       const entry = JSON.parse(raw) as CachedResponse & { expiresAt: number };
@@ -76,13 +82,42 @@ export class RedisResponseCache implements ResponseCache {
   async set(key: string, value: CachedResponse, ttlMs: number): Promise<void> {
     try {
       const entry = { ...value, expiresAt: this.now() + ttlMs };
+      await this.ready();
       await this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(entry), 'PX', Math.max(1, ttlMs) + 5_000);
     } catch {
       /* best effort */
     }
   }
 
+  /**
+   * The client runs without an offline queue (an outage must degrade to misses at once, not
+   * pile up requests), so a command sent while it is still connecting, at boot, would fail:
+   * wait for the connection, briefly.
+   */
+  private ready(): Promise<void> {
+    const status = this.redis.status;
+    if (status === 'ready') return Promise.resolve();
+    if (status !== 'wait' && status !== 'connecting' && status !== 'connect') return Promise.reject(new Error(`connection is ${status}`));
+    this.readyWait ??= new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady).off('error', onFail).off('end', onEnd);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onReady = () => settle();
+      const onFail = (err: Error) => settle(err);
+      const onEnd = () => settle(new Error('connection ended'));
+      const timer = setTimeout(() => settle(new Error('not connected yet')), READY_WAIT_MS);
+      this.redis.once('ready', onReady).once('error', onFail).once('end', onEnd);
+    }).finally(() => {
+      this.readyWait = undefined;
+    });
+    return this.readyWait;
+  }
+
   async clear(): Promise<void> {
+    await this.ready();
     let cursor = '0';
     do {
       const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.prefix + 'rc:*', 'COUNT', 500);
