@@ -62,7 +62,9 @@ export async function bootstrap(
       onError: (err) => logger.warn({ err: err.message }, 'redis limiter connection error'),
     });
     limiter = redisLimiter;
-    const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500, enableOfflineQueue: false });
+    // No offline queue: a dropped connection makes misses at once. The command timeout only bounds
+    // a hung server; at 500 ms a loaded machine timed out healthy writes and lost cache entries.
+    const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
     cacheClient.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis cache connection error'));
     cache = new RedisResponseCache(cacheClient, config.REDIS_PREFIX, () => clock.now());
     closers.push(async () => void cacheClient.disconnect());
