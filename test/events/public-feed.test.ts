@@ -1,7 +1,7 @@
 /** GET /v1/events over rows inserted directly: which rows are events, their fields, kinds, paging and refusals. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { getJson, testApp, type TestApp } from '../helpers/app.js';
 import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { confirmFill, dropFill, insertFill, insertListing } from '../helpers/feed-rows.js';
@@ -68,10 +68,7 @@ before(async () => {
 });
 after(async () => t.close());
 
-const get = async (url: string) => {
-  const r = await t.app.inject({ method: 'GET', url });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any>, headers: r.headers, raw: r.body };
-};
+const get = (url: string) => getJson(t.app, url);
 
 async function all(query: string, limit: number) {
   const rows: any[] = [];

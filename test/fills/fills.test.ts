@@ -1,7 +1,7 @@
 /** GET /v1/fills: the public sales history, its filters, paging and what it never shows. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { getJson, testApp, type TestApp } from '../helpers/app.js';
 import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { confirmFill, dropFill, insertFill, unconfirmFill } from '../helpers/feed-rows.js';
@@ -40,10 +40,7 @@ before(async () => {
 });
 after(async () => t.close());
 
-const get = async (url: string) => {
-  const r = await t.app.inject({ method: 'GET', url });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any>, headers: r.headers, raw: r.body };
-};
+const get = (url: string) => getJson(t.app, url);
 const ok = async (url: string) => {
   const r = await get(url);
   assert.equal(r.status, 200, `${url}: ${r.raw}`);

@@ -78,3 +78,9 @@ export async function testApp(
     },
   };
 }
+
+/** A GET through the front door, parsed: status, JSON body, headers and the raw text. */
+export async function getJson(app: App, url: string): Promise<{ status: number; body: Record<string, any>; headers: Record<string, unknown>; raw: string }> {
+  const r = await app.inject({ method: 'GET', url });
+  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any>, headers: r.headers, raw: r.body };
+}

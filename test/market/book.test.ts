@@ -1,7 +1,7 @@
 /** The collection order book over stored rows: exclusions, ordering, bounds, fills, errors and caching. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { getJson, testApp, type TestApp } from '../helpers/app.js';
 import { unreachableChain } from '../helpers/chain.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { nowSeconds } from '../../src/clock.js';
@@ -39,10 +39,7 @@ before(async () => {
 });
 after(async () => t.close());
 
-const get = async (url: string) => {
-  const r = await t.app.inject({ method: 'GET', url });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any>, headers: r.headers };
-};
+const get = (url: string) => getJson(t.app, url);
 const shape = (b: any) => b.asks.map((a: any) => [a.price_sats, a.depth, a.listings.map((l: any) => l.id)]);
 
 test('asks: public fillable listings of member assets only, cheapest level first, oldest first within a level', async () => {

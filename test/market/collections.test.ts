@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { getJson, testApp, type TestApp } from '../helpers/app.js';
 import { unreachableChain } from '../helpers/chain.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { catalog, ODD_CREDIT } from './fixture.js';
@@ -12,10 +12,7 @@ before(async () => {
 });
 after(async () => t.close());
 
-const get = async (url: string) => {
-  const r = await t.app.inject({ method: 'GET', url });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any>, headers: r.headers };
-};
+const get = (url: string) => getJson(t.app, url);
 
 test('collections: catalogue order, paged with cursors', async () => {
   const first = await get('/v1/collections?limit=2');

@@ -28,14 +28,19 @@ import { endListing, LIVE, type ListingRow } from './store.js';
 /** Takes listings whose asset UTXO was confirmed at `height` or above off the public book. */
 export async function unconfirmReused(tx: Tx, height: number, at: number): Promise<void> {
   const rows = await tx.selectFrom('listings').selectAll().where('utxo_height', '>=', height).where('state', 'in', LIVE).execute();
-  for (const l of rows) await unconfirm(tx, l, at);
+  for (const l of rows) await setUtxoHeight(tx, l, null, at);
 }
 
-async function unconfirm(tx: Tx, l: ListingRow, at: number): Promise<void> {
-  // A reserved listing stays the checkout's to settle; it only loses its confirmation.
+/**
+ * Records the block that confirms a listing's UTXO, or drops it (null): an unconfirmed active
+ * listing leaves the book (pending) and comes back when confirmed. A reserved listing stays
+ * the checkout's to settle; it only gains or loses its confirmation.
+ */
+async function setUtxoHeight(tx: Tx, l: ListingRow, height: number | null, at: number): Promise<void> {
+  const state = height === null ? (l.state === 'active' ? 'pending' : l.state) : l.state === 'pending' ? 'active' : l.state;
   await tx
     .updateTable('listings')
-    .set({ utxo_height: null, state: l.state === 'active' ? 'pending' : l.state, updated_at: at })
+    .set({ utxo_height: height, state, updated_at: at })
     .where('id', '=', l.id)
     .where('state', '=', l.state)
     .execute();
@@ -60,14 +65,6 @@ function creditedInBlock(events: CpEvent[], l: ListingRow): Map<string, bigint> 
   return held;
 }
 
-async function confirmAt(tx: Tx, l: ListingRow, height: number, at: number): Promise<void> {
-  await tx
-    .updateTable('listings')
-    .set({ utxo_height: height, state: l.state === 'pending' ? 'active' : l.state, updated_at: at })
-    .where('id', '=', l.id)
-    .where('state', '=', l.state)
-    .execute();
-}
 
 /**
  * At the tip, a waiting listing is settled from the chain's current state: its UTXO confirmed
@@ -82,7 +79,7 @@ async function settleAtTip(tx: Tx, l: ListingRow, tip: { height: number; hash: s
     if ((await chain.bitcoin.getTip()).hash !== tip.hash) return;
     const held = new Map<string, bigint>();
     for (const b of await chain.counterparty.getUtxoBalances(l.utxo_outpoint)) add(held, b.asset, BigInt(b.quantity_raw));
-    if (isExactlyTheUnit(held, l)) await confirmAt(tx, l, tip.height - out.confirmations + 1, at);
+    if (isExactlyTheUnit(held, l)) await setUtxoHeight(tx, l, tip.height - out.confirmations + 1, at);
     else await endListing(tx, l, 'invalid', at, LIVE);
     return;
   }
@@ -96,7 +93,7 @@ export async function followReused(tx: Tx, b: IndexedBlock, at: number, chain: C
   const inBlock = new Set(b.block.txs.map((t) => t.txid));
 
   const recorded = await tx.selectFrom('listings').selectAll().where('utxo_height', '=', h).where('state', 'in', LIVE).execute();
-  for (const l of recorded) if (!inBlock.has(l.utxo_txid)) await unconfirm(tx, l, at);
+  for (const l of recorded) if (!inBlock.has(l.utxo_txid)) await setUtxoHeight(tx, l, null, at);
 
   const waiting = await tx
     .selectFrom('listings')
@@ -111,7 +108,7 @@ export async function followReused(tx: Tx, b: IndexedBlock, at: number, chain: C
   let atTip: boolean | undefined;
   for (const l of waiting) {
     if (inBlock.has(l.utxo_txid)) {
-      if (isExactlyTheUnit(creditedInBlock(b.events, l), l)) await confirmAt(tx, l, h, at);
+      if (isExactlyTheUnit(creditedInBlock(b.events, l), l)) await setUtxoHeight(tx, l, h, at);
       else await endListing(tx, l, 'invalid', at, LIVE);
       continue;
     }
