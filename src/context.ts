@@ -11,7 +11,7 @@ import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
 
 /**
- * Everything a route, service or job needs, built once in main.ts (or a test)
+ * Everything a route, service or job needs, built once in cli/main.ts (or a test)
  * and passed in. Nothing is imported as a singleton.
  */
 export interface Context {
