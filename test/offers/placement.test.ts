@@ -232,3 +232,35 @@ describe('ending bids', () => {
     assert.ok(free.body.result.coins.every((c: any) => c.stillCommitted === false));
   });
 });
+
+describe('the bid side of the market', () => {
+  void it('the book shows offer levels (distinct slots per level), offers and the best bids; analytics counts a shared slot once', async () => {
+    await m.ctx.cache.clear();
+    const before = (await m.call('GET', '/v1/analytics', null)).body.result.market;
+    const b = await newBidder([2_000_000]);
+    const f = await fundingTx(b, 900_000, 2);
+    const placed = await m.call('POST', '/v1/funded-offers', b.token, {
+      funding_tx_hex: f.hex, bids: f.bids, targets: [{ scope: 'collection', collection: 'bids' }, { scope: 'collection', collection: 'bids', issued_year: 2016 }, { scope: 'asset', asset }], expires_at: now() + day,
+    });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    await m.ctx.cache.clear();
+    const book = (await m.call('GET', '/v1/collections/bids/book', null)).body.result;
+    const top = book.offer_levels.filter((l: any) => l.price_sats === 900_000);
+    assert.deepEqual(top.map((l: any) => [l.kind, l.funded_slots]).sort(), [['asset', 2], ['collection', 2], ['trait', 2]]);
+    assert.equal(book.best_offer_sats, 900_000);
+    assert.equal(book.top_collection_offer_sats, 900_000);
+    assert.equal(book.offers.filter((o: any) => o.bidder === b.w.address).length, 6);
+    assert.equal(book.offers_truncated, false);
+    const a = (await m.call('GET', '/v1/analytics', null)).body.result;
+    assert.equal(a.market.open_offers - before.open_offers, 2, 'two funding outputs, each counted once');
+    assert.ok(a.market.bidders >= 1);
+    assert.equal(a.depth.find((d: any) => d.price_sats === 900_000)?.offers, 2);
+
+    // Cancelled: gone from the book.
+    await m.call('POST', `/v1/offer-placements/${placed.body.result.placement_id}/cancel`, b.token);
+    await m.ctx.cache.clear();
+    const after = (await m.call('GET', '/v1/collections/bids/book', null)).body.result;
+    assert.ok(!after.offers.some((o: any) => o.bidder === b.w.address));
+    assert.notEqual(after.best_offer_sats, 900_000);
+  });
+});
