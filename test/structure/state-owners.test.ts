@@ -14,6 +14,7 @@ const OWNERS: Record<string, string> = {
   fills: 'src/modules/fills/ledger.ts',
   offers: 'src/modules/offers/lifecycle.ts',
   offer_slots: 'src/modules/offers/lifecycle.ts',
+  offer_placements: 'src/modules/offers/lifecycle.ts',
 };
 
 function sources(dir: string): string[] {
