@@ -73,8 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('offers_slot').on('offers').columns(['slot_id', 'state']).execute();
   await db.schema.createIndex('offers_placement').on('offers').column('placement_id').execute();
   await db.schema.createIndex('offers_bidder').on('offers').columns(['bidder', 'created_at', 'id']).execute();
+  await db.schema.createIndex('offers_bidder_expiring').on('offers').columns(['bidder', 'state', 'expires_at']).execute();
   await db.schema.createIndex('offers_collection_live').on('offers').columns(['collection', 'state', 'price_sats']).execute();
   await db.schema.createIndex('offers_asset_live').on('offers').columns(['asset', 'state', 'price_sats']).execute();
-  await db.schema.createIndex('offers_state_created').on('offers').columns(['state', 'created_at', 'id']).execute();
+  // The public feed's offer branches walk these in time order.
+  await db.schema.createIndex('offers_created').on('offers').columns(['created_at', 'id']).execute();
+  await db.schema.createIndex('offers_state_expires').on('offers').columns(['state', 'expires_at']).execute();
   await db.schema.createIndex('offers_ended').on('offers').columns(['ended_at', 'id']).execute();
 }
