@@ -256,12 +256,21 @@ describe('the bid side of the market', () => {
     assert.ok(a.market.bidders >= 1);
     assert.equal(a.depth.find((d: any) => d.price_sats === 900_000)?.offers, 2);
 
+    const best = (await m.call('GET', `/v1/assets/${asset}/best-offer`, null)).body.result;
+    assert.equal(best.best_offer_sats, 900_000);
+    assert.equal(best.offer.bidder, b.w.address);
+    // Another asset of no collection and no bids.
+    const none = await m.call('GET', '/v1/assets/NOBIDSHERE/best-offer', null);
+    assert.equal(none.status, 200);
+    assert.deepEqual([none.body.result.best_offer_sats, none.body.result.live_offers], [null, 0]);
+
     // Cancelled: gone from the book.
     await m.call('POST', `/v1/offer-placements/${placed.body.result.placement_id}/cancel`, b.token);
     await m.ctx.cache.clear();
     const after = (await m.call('GET', '/v1/collections/bids/book', null)).body.result;
     assert.ok(!after.offers.some((o: any) => o.bidder === b.w.address));
     assert.notEqual(after.best_offer_sats, 900_000);
+    assert.notEqual((await m.call('GET', `/v1/assets/${asset}/best-offer`, null)).body.result.best_offer_sats, 900_000);
   });
 });
 

@@ -126,10 +126,11 @@ export async function place(ctx: Context, plan: PlacementPlan): Promise<Placemen
     updated_at: now,
   }));
   const offers: OfferTables['offers'][] = slots.flatMap((s) =>
-    plan.targets.map((t) => ({
+    plan.targets.map((t, i) => ({
       id: newOfferId('of'),
       placement_id: placement.id,
       slot_id: s.id,
+      target_index: i,
       bidder: plan.bidder,
       bid_txid: s.txid,
       bid_vout: s.vout,

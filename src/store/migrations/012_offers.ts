@@ -45,6 +45,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('placement_id', 'text', (c) => c.notNull())
     .addColumn('slot_id', 'text', (c) => c.notNull())
+    .addColumn('target_index', 'integer', (c) => c.notNull())
     .addColumn('bidder', 'text', (c) => c.notNull())
     .addColumn('bid_txid', 'text', (c) => c.notNull())
     .addColumn('bid_vout', 'integer', (c) => c.notNull())
