@@ -47,6 +47,14 @@ export async function buildApp(ctx: Context): Promise<App> {
   installErrorHandling(app);
   // Only JSON is a request body here; anything else is a client mistake (400), not a 415.
   app.removeContentTypeParser('text/plain');
+  // Fastify's JSON parser, except that a route whose body is optional (`config: { optionalBody: true }`)
+  // takes an empty body sent with a JSON content type, as clients and curl often send one.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0 && request.routeOptions.config?.optionalBody) return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
 
   await app.register(cors, {
     origin: true,

@@ -33,12 +33,14 @@ export function healthRoutes(app: App, ctx: Context): void {
       schema: {
         tags: ['health'],
         summary: 'Store reachable, chain backends reachable and caught up',
-        description: '200 when every check passes; 503 service_unavailable with the same checks otherwise.',
-        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, indexer: Check })), ...errorResponses },
+        description:
+          '200 when every check passes; 503 service_unavailable with the same checks otherwise. With Redis configured (REDIS_URL), `redis` checks the limiter\'s connection: while Redis is unreachable every rate-limited route answers 503, so the instance is not ready.',
+        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, indexer: Check, redis: Type.Optional(Check) })), ...errorResponses },
       },
     },
     async () => {
-      const [store, bitcoin, counterparty, indexer] = await Promise.all([
+      const ping = ctx.limiter.ping?.bind(ctx.limiter);
+      const [store, bitcoin, counterparty, indexer, redis] = await Promise.all([
         check(() => ctx.store.ping()),
         check(async () => {
           const tip = await ctx.chain.bitcoin.getTip();
@@ -56,9 +58,10 @@ export function healthRoutes(app: App, ctx: Context): void {
           if (tip.height - cursor.height > MAX_INDEXER_LAG) throw new Error(`indexer at ${cursor.height}, tip ${tip.height}`);
           return `height ${cursor.height}`;
         }),
+        ping ? check(ping) : undefined,
       ]);
-      const checks = { store, bitcoin, counterparty, indexer };
-      if (!store.ok || !bitcoin.ok || !counterparty.ok || !indexer.ok) {
+      const checks = { store, bitcoin, counterparty, indexer, ...(redis ? { redis } : {}) };
+      if (!store.ok || !bitcoin.ok || !counterparty.ok || !indexer.ok || (redis && !redis.ok)) {
         throw new ApiError('service_unavailable', 'not ready', { retryable: true, checks });
       }
       return { result: checks };
