@@ -9,7 +9,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
-import { sessionHook } from './modules/auth/session-hook.js';
+import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
 
 export type { App } from './http/app-type.js';
 export { BODY_LIMIT } from './http/app-type.js';
@@ -69,6 +69,8 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook('onRequest', sessionHook(ctx));
   app.addHook('onRequest', fresh.serveFromCache);
   app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
+  // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
+  app.addHook('onRequest', enforceDeclaredSession);
   app.addHook('preValidation', refuseControlCharacters);
   app.addHook('onSend', fresh.storeAndLabel);
   app.addHook('onSend', async (request, reply, payload) => {

@@ -5,6 +5,7 @@ import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
 import { requireOwner, requireSession } from '../../src/modules/auth/guard.js';
 import { signInMessage } from '../../src/modules/auth/message.js';
+import { sessionSecurity } from '../../src/http/security.js';
 
 let t: TestApp;
 before(async () => {
@@ -12,8 +13,9 @@ before(async () => {
     chain: unreachableChain(),
     env: { AUTH_ALLOWED_ORIGINS: 'https://market.example', AUTH_DOMAIN: 'market.example' },
     beforeReady: (app) => {
-      app.get('/v1/__test/me', async (req) => ({ result: { address: requireSession(req) } }));
-      app.get('/v1/__test/address/:address/feed', async (req) => ({ result: { address: requireOwner(req, (req.params as { address: string }).address) } }));
+      app.get('/v1/__test/me', { schema: { security: sessionSecurity } }, async (req) => ({ result: { address: requireSession(req) } }));
+      app.get('/v1/__test/undeclared', async (req) => ({ result: { address: requireSession(req) } }));
+      app.get('/v1/__test/address/:address/feed', { schema: { security: sessionSecurity } }, async (req) => ({ result: { address: requireOwner(req, (req.params as { address: string }).address) } }));
     },
   });
 });
@@ -213,4 +215,10 @@ test('issued_at out of range (1e300, a string, Infinity): 400, never a 500', asy
     assert.equal(json(r).code, 'invalid_request');
     assert.equal(json(r).field, 'body.issued_at');
   }
+});
+
+test('a route that reads the session without declaring security is a programming error, never a silent public route', async () => {
+  const app = t.app;
+  const r = await app.inject({ method: 'GET', url: '/v1/__test/undeclared' });
+  assert.equal(r.statusCode, 500);
 });

@@ -6,13 +6,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 
-let t: TestApp;
+let t: Market;
 let port = 0;
+let token = '';
+const sellerWallet = makeWallet('p2wpkh', 'hostile-seller');
 before(async () => {
-  t = await testApp();
+  t = await openMarket();
+  token = await t.signIn(sellerWallet);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as net.AddressInfo).port;
 });
@@ -27,15 +30,16 @@ function assertEnvelope(r: { statusCode: number; body: string }, status: number,
   assert.equal(typeof body.error, 'string', what);
 }
 
-const seller = makeWallet('p2wpkh', 'hostile-seller').address;
+const seller = sellerWallet.address;
+const auth = () => ({ 'x-session-token': token });
 
 test('non-finite and non-canonical numbers in query strings: 400 naming the field', async () => {
   const paged = ['/v1/events', '/v1/fills', '/v1/collections', '/v1/artists', `/v1/address/${seller}/events`];
   for (const path of paged) {
     for (const v of ['Infinity', '-Infinity', '1e999', '1e1', '0x10', '', ' 5', '5.0', '+5']) {
-      const r = await t.app.inject({ method: 'GET', url: `${path}?limit=${encodeURIComponent(v)}` });
-      assertEnvelope(r, r.statusCode === 401 ? 401 : 400, r.statusCode === 401 ? 'unauthenticated' : 'invalid_request', `${path} limit=${v}`);
-      if (r.statusCode === 400) assert.equal(json(r).field, 'query.limit');
+      const r = await t.app.inject({ method: 'GET', url: `${path}?limit=${encodeURIComponent(v)}`, headers: auth() });
+      assertEnvelope(r, 400, 'invalid_request', `${path} limit=${v}`);
+      assert.equal(json(r).field, 'query.limit');
     }
   }
   const ok = await t.app.inject({ method: 'GET', url: '/v1/artists?limit=7' });
@@ -50,20 +54,19 @@ test('non-finite numbers in bodies ("-Infinity", 1e999): 400, never a 500', asyn
     ['/v1/attach-templates', { utxo_owner: seller, asset: 'PEPECASH', quantity_raw: '1', fee_rate: '-Infinity' }, 'body.fee_rate'],
   ];
   for (const [url, body, field] of cases) {
-    const r = await t.app.inject({ method: 'POST', url, payload: body });
-    // Validation runs before the session check: a value that passed it reached the handler (401 here, 500 signed in).
+    const r = await t.app.inject({ method: 'POST', url, payload: body, headers: auth() });
     assertEnvelope(r, 400, 'invalid_request', `${url} ${JSON.stringify(body)}`);
     assert.ok(String(json(r).field).startsWith(field), `${url}: field ${json(r).field}`);
   }
   // JSON.parse reads 1e999 as Infinity: refused after validation, wherever it sits.
-  const raw = await t.app.inject({ method: 'POST', url: '/v1/listing-preflights', headers: { 'content-type': 'application/json' }, payload: `{"seller":"${seller}","asset":"PEPECASH","quantity_raw":"1","fee_rate":1e999,"idempotency_key":"k2"}` });
+  const raw = await t.app.inject({ method: 'POST', url: '/v1/listing-preflights', headers: { 'content-type': 'application/json', ...auth() }, payload: `{"seller":"${seller}","asset":"PEPECASH","quantity_raw":"1","fee_rate":1e999,"idempotency_key":"k2"}` });
   assertEnvelope(raw, 400, 'invalid_request', 'fee_rate 1e999');
   assert.equal(json(raw).field, 'body.fee_rate');
 });
 
 test('a NUL or control character in a path, a query or a body: 400, and the store never sees it', async () => {
   for (const url of ['/v1/collections/%00', '/v1/artists/%00', '/v1/fills?collection=%00', '/v1/collections/a%01b/book', '/v1/events?asset=%7F', `/v1/address/${seller}%00/events`]) {
-    const r = await t.app.inject({ method: 'GET', url });
+    const r = await t.app.inject({ method: 'GET', url, headers: auth() });
     assertEnvelope(r, 400, 'invalid_request', url);
     assert.match(json(r).error, /control character/, url);
   }
