@@ -5,6 +5,7 @@ import { listingsArea } from './listings/manifest.js';
 import { checkoutArea } from './checkout/manifest.js';
 import { offersArea } from './offers/manifest.js';
 import { exactOffersArea } from './exact-offers/manifest.js';
+import { countersArea } from './counters/manifest.js';
 import { fillsArea } from './fills/manifest.js';
 import { inventoryArea } from './inventory/manifest.js';
 import { marketArea } from './market/manifest.js';
@@ -24,6 +25,7 @@ export const AREAS: readonly Area[] = [
   checkoutArea,
   offersArea,
   exactOffersArea,
+  countersArea,
   fillsArea,
   inventoryArea,
   marketArea,

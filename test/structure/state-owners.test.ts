@@ -16,6 +16,7 @@ const OWNERS: Record<string, string> = {
   offer_slots: 'src/modules/offers/lifecycle.ts',
   offer_placements: 'src/modules/offers/lifecycle.ts',
   exact_authorizations: 'src/modules/exact-offers/lifecycle.ts',
+  offer_counters: 'src/modules/counters/lifecycle.ts',
 };
 
 function sources(dir: string): string[] {

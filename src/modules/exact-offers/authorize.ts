@@ -57,8 +57,6 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
   const slotScript = hex.decode(slotOut.script_hex);
   const slotSpend = spendOf(slotScript);
   if (!slotSpend) throw new ApiError('unsupported_address_type', 'the funding output is not P2WPKH or P2TR');
-  const target = normalizeTarget({ ...offer, max_supply_units: num(offer.max_supply_units), min_supply_units: num(offer.min_supply_units) });
-  if (!target.ok) throw new Error(`stored offer ${offer.id} has an invalid target`);
   const feeRate = body.fee_rate ?? (await defaultFeeRate(ctx));
   const feeScript = marketFeeScript(ctx.config);
   const delivery = {
@@ -80,8 +78,7 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     const asset = held[0]!.asset;
     const info = await ctx.chain.counterparty.getAsset(asset);
     if (!info || held[0]!.quantity_raw !== oneUnitRaw(info.divisible)) throw unavailable(i, key, 'does not hold exactly one whole unit');
-    const matches = target.target.scope === 'asset' && target.target.collection === null ? asset === target.target.asset : assetMatches(target.target, await assetMemberships(db, asset));
-    if (!matches) {
+    if (!(await offerReaches(ctx, offer, asset))) {
       throw unavailable(i, key, `${asset} does not match the offer's target`);
     }
     const assetScript = hex.decode(out.script_hex);
@@ -142,4 +139,12 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
+
+/** Whether the offer's target reaches `asset` (the one policy predicate over its catalogue memberships). */
+export async function offerReaches(ctx: Context, offer: OfferRow, asset: string): Promise<boolean> {
+  const target = normalizeTarget({ ...offer, max_supply_units: num(offer.max_supply_units), min_supply_units: num(offer.min_supply_units) });
+  if (!target.ok) return false;
+  if (target.target.scope === 'asset' && target.target.collection === null) return asset === target.target.asset;
+  return assetMatches(target.target, await assetMemberships(ctx.store.db, asset));
+}
 export type { OfferRow };
