@@ -18,6 +18,7 @@ import { Indexer } from './indexer/indexer.js';
 import { settlementWatcher } from './indexer/settlement-watcher.js';
 import type { Area } from './area.js';
 import { AREAS } from './modules/areas.js';
+import { failpointFor } from './failpoint.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -78,7 +79,8 @@ export async function bootstrap(
   const made = over.chain ?? (await createChain(config, store, clock, logger));
   if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
 
-  const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger);
+  const failpoint = failpointFor(config.CRASH_AT);
+  const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger, failpoint);
   const areas = over.areas ?? AREAS;
   const ctx: Context = {
     areas,
@@ -92,6 +94,7 @@ export async function bootstrap(
     cursors: new Cursors(secret),
     logger,
     journal,
+    failpoint,
     indexer: undefined as unknown as Indexer,
     sync: async () => {
       await journal.recover();
@@ -101,7 +104,7 @@ export async function bootstrap(
   };
   // Every area's contributions, from its manifest: the journal's settlement first in each block, then the areas' watchers.
   const watchers = [settlementWatcher(journal), ...areas.flatMap((a) => a.watchers?.(ctx) ?? [])];
-  ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger);
+  ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger, { failpoint });
   // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
   for (const area of areas) {
     for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);

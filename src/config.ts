@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
 import { decodeAddress } from './bitcoin/address.js';
+import { FAILPOINTS } from './failpoint.js';
 
 /**
  * One schema over the environment, parsed once at boot and passed in.
@@ -47,6 +48,8 @@ export const ConfigSchema = Type.Object({
   SECRET: Type.Optional(Type.String({ minLength: 32 })),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
+  /** Crash tests only: die by SIGKILL at this named failpoint (src/failpoint.ts). Never set in production. */
+  CRASH_AT: Type.Optional(Type.Union(FAILPOINTS.map((n) => Type.Literal(n)))),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },

@@ -10,6 +10,7 @@ import type { Limiter } from './limits/limiter.js';
 import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
+import type { Failpoint } from './failpoint.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -32,6 +33,8 @@ export interface Context {
   devnet?: DevnetHandle;
   /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
   areas: readonly Area[];
+  /** Crash tests' named kill points (CRASH_AT); a no-op unless armed. */
+  failpoint: Failpoint;
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */
   sync: () => Promise<void>;
 }

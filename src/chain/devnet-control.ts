@@ -7,6 +7,8 @@ export interface DevnetControl {
   mine(blocks: number, address?: string): Promise<string[]>;
   issueAsset(p: { asset?: string; longname?: string; issuer: string; quantity_raw: string; divisible: boolean; description?: string }): Promise<{ asset: string }>;
   credit(address: string, asset: string, quantityRaw: string): Promise<void>;
+  /** Forgets every unconfirmed transaction (a node restarted without its mempool). */
+  dropMempool(): Promise<{ dropped: number }>;
   reorg(depth: number): Promise<{ disconnected: number; tip: { height: number; hash: string } }>;
   addressUtxos(address: string): Promise<Array<{ txid: string; vout: number; value_sats: number; confirmations: number }>>;
   close?(): Promise<void>;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
 import type { Chain, ChainBlock, CpEvent } from '../chain/ports.js';
 import type { Clock } from '../clock.js';
+import { noFailpoint, type Failpoint } from '../failpoint.js';
 
 /** What one processed block carries to the watchers. */
 export interface IndexedBlock {
@@ -46,7 +47,7 @@ export class Indexer {
     private readonly clock: Clock,
     private readonly watchers: Watcher[],
     private readonly log: FastifyBaseLogger,
-    private readonly opts: { startHeight?: number; maxBlocksPerRun?: number } = {},
+    private readonly opts: { startHeight?: number; maxBlocksPerRun?: number; failpoint?: Failpoint } = {},
   ) {}
 
   /** Runs never overlap: a second caller waits for the run in progress, then runs again. */
@@ -100,6 +101,7 @@ export class Indexer {
       const seenAt = indexed.seenAt;
       await this.db.transaction().execute(async (tx) => {
         for (const [i, w] of this.watchers.entries()) await w.onBlock(tx, indexed, prefetched[i]);
+        (this.opts.failpoint ?? noFailpoint)('indexer-block-before-commit');
         await tx.insertInto('indexed_blocks').values({ height: h, hash: block.hash, seen_at: seenAt }).execute();
       });
       cursor = { height: h, hash: block.hash };
@@ -128,6 +130,7 @@ export class Indexer {
   private async rollbackTo(fork: number): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       for (const w of [...this.watchers].reverse()) await w.rollback(tx, fork + 1);
+      (this.opts.failpoint ?? noFailpoint)('indexer-rollback-before-commit');
       await tx.deleteFrom('indexed_blocks').where('height', '>', fork).execute();
     });
   }

@@ -9,6 +9,7 @@ import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
 import { relayOnce, type RelayOutcome } from './relay.js';
 import { mempoolPolicyOf } from '../chain/errors.js';
+import { noFailpoint, type Failpoint } from '../failpoint.js';
 
 export type SettlementRow = SettlementTables['settlements'];
 export type SignedTx = { txid: string; hex: string };
@@ -59,6 +60,7 @@ export class SettlementJournal {
     private readonly bitcoin: BitcoinBackend,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    private readonly failpoint: Failpoint = noFailpoint,
   ) {}
 
   /** One owner per settlement kind: two areas claiming one kind is a wiring mistake, caught at boot. */
@@ -153,6 +155,7 @@ export class SettlementJournal {
       });
     } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
+      this.failpoint('relay-refused-before-release');
       await this.release(s.id, outcome.status, outcome.reason);
     } else {
       const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;

@@ -206,6 +206,16 @@ export class Devnet implements DevnetControl {
     });
   }
 
+  /** Forgets every unconfirmed transaction, as a node restarted without its mempool does. */
+  async dropMempool(): Promise<{ dropped: number }> {
+    return this.lock.run(async () => {
+      const dropped = this.node.mempool.ordered().length;
+      this.node.mempool = new Mempool();
+      await this.commit({ replaceMempool: [] });
+      return { dropped };
+    });
+  }
+
   /** Disconnects down to (excluding) `forkHeight`, returning transactions to the mempool. */
   private disconnectTo(forkHeight: number): BlockRecord[] {
     const old = this.node.mempool.ordered();

@@ -140,6 +140,7 @@ export class CheckoutCompletion {
         .where('status', '=', 'quoted')
         .executeTakeFirst();
       if (Number(done.numUpdatedRows) !== 1) throw new ApiError('checkout_changed', 'the quote was completed meanwhile');
+      this.ctx.failpoint('checkout-claim-before-commit');
       return s.id;
     });
   }

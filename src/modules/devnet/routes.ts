@@ -128,6 +128,20 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
   );
 
   app.post(
+    '/devnet/mempool/drop',
+    {
+      config: { optionalBody: true },
+      schema: {
+        tags,
+        summary: 'Empty the node’s mempool',
+        description: 'Forgets every unconfirmed transaction, as a Bitcoin node restarted without its mempool does; the market’s recovery relays its live settlements again. Takes no body.',
+        response: { 200: Ok(Type.Object({ dropped: Type.Integer() })), ...errorResponses },
+      },
+    },
+    async () => ({ result: await wrap(() => devnet.dropMempool()) }),
+  );
+
+  app.post(
     '/devnet/sync',
     {
       config: { optionalBody: true },

@@ -88,6 +88,7 @@ export class AttachSubmission {
         throw e;
       }
       if (listing) {
+        this.ctx.failpoint('attach-list-between-rows');
         const row = listingRow(withTxid, listing, 'pending', now);
         await createListing(tx, row);
         await tx.updateTable('listing_drafts').set({ listing_id: row.id }).where('id', '=', d.id).execute();
