@@ -1,0 +1,105 @@
+/**
+ * Kill -9 at the steps of a checkout settlement the journal → broadcast test does not reach
+ * (real processes: test/helpers/crash.ts). Each market armed at a failpoint (CRASH_AT) dies by
+ * SIGKILL there; restarted on the same store, no signed trade is lost and nothing is applied
+ * twice. One devnet and one market store serve the file; each test lists its own unit.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeWallet } from '../helpers/wallets.js';
+import { call, crashRig, until, type CrashRig } from '../helpers/crash.js';
+
+let rig: CrashRig;
+before(async () => {
+  rig = await crashRig('steps');
+});
+after(async () => rig?.close());
+
+void test('killed inside the claim transaction before its commit: nothing claimed or broadcast; after restart the same quote completes', { timeout: 150_000 }, async () => {
+  let market = await rig.market('checkout-claim-before-commit');
+  const seller = makeWallet('p2wpkh', 'claim-seller');
+  const { listingId } = await rig.listedUnit(market, seller, 21_000);
+  const buyer = makeWallet('p2wpkh', 'claim-buyer');
+  const delivery = makeWallet('p2wpkh', 'claim-delivery');
+  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const broadcasts = rig.proxy.state.broadcasts;
+
+  const r = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token).catch((e: unknown) => e);
+  assert.ok(r instanceof Error, 'the market died answering');
+  await rig.died(market, 'inside the claim transaction');
+  assert.equal(rig.proxy.state.broadcasts, broadcasts, 'nothing was broadcast');
+
+  market = await rig.market();
+  const after = await call(market.url, 'GET', `/v1/checkout/quotes/${q.id}`, undefined, token);
+  assert.equal(after.body.result.status, 'quoted', JSON.stringify(after.body));
+  assert.ok(!(await rig.mempool()).includes(q.expected_txid as string));
+
+  const done = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token);
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.ok((await rig.mempool()).includes(q.expected_txid as string));
+  await rig.mine();
+  await rig.quoteWhen(market, q.id as string, token, 'the confirmation', (s) => s.status === 'confirmed');
+  assert.equal((await rig.salesOf(market, q.expected_txid as string)).length, 1, 'one sale');
+  await market.kill();
+});
+
+void test('killed after a relay refusal before the claims are released: after restart they are released once and the listing sells to a new quote', { timeout: 150_000 }, async () => {
+  let market = await rig.market('relay-refused-before-release');
+  const seller = makeWallet('p2wpkh', 'refuse-seller');
+  const { listingId } = await rig.listedUnit(market, seller, 22_000);
+  const buyer = makeWallet('p2wpkh', 'refuse-buyer');
+  const delivery = makeWallet('p2wpkh', 'refuse-delivery');
+  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+
+  rig.proxy.state.refuse = 'min relay fee not met, 100 < 141';
+  try {
+    const r = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token).catch((e: unknown) => e);
+    assert.ok(r instanceof Error, 'the market died answering');
+    await rig.died(market, 'after the refusal');
+
+    // Restarted while the node still refuses: recovery relays once more, is refused, releases.
+    market = await rig.market();
+    const failed = await rig.quoteWhen(market, q.id as string, token, 'the release', (s) => s.status === 'failed');
+    assert.equal(failed.claims_released, true, JSON.stringify(failed));
+  } finally {
+    rig.proxy.state.refuse = null;
+  }
+  // The same bytes again answer the stored refusal, never a second release or a relay.
+  const again = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token);
+  assert.equal(again.status >= 400 && again.status < 500, true, JSON.stringify(again.body));
+  assert.ok(!(await rig.mempool()).includes(q.expected_txid as string), 'the refused bytes never reached the node');
+
+  // The claims are free and the listing is back on sale: a new quote over the same listing and the buyer's coin completes.
+  const fresh = await rig.signedQuote(market, listingId, buyer, delivery, false);
+  const done = await call(market.url, 'POST', `/v1/checkout/quotes/${fresh.q.id}/complete`, { psbt_hex: fresh.signed }, fresh.token);
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  await rig.mine();
+  await rig.quoteWhen(market, fresh.q.id as string, fresh.token, 'the confirmation', (s) => s.status === 'confirmed');
+  assert.equal((await rig.salesOf(market, fresh.q.expected_txid as string)).length, 1, 'one sale');
+  assert.equal((await rig.salesOf(market, q.expected_txid as string)).length, 0, 'no sale for the refused bytes');
+  await market.kill();
+});
+
+void test('the node restarts with an empty mempool: recovery relays the journaled settlement again and it confirms', { timeout: 150_000 }, async () => {
+  const market = await rig.market();
+  const seller = makeWallet('p2wpkh', 'mempool-seller');
+  const { listingId } = await rig.listedUnit(market, seller, 23_000);
+  const buyer = makeWallet('p2wpkh', 'mempool-buyer');
+  const delivery = makeWallet('p2wpkh', 'mempool-delivery');
+  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const done = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token);
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  const txid = q.expected_txid as string;
+  assert.ok((await rig.mempool()).includes(txid));
+
+  const dropped = await rig.control('mempool/drop', {});
+  assert.equal(dropped.status, 200, JSON.stringify(dropped.body));
+  assert.ok(dropped.body.result.dropped >= 1);
+  assert.ok(!(await rig.mempool()).includes(txid), 'the node forgot the checkout');
+
+  await until('recovery to relay the checkout again', async () => ((await rig.mempool()).includes(txid) ? true : undefined));
+  await rig.mine();
+  await rig.quoteWhen(market, q.id as string, token, 'the confirmation', (s) => s.status === 'confirmed');
+  assert.equal((await rig.salesOf(market, txid)).length, 1, 'one sale');
+  await market.kill();
+});
