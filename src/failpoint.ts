@@ -15,8 +15,6 @@ export const FAILPOINTS = [
   'indexer-block-before-commit',
   /** The indexer rolled a reorg's blocks back, before deleting their cursor rows and the commit. */
   'indexer-rollback-before-commit',
-  /** Exact-offer accept: the package journaled and committed, before it is submitted. */
-  'exact-accept-before-submit',
 ] as const;
 
 export type FailpointName = (typeof FAILPOINTS)[number];

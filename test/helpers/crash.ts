@@ -17,6 +17,7 @@ import { signPsbt } from './market.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import type { FailpointName } from '../../src/failpoint.js';
+import { openStore, type Db } from '../../src/store/db.js';
 
 export type Json = Record<string, any>;
 
@@ -45,11 +46,22 @@ const BROADCASTS = new Set(['sendrawtransaction', 'submitpackage']);
 /**
  * A JSON-RPC proxy that forwards to the devnet. While `hold` is set it leaves broadcasts
  * unanswered; while `refuse` is set it answers them with that policy refusal (-26), as a node
- * does; `broadcasts` counts every broadcast call it saw.
+ * does; `broadcasts` counts every broadcast call it saw. While `feeRate` is set (sat/vB),
+ * `estimatesmartfee` answers that rate, as a node whose mempool filled up does.
  */
 export async function rpcProxy(target: string) {
   const held: http.ServerResponse[] = [];
-  const state: { hold: boolean; heldCalls: number; refuse: string | null; broadcasts: number } = { hold: false, heldCalls: 0, refuse: null, broadcasts: 0 };
+  const state: { hold: boolean; heldCalls: number; refuse: string | null; broadcasts: number; feeRate: number | null } = {
+    hold: false, heldCalls: 0, refuse: null, broadcasts: 0, feeRate: null,
+  };
+  /** The node's replies, with every estimatesmartfee among `calls` answering `rate`. */
+  const withFeeRate = (text: string, calls: Json[], rate: number): string => {
+    const ids = new Set(calls.filter((c) => c.method === 'estimatesmartfee').map((c) => JSON.stringify(c.id)));
+    if (!ids.size) return text;
+    const replies = JSON.parse(text) as Json | Json[];
+    for (const r of ([] as Json[]).concat(replies)) if (ids.has(JSON.stringify(r.id))) r.result = { feerate: (rate * 1000) / 1e8, blocks: 2 };
+    return JSON.stringify(replies);
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -71,7 +83,8 @@ export async function rpcProxy(target: string) {
       fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body })
         .then(async (r) => {
           res.writeHead(r.status, { 'content-type': 'application/json' });
-          res.end(await r.text());
+          const text = await r.text();
+          res.end(state.feeRate === null ? text : withFeeRate(text, calls, state.feeRate));
         })
         .catch(() => res.destroy());
     });
@@ -130,6 +143,16 @@ export async function crashRig(name: string) {
     await until(`the market to die ${what}`, async () => (m.proc.exitCode !== null || m.proc.signalCode !== null ? true : undefined), timeoutMs);
     assert.equal(m.proc.signalCode, 'SIGKILL', `the market died at its failpoint (${what}), not otherwise:\n${m.output()}`);
   };
+  /** Runs `fn` on the market's store from here (a market must have migrated it first). */
+  const withMarketDb = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
+    const store = await openStore(marketStore.env.DATABASE_URL!, { schema: marketStore.env.DATABASE_SCHEMA, poolSize: 1 });
+    try {
+      return await fn(store.db);
+    } finally {
+      await store.close();
+    }
+  };
+
   const signIn = async (m: Market, w: TestWallet) => {
     const c = await call(m.url, 'POST', '/v1/auth/challenge', { address: w.address });
     const v = await call(m.url, 'POST', '/v1/auth/verify', { address: w.address, issued_at: c.body.result.issued_at, signature: signMessageBip322(w, c.body.result.message as string) });
@@ -197,7 +220,7 @@ export async function crashRig(name: string) {
 
   return {
     devnet,
-    proxy, rpc, control, mine, mempool, coin, market, died, signIn, attachedUnit, listedUnit, signedQuote, quoteWhen, salesOf,
+    proxy, rpc, control, mine, mempool, coin, market, died, withMarketDb, signIn, attachedUnit, listedUnit, signedQuote, quoteWhen, salesOf,
     close: async () => {
       for (const c of children) await c.kill();
       for (const f of cleanups.reverse()) await f();
