@@ -1,13 +1,11 @@
 import { notFound } from '../../http/errors.js';
-import type { BookStore } from './book-store.js';
+import { RANGE_MAX_ROWS, type BookStore } from './book-store.js';
 import type { BookListing, Fill } from './public-rows.js';
 
 /** The book's bounds (documented on the route). */
 export const BOOK_LEVELS = 50;
 export const BOOK_LISTINGS_PER_LEVEL = 20;
 export const BOOK_FILLS = 20;
-/** Up to this many listings in the shown levels, one index-only window ranks them; above, per-level ranges do. */
-export const WINDOW_PLAN_MAX_ROWS = 2_000;
 
 export interface AskLevel {
   price_sats: number;
@@ -36,7 +34,8 @@ export class BookService {
   constructor(
     private readonly store: BookStore,
     private readonly nowSeconds: () => number,
-    private readonly windowPlanMaxRows = WINDOW_PLAN_MAX_ROWS,
+    /** Plan switch of `BookStore.firstOfEachLevel` (tests run both plans). */
+    private readonly rangeMaxRows = RANGE_MAX_ROWS,
   ) {}
 
   async book(slug: string): Promise<OrderBook> {
@@ -44,13 +43,7 @@ export class BookService {
     const now = this.nowSeconds();
     const found = await this.store.levels(slug, now, BOOK_LEVELS + 1);
     const levels = found.slice(0, BOOK_LEVELS);
-    const shown = levels.reduce((n, l) => n + l.depth, 0);
-    const listings =
-      levels.length === 0
-        ? []
-        : shown <= this.windowPlanMaxRows
-          ? await this.store.rankedInLevels(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, BOOK_LISTINGS_PER_LEVEL)
-          : await this.store.firstOfEachLevel(slug, now, levels.map((l) => l.price_sats), BOOK_LISTINGS_PER_LEVEL);
+    const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.rangeMaxRows);
     const byPrice = new Map<number, BookListing[]>();
     for (const l of listings) {
       const level = byPrice.get(l.price_sats);
