@@ -39,9 +39,14 @@ export class BookService {
   ) {}
 
   async book(slug: string): Promise<OrderBook> {
-    if (!(await this.store.collectionExists(slug))) throw notFound('collection');
     const now = this.nowSeconds();
-    const found = await this.store.levels(slug, now, BOOK_LEVELS + 1);
+    // Independent reads side by side (on PostgreSQL they run on separate pool connections).
+    const [exists, found, fills] = await Promise.all([
+      this.store.collectionExists(slug),
+      this.store.levels(slug, now, BOOK_LEVELS + 1),
+      this.store.recentFills(slug, BOOK_FILLS),
+    ]);
+    if (!exists) throw notFound('collection');
     const levels = found.slice(0, BOOK_LEVELS);
     const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.rangeMaxRows);
     const byPrice = new Map<number, BookListing[]>();
@@ -56,7 +61,7 @@ export class BookService {
       asks,
       offer_levels: [],
       offers: [],
-      fills: await this.store.recentFills(slug, BOOK_FILLS),
+      fills,
       top_collection_offer_sats: null,
       best_offer_sats: null,
       listings_truncated: found.length > BOOK_LEVELS || levels.some((l) => l.depth > BOOK_LISTINGS_PER_LEVEL),

@@ -61,10 +61,8 @@ export class BookStore {
   async firstOfEachLevel(slug: string, now: number, levels: readonly Level[], perLevel: number, rangeMaxRows = RANGE_MAX_ROWS): Promise<BookListing[]> {
     if (levels.length === 0) return [];
     const shown = levels.reduce((n, l) => n + l.depth, 0);
-    const ids =
-      shown <= rangeMaxRows
-        ? await this.rangeIds(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, perLevel)
-        : (await this.firstOfEachLevelQuery(slug, now, levels.map((l) => l.price_sats), perLevel).execute()).map((r) => r.listing_id);
+    if (shown <= rangeMaxRows) return this.range(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, perLevel, shown);
+    const ids = (await this.firstOfEachLevelQuery(slug, now, levels.map((l) => l.price_sats), perLevel).execute()).map((r) => r.listing_id);
     const out: BookListing[] = [];
     for (let i = 0; i < ids.length; i += CHUNK) {
       // Left joins keep the id lookups as the outer loop (the rows are members already).
@@ -80,10 +78,19 @@ export class BookStore {
     return out.sort(bookOrder);
   }
 
-  private async rangeIds(slug: string, now: number, from: number, to: number, perLevel: number): Promise<string[]> {
-    const rows = await this.db
+  /**
+   * Shallow levels: every live entry from `from` to `to` sats with its listing, in book order, cut
+   * per level. `rows` is how many the levels counted: as a LIMIT it tells PostgreSQL's planner
+   * the range is small (its estimate of a price range can be far off), so it walks the index
+   * and joins listings by key instead of hashing the whole table.
+   */
+  private async range(slug: string, now: number, from: number, to: number, perLevel: number, rows: number): Promise<BookListing[]> {
+    const found = await this.db
       .selectFrom('book_asks as b')
-      .select(['b.listing_id', 'b.price_sats'])
+      .innerJoin('listings as l', 'l.id', 'b.listing_id')
+      .leftJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
+      .leftJoin('cp_assets as a', 'a.asset', 'l.asset')
+      .select([...LISTING_COLUMNS, 'l.expires_at'])
       .where('b.collection_slug', '=', slug)
       .where('b.price_sats', '>=', from)
       .where('b.price_sats', '<=', to)
@@ -91,16 +98,17 @@ export class BookStore {
       .orderBy('b.price_sats')
       .orderBy('b.created_at')
       .orderBy('b.listing_id')
+      .limit(rows)
       .execute();
-    const ids: string[] = [];
+    const out: BookListing[] = [];
     let price: number | undefined;
     let taken = 0;
-    for (const r of rows) {
-      const p = Number(r.price_sats);
-      if (p !== price) [price, taken] = [p, 0];
-      if (taken++ < perLevel) ids.push(r.listing_id);
+    for (const r of found) {
+      const l = bookListingOf(r);
+      if (l.price_sats !== price) [price, taken] = [l.price_sats, 0];
+      if (taken++ < perLevel) out.push(l);
     }
-    return ids;
+    return out;
   }
 
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {
