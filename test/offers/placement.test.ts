@@ -232,3 +232,92 @@ describe('ending bids', () => {
     assert.ok(free.body.result.coins.every((c: any) => c.stillCommitted === false));
   });
 });
+
+describe('the bid side of the market', () => {
+  void it('the book shows offer levels (distinct slots per level), offers and the best bids; analytics counts a shared slot once', async () => {
+    await m.ctx.cache.clear();
+    const before = (await m.call('GET', '/v1/analytics', null)).body.result.market;
+    const b = await newBidder([2_000_000]);
+    const f = await fundingTx(b, 900_000, 2);
+    const placed = await m.call('POST', '/v1/funded-offers', b.token, {
+      funding_tx_hex: f.hex, bids: f.bids, targets: [{ scope: 'collection', collection: 'bids' }, { scope: 'collection', collection: 'bids', issued_year: 2016 }, { scope: 'asset', asset }], expires_at: now() + day,
+    });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    await m.ctx.cache.clear();
+    const book = (await m.call('GET', '/v1/collections/bids/book', null)).body.result;
+    const top = book.offer_levels.filter((l: any) => l.price_sats === 900_000);
+    assert.deepEqual(top.map((l: any) => [l.kind, l.funded_slots]).sort(), [['asset', 2], ['collection', 2], ['trait', 2]]);
+    assert.equal(book.best_offer_sats, 900_000);
+    assert.equal(book.top_collection_offer_sats, 900_000);
+    assert.equal(book.offers.filter((o: any) => o.bidder === b.w.address).length, 6);
+    assert.equal(book.offers_truncated, false);
+    const a = (await m.call('GET', '/v1/analytics', null)).body.result;
+    assert.equal(a.market.open_offers - before.open_offers, 2, 'two funding outputs, each counted once');
+    assert.ok(a.market.bidders >= 1);
+    assert.equal(a.depth.find((d: any) => d.price_sats === 900_000)?.offers, 2);
+
+    const best = (await m.call('GET', `/v1/assets/${asset}/best-offer`, null)).body.result;
+    assert.equal(best.best_offer_sats, 900_000);
+    assert.equal(best.offer.bidder, b.w.address);
+    // Another asset of no collection and no bids.
+    const none = await m.call('GET', '/v1/assets/NOBIDSHERE/best-offer', null);
+    assert.equal(none.status, 200);
+    assert.deepEqual([none.body.result.best_offer_sats, none.body.result.live_offers], [null, 0]);
+
+    // Cancelled: gone from the book.
+    await m.call('POST', `/v1/offer-placements/${placed.body.result.placement_id}/cancel`, b.token);
+    await m.ctx.cache.clear();
+    const after = (await m.call('GET', '/v1/collections/bids/book', null)).body.result;
+    assert.ok(!after.offers.some((o: any) => o.bidder === b.w.address));
+    assert.notEqual(after.best_offer_sats, 900_000);
+    assert.notEqual((await m.call('GET', `/v1/assets/${asset}/best-offer`, null)).body.result.best_offer_sats, 900_000);
+  });
+});
+
+describe('offer events', () => {
+  void it('public feed: placed and ended (cancelled, expired before and after the indexer writes it, same id); owner feed: offer_expired; never a PSBT or raw tx', async () => {
+    const b = await newBidder();
+    const f = await fundingTx(b, 21_000, 1);
+    const placed = await m.call('POST', '/v1/funded-offers', b.token, {
+      funding_tx_hex: f.hex, bids: f.bids, targets: [{ scope: 'asset', asset }, { scope: 'collection', collection: 'bids' }], expires_at: now() + 600,
+    });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    const [assetOffer, collectionOffer] = placed.body.result.funding_slots[0].offer_ids;
+    await m.ctx.cache.clear();
+    const feed = async () => {
+      await m.ctx.cache.clear();
+      const r = await m.call('GET', '/v1/events?kind=offers&limit=100', null);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.result.filter((e: any) => e.bidder === b.w.address);
+    };
+    const first = await feed();
+    assert.deepEqual(first.map((e: any) => e.kind).sort(), ['collection_offer_placed', 'offer_placed']);
+    const coll = first.find((e: any) => e.kind === 'collection_offer_placed');
+    assert.equal(coll.asset, null);
+    assert.equal(coll.collection, 'bids');
+    assert.equal(coll.price_sats, 21_000);
+    assert.ok(!JSON.stringify(first).includes(f.hex.slice(0, 40)));
+
+    // Cancel one; let the other expire.
+    await m.call('POST', `/v1/offers/${collectionOffer}/cancel`, b.token);
+    m.clock.advance(601_000);
+    const ended = await feed();
+    const endings = ended.filter((e: any) => e.kind.endsWith('_ended'));
+    assert.deepEqual(endings.map((e: any) => [e.kind, e.reason]).sort(), [['collection_offer_ended', 'cancelled'], ['offer_ended', 'expired']]);
+    const expiredId = endings.find((e: any) => e.reason === 'expired').event_id;
+    const owner = await m.call('GET', `/v1/address/${b.w.address}/events`, b.token);
+    const ownerExpired = owner.body.result.find((e: any) => e.kind === 'offer_expired');
+    assert.equal(ownerExpired?.offer_id, assetOffer);
+    // The indexer writes the expiry: same ids, once each.
+    await m.mine();
+    await m.sync();
+    const written = await m.ctx.store.db.selectFrom('offers').select('state').where('id', '=', assetOffer).executeTakeFirstOrThrow();
+    assert.equal(written.state, 'expired');
+    const again = (await feed()).filter((e: any) => e.kind.endsWith('_ended'));
+    assert.equal(again.filter((e: any) => e.event_id === expiredId).length, 1);
+    const owner2 = await m.call('GET', `/v1/address/${b.w.address}/events`, b.token);
+    assert.deepEqual(owner2.body.result.filter((e: any) => e.kind === 'offer_expired').map((e: any) => e.event_id), [ownerExpired.event_id]);
+    const mine = await m.call('GET', `/v1/address/${b.w.address}/offers?status=expired`, b.token);
+    assert.deepEqual(mine.body.result.map((o: any) => o.id), [assetOffer]);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * The book's side tables, maintained by the database itself (triggers of migration
- * 013_book_asks) on every write to `listings` and `catalog_assets`, whoever makes it: one row per
+ * 016_book_asks) on every write to `listings` and `catalog_assets`, whoever makes it: one row per
  * (collection, active listing), keyed for the book's reads. Nothing in the application writes
  * them, so they cannot drift from the listings' state machine.
  *

@@ -5,6 +5,7 @@ import { nowSeconds } from '../../clock.js';
 import { Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { notFound } from '../../http/errors.js';
+import { sessionSecurity } from '../../http/security.js';
 import { requireOwner, requireSession } from '../auth/guard.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots } from './placement.js';
 import { existingSlots } from './slots.js';
@@ -17,7 +18,7 @@ import { CancelOutcomes, FundedOffersBody, FundingBody, FundingResult, OfferIds,
 import { MAX_BIDS, MAX_OFFER_ROWS, MAX_TARGETS } from './rules.js';
 
 const tags = ['offers'];
-const security = [{ session: [] }];
+const security = sessionSecurity;
 
 const PLACEMENT = `**Placement.** ${MAX_BIDS} bids at most × ${MAX_TARGETS} targets at most, at most ${MAX_OFFER_ROWS} offers (bids × targets; 400 invalid_request beyond). Every bid output must pay the session address (403 forbidden otherwise) and all must hold the same value: the offer price, plus 330 sats for \`delivery_mode: attached\` (the output that will carry the unit). N outputs give capacity N: the targets over one output are alternatives, and the first fill of an output retires its siblings. A bid below 5,000 sats: 422 price_below_minimum. A target is normalized as \`/v1/collections/{slug}/offer-targets\` normalizes it (400 invalid_request naming the field); an unknown collection, an unknown asset, an asset outside the named collection, or a \`target_outpoint\` that is not an unspent output holding exactly one unit of the asset: 409 target_unavailable with \`target_index\`; \`target_outpoint\` with collection scope: 400 invalid_request. Offering on your own asset outpoint or your own listing: 409 self_trade. An output that carries a Counterparty balance: 400 invalid_request (spending it would move the balance); one claimed by a settlement in flight, or already backing live offers: 409 state_changed. Two placements racing for one output: one wins, the other gets 409 state_changed and nothing is placed.
 

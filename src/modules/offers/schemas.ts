@@ -84,7 +84,7 @@ export const PlacementResult = Type.Object({
   bidder: Type.String(),
   price_sats: Sats(),
   platform_fee_sats: Sats({ description: 'the market fee the accepting seller pays out of the price' }),
-  funding_slots: Type.Array(Type.Object({ funding_slot_id: Type.String(), txid: Txid, vout: Vout, offer_ids: Type.Array(Type.String()) })),
+  funding_slots: Type.Array(Type.Object({ funding_slot_id: Type.String(), txid: Txid, vout: Vout, offer_ids: Type.Array(Type.String(), { description: 'offer_ids[i] is the offer over targets[i]' }) })),
   targets: Type.Array(TargetOut),
   expires_at: UnixSeconds,
   created_at: UnixSeconds,
@@ -143,13 +143,4 @@ export const Review = Type.Object({
   action: Type.Literal('cancel_offers'),
   offerIds: Type.Array(Type.String()),
   coins: Type.Array(Type.Object({ outpoint: Type.Object({ txid: Txid, vout: Type.Integer({ minimum: 0 }) }), stillCommitted: Type.Boolean() })),
-});
-
-export const BestOffer = Type.Object({
-  asset: Type.String(),
-  best_offer_sats: Nullable(Sats()),
-  offer: Nullable(
-    Type.Object({ id: Type.String(), bidder: Type.String(), price_sats: Sats(), scope: Type.String(), kind: Type.String(), collection: Nullable(Type.String()), expires_at: UnixSeconds, created_at: UnixSeconds }),
-  ),
-  live_offers: Type.Integer({ description: 'live public offers that reach the asset' }),
 });

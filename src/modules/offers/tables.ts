@@ -57,6 +57,8 @@ export interface OfferTables {
     id: string;
     placement_id: string;
     slot_id: string;
+    /** Which of the placement's targets (request order) this offer is. */
+    target_index: number;
     bidder: string;
     /** The slot's outpoint, copied so the book and the watcher need no join. */
     bid_txid: string;

@@ -46,7 +46,7 @@ export const deliveryOf = (r: Pick<PlacementRow, 'delivery_mode' | 'receive_addr
 export async function placementResult(db: Db, p: PlacementRow): Promise<PlacementResult> {
   const [slots, offers] = await Promise.all([
     db.selectFrom('offer_slots').selectAll().where('placement_id', '=', p.id).orderBy('created_at').orderBy('id').execute(),
-    db.selectFrom('offers').select(['id', 'slot_id']).where('placement_id', '=', p.id).orderBy('id').execute(),
+    db.selectFrom('offers').select(['id', 'slot_id']).where('placement_id', '=', p.id).orderBy('target_index').execute(),
   ]);
   const bySlot = new Map<string, string[]>();
   for (const o of offers) bySlot.set(o.slot_id, [...(bySlot.get(o.slot_id) ?? []), o.id]);

@@ -10,8 +10,11 @@ import * as m008 from './008_checkout_fills.js';
 import * as m009 from './009_market_reads.js';
 import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
-import * as m012 from './012_offers.js';
-import * as m013 from './013_book_asks.js';
+import * as m012 from './012_auth_challenge_ids.js';
+import * as m013 from './013_offers.js';
+import * as m014 from './014_exact_offers.js';
+import * as m015 from './015_counters.js';
+import * as m016 from './016_book_asks.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +29,9 @@ export const migrations: Record<string, Migration> = {
   '009_market_reads': m009,
   '010_feeds': m010,
   '011_listing_reorgs': m011,
-  '012_offers': m012,
-  '013_book_asks': m013,
+  '012_auth_challenge_ids': m012,
+  '013_offers': m013,
+  '014_exact_offers': m014,
+  '015_counters': m015,
+  '016_book_asks': m016,
 };

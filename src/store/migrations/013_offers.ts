@@ -45,6 +45,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('placement_id', 'text', (c) => c.notNull())
     .addColumn('slot_id', 'text', (c) => c.notNull())
+    .addColumn('target_index', 'integer', (c) => c.notNull())
     .addColumn('bidder', 'text', (c) => c.notNull())
     .addColumn('bid_txid', 'text', (c) => c.notNull())
     .addColumn('bid_vout', 'integer', (c) => c.notNull())
@@ -73,8 +74,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('offers_slot').on('offers').columns(['slot_id', 'state']).execute();
   await db.schema.createIndex('offers_placement').on('offers').column('placement_id').execute();
   await db.schema.createIndex('offers_bidder').on('offers').columns(['bidder', 'created_at', 'id']).execute();
+  await db.schema.createIndex('offers_bidder_expiring').on('offers').columns(['bidder', 'state', 'expires_at']).execute();
   await db.schema.createIndex('offers_collection_live').on('offers').columns(['collection', 'state', 'price_sats']).execute();
   await db.schema.createIndex('offers_asset_live').on('offers').columns(['asset', 'state', 'price_sats']).execute();
-  await db.schema.createIndex('offers_state_created').on('offers').columns(['state', 'created_at', 'id']).execute();
+  // The public feed's offer branches walk these in time order.
+  await db.schema.createIndex('offers_created').on('offers').columns(['created_at', 'id']).execute();
+  await db.schema.createIndex('offers_state_expires').on('offers').columns(['state', 'expires_at']).execute();
   await db.schema.createIndex('offers_ended').on('offers').columns(['ended_at', 'id']).execute();
 }
