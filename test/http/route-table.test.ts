@@ -80,7 +80,7 @@ before(async () => {
   const seller = await newSeller(m, 'p2wpkh', 'route-table');
   const listing = await listUnit(m, seller, 20_000);
   ids['/v1/listings/'] = listing.id;
-  ids['/v1/listing-preflights/'] = listing.preflight_id;
+  ids['/v1/listing-preflights/'] = (listing as unknown as { preflight_id: string }).preflight_id;
   const buyer = makeWallet('p2wpkh', 'route-table-buyer');
   await m.fund(buyer, 200_000);
   const q = await m.call('POST', '/v1/checkout/quotes', await m.signIn(buyer), { lines: [{ listing_id: listing.id }] });
