@@ -6,6 +6,7 @@ import { bookRoutes } from './book-routes.js';
 import { offerTargetRoutes } from './offer-targets-routes.js';
 import { holderRoutes } from './holders-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
+import { bestOfferRoutes } from './best-offer-routes.js';
 
 /** Public market reads: the curated catalogue (collections, artists), books, offer targets, holders, analytics. */
 export function catalogRoutes(app: App, ctx: Context): void {
@@ -15,4 +16,5 @@ export function catalogRoutes(app: App, ctx: Context): void {
   offerTargetRoutes(app, ctx);
   holderRoutes(app, ctx);
   analyticsRoutes(app, ctx);
+  bestOfferRoutes(app, ctx);
 }

@@ -11,6 +11,7 @@ import * as m009 from './009_market_reads.js';
 import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
 import * as m012 from './012_auth_challenge_ids.js';
+import * as m013 from './013_offers.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010_feeds': m010,
   '011_listing_reorgs': m011,
   '012_auth_challenge_ids': m012,
+  '013_offers': m013,
 };
