@@ -55,6 +55,18 @@ const TABLE: Record<string, Row> = {
   'GET /v1/fee-rate': { limit: 'uncached_read' },
   'GET /v1/attach-fee-estimate': { limit: 'uncached_read' },
   'POST /v1/transactions/status': { limit: 'uncached_read' },
+  // Offers (bids): the non-owner case uses an id nobody owns; foreign and missing take the same branch there.
+  'POST /v1/offer-funding': { limit: 'expensive_write', session: true },
+  'POST /v1/funded-offers': { limit: 'expensive_write', session: true },
+  'POST /v1/offers': { limit: 'expensive_write', session: true },
+  'GET /v1/offer-placements/:id': { limit: 'recovery_read', session: 'id' },
+  'GET /v1/address/:address/offers': { limit: 'uncached_read', session: 'address' },
+  'GET /v1/address/:address/offer-placements': { limit: 'uncached_read', session: 'address' },
+  'POST /v1/offers/:id/cancel': { limit: 'account_maintenance', session: 'id' },
+  'POST /v1/offer-placements/:id/cancel': { limit: 'account_maintenance', session: 'id' },
+  'POST /v1/offer-cancellations': { limit: 'account_maintenance', session: true },
+  'POST /v1/offer-cancellations/review': { limit: 'account_maintenance', session: true },
+  'GET /v1/assets/:asset/best-offer': { limit: 'uncached_read' },
 };
 
 /** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
@@ -97,7 +109,8 @@ const concrete = (url: string) =>
   url
     .replace(/:address/, owner)
     .replace(/:id/, Object.entries(ids).find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'x_missing')
-    .replace(/:slug|:key/, 'example');
+    .replace(/:slug|:key/, 'example')
+    .replace(/:asset/, 'PEPECASH');
 
 void test('every route is in the table with its limit class, or explicitly unlimited', () => {
   const problems: string[] = [];
