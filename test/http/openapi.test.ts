@@ -142,3 +142,23 @@ void test('the devnet tag documents its Bitcoin Core RPC methods and Counterpart
   assert.equal(routes.statusCode, 200, routes.body);
   assert.ok(Object.keys((JSON.parse(routes.body) as { result: Record<string, unknown> }).result).includes('/v2/addresses/<address>/balances'));
 });
+
+void test('every number the API reads (path, query, body) has a maximum', () => {
+  const unbounded: string[] = [];
+  const walk = (s: unknown, where: string, seen: ReadonlySet<string>): void => {
+    if (Array.isArray(s)) return s.forEach((x) => walk(x, where, seen));
+    if (!s || typeof s !== 'object') return;
+    const o = s as Schema;
+    if (typeof o.$ref === 'string') {
+      const name = o.$ref.split('/').pop()!;
+      if (!seen.has(name)) walk(doc.components.schemas[name], `${where}->${name}`, new Set([...seen, name]));
+    }
+    if ((o.type === 'integer' || o.type === 'number') && o.maximum === undefined) unbounded.push(where);
+    for (const [k, v] of Object.entries(o)) if (k !== '$ref') walk(v, ['properties', 'items', 'anyOf'].includes(k) ? where : `${where}.${k}`, seen);
+  };
+  for (const { key, op } of operations()) {
+    for (const p of op.parameters ?? []) walk(p.schema, `${key} ${p.in} ${p.name}`, new Set());
+    walk(op.requestBody?.content?.['application/json']?.schema, `${key} body`, new Set());
+  }
+  assert.deepEqual(unbounded, []);
+});
