@@ -67,6 +67,18 @@ const TABLE: Record<string, Row> = {
   'POST /v1/offer-cancellations': { limit: 'account_maintenance', session: true },
   'POST /v1/offer-cancellations/review': { limit: 'account_maintenance', session: true },
   'GET /v1/assets/:asset/best-offer': { limit: 'uncached_read' },
+  // Exact offers and counters: acting on someone's offer is the point (any holder may authorize or counter it).
+  'POST /v1/offers/:id/exact-authorizations': { limit: 'expensive_write', session: true },
+  'POST /v1/exact-offer-authorizations/:id/bidder-psbt': { limit: 'signed_completion', session: 'id' },
+  'POST /v1/exact-offer-authorizations/:id/cancel': { limit: 'account_maintenance', session: 'id' },
+  'GET /v1/address/:address/exact-authorizations': { limit: 'uncached_read', session: 'address' },
+  'GET /v1/address/:address/exact-offers': { limit: 'recovery_read', session: 'address' },
+  'POST /v1/exact-offer-authorizations/:id/accept-preflight': { limit: 'expensive_write', session: 'id' },
+  'POST /v1/exact-offer-authorizations/:id/accept': { limit: 'signed_completion', session: 'id' },
+  'POST /v1/exact-offer-selections/validate': { limit: 'expensive_write', session: true },
+  'POST /v1/offers/:id/counters': { limit: 'expensive_write', session: true },
+  'POST /v1/counters/:id/withdraw': { limit: 'account_maintenance', session: 'id' },
+  'GET /v1/address/:address/counters': { limit: 'uncached_read', session: 'address' },
 };
 
 /** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
@@ -80,6 +92,9 @@ const VALID_BODY: Record<string, (now: number) => object> = {
   'POST /v1/listing-preflights/:id/price': () => ({ price_sats: 10_000 }),
   'POST /v1/listings/:id/reprice': () => ({ psbt_hex: '70736274ff00' }),
   'POST /v1/checkout/quotes/:id/complete': () => ({ psbt_hex: '70736274ff00' }),
+  'POST /v1/exact-offer-authorizations/:id/bidder-psbt': () => ({ psbt_hex: '70736274ff00' }),
+  'POST /v1/exact-offer-authorizations/:id/accept-preflight': () => ({}),
+  'POST /v1/exact-offer-authorizations/:id/accept': () => ({ psbt_hex: '70736274ff00' }),
 };
 
 let m: Market;
