@@ -105,14 +105,18 @@ export async function bootstrap(
   // Every area's contributions, from its manifest: the journal's settlement first in each block, then the areas' watchers.
   const watchers = [settlementWatcher(journal), ...areas.flatMap((a) => a.watchers?.(ctx) ?? [])];
   ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger, { failpoint });
-  // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
-  for (const area of areas) {
-    for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);
-  }
-  return {
-    ctx,
-    close: async () => {
-      for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
-    },
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
   };
+  // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
+  try {
+    for (const area of areas) {
+      for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);
+    }
+  } catch (e) {
+    // A boot that fails here (two areas claiming one settlement kind) must not leave Redis or the store open.
+    await close();
+    throw e;
+  }
+  return { ctx, close };
 }

@@ -50,6 +50,8 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
   /** Crash tests only: die by SIGKILL at this named failpoint (src/failpoint.ts). Never set in production. */
   CRASH_AT: Type.Optional(Type.Union(FAILPOINTS.map((n) => Type.Literal(n)))),
+  /** Log one in every N cache hits answered in front of the framework, at info (0: none). */
+  CACHE_HIT_LOG_EVERY: Type.Integer({ minimum: 0, default: 0 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },

@@ -64,6 +64,11 @@ export async function testApp(
     ...(chain ? { chain } : {}),
     logger,
     ...(opts.areas ? { areas: opts.areas } : {}),
+  }).catch(async (e: unknown) => {
+    // A boot meant to fail (a test of a refusal) must not leave the store open: the run would never exit.
+    await closeChain();
+    await storeHandle.cleanup();
+    throw e;
   });
   const app = await buildApp(boot.ctx);
   opts.beforeReady?.(app, boot.ctx);
