@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
  *   devnet [serve]        the devnet alone, speaking Bitcoin Core JSON-RPC and Counterparty API v2
  *   devnet <action> …     faucet|mine|assets|credit|reorg|sync|utxos against a running devnet
  *   catalog-import FILE   replace the curated catalogue
+ *   signer                the market signer as its own process (SIGNER_DIR, SIGNER_SECRET, SIGNER_PORT)
  */
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
@@ -23,6 +24,10 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(config);
+    case 'signer': {
+      const { serveSigner } = await import('./signer.js');
+      return serveSigner(config);
+    }
     case 'devnet': {
       const { runDevnetCommand } = await import('./devnet.js');
       return runDevnetCommand(config, rest);
@@ -42,7 +47,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     default:
-      process.stderr.write(`unknown command ${command}; use serve, devnet or catalog-import\n`);
+      process.stderr.write(`unknown command ${command}; use serve, devnet, signer or catalog-import\n`);
       process.exit(2);
   }
 }

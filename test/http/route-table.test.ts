@@ -67,6 +67,7 @@ const TABLE: Record<string, Row> = {
   'POST /v1/offer-cancellations': { limit: 'account_maintenance', session: true },
   'POST /v1/offer-cancellations/review': { limit: 'account_maintenance', session: true },
   'GET /v1/assets/:asset/best-offer': { limit: 'uncached_read' },
+  'GET /v1/market-signer': { limit: 'uncached_read' },
   // Exact offers and counters: acting on someone's offer is the point (any holder may authorize or counter it).
   'POST /v1/offers/:id/exact-authorizations': { limit: 'expensive_write', session: true },
   'POST /v1/exact-offer-authorizations/:id/bidder-psbt': { limit: 'signed_completion', session: 'id' },
