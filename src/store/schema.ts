@@ -13,5 +13,6 @@ import type { ListingTables } from '../modules/listings/tables.js';
 import type { CheckoutTables } from '../modules/checkout/tables.js';
 import type { FillTables } from '../modules/fills/tables.js';
 import type { BalanceViewTables } from '../modules/market/balance-view-tables.js';
+import type { ArtistEditTables } from '../modules/market/artist-edit-tables.js';
 
-export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables, CheckoutTables, FillTables, BalanceViewTables {}
+export interface DatabaseSchema extends FoundationTables, AuthTables, CatalogTables, SettlementTables, IndexerTables, DevnetTables, ListingTables, CheckoutTables, FillTables, BalanceViewTables, ArtistEditTables {}

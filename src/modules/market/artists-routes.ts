@@ -24,7 +24,7 @@ const PAGING = 'To page, pass `next_cursor` back as `cursor` unchanged and keep 
 
 const PageCursor = Type.String({ maxLength: 200, description: 'opaque cursor from next_cursor, at most 200 characters' });
 const Query = Type.String({ maxLength: 200, description: 'substring, ASCII case-insensitive, at most 200 characters' });
-const ArtistKey = Type.String({
+export const ArtistKey = Type.String({
   minLength: 1,
   maxLength: 201,
   description: 'artist key: a readable slug, or `~` followed by the exact URL-encoded metadata credit (as returned in `key`; at most 201 characters)',
@@ -89,8 +89,11 @@ const isArtistsPosition = (p: unknown): p is ArtistsPosition =>
 const badCursor = () => invalid('cursor is not valid for this route and these filters', { field: 'query.cursor' });
 const blankToUndefined = (s: string | undefined) => (s === undefined || s === '' ? undefined : s);
 
+export const artistsServiceOf = (ctx: Context) =>
+  new ArtistsService(new ArtistsStore(ctx.store.db), new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+
 export function artistRoutes(app: App, ctx: Context): void {
-  const service = new ArtistsService(new ArtistsStore(ctx.store.db), new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+  const service = artistsServiceOf(ctx);
   const config = { cache: { public: 30 }, limit: 'uncached_read' } as const;
   const KeyParams = Type.Object({ key: ArtistKey });
 

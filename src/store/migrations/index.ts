@@ -10,6 +10,7 @@ import * as m008 from './008_checkout_fills.js';
 import * as m009 from './009_market_reads.js';
 import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
+import * as m012 from './012_artist_profiles.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009_market_reads': m009,
   '010_feeds': m010,
   '011_listing_reorgs': m011,
+  '012_artist_profiles': m012,
 };
