@@ -1,20 +1,17 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify from 'fastify';
 import cors from '@fastify/cors';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from './context.js';
+import { BODY_LIMIT, type App } from './http/app-type.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { sessionHook } from './modules/auth/session-hook.js';
-import { registerModules } from './modules/index.js';
 
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-/** Ordinary write routes take JSON bodies up to 64 KiB. */
-export const BODY_LIMIT = 64 * 1024;
+export type { App } from './http/app-type.js';
+export { BODY_LIMIT } from './http/app-type.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -65,6 +62,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   });
 
   await registerOpenApi(app);
-  await registerModules(app, ctx);
+  // Every area's routes, from its manifest (modules/areas.ts).
+  for (const area of ctx.areas) await area.routes?.(app, ctx);
   return app;
 }

@@ -15,8 +15,9 @@ import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
 import { Indexer } from './indexer/indexer.js';
-import { marketWatchers } from './indexer/watchers.js';
-import { registerSettlementHandlers } from './settlement/handlers.js';
+import { settlementWatcher } from './indexer/settlement-watcher.js';
+import type { Area } from './area.js';
+import { AREAS } from './modules/areas.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -41,7 +42,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
  */
 export async function bootstrap(
   config: Config,
-  over: { store?: Store; clock?: Clock; chain?: { chain: Chain; devnet?: DevnetHandle }; logger?: Logger } = {},
+  over: { store?: Store; clock?: Clock; chain?: { chain: Chain; devnet?: DevnetHandle }; logger?: Logger; areas?: readonly Area[] } = {},
 ): Promise<Bootstrapped> {
   const logger = over.logger ?? createLogger(config);
   const clock = over.clock ?? systemClock;
@@ -78,7 +79,9 @@ export async function bootstrap(
   if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
 
   const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger);
+  const areas = over.areas ?? AREAS;
   const ctx: Context = {
+    areas,
     config,
     store,
     chain: made.chain,
@@ -96,8 +99,13 @@ export async function bootstrap(
       await ctx.cache.clear();
     },
   };
-  ctx.indexer = new Indexer(store.db, made.chain, clock, marketWatchers(ctx), logger);
-  registerSettlementHandlers(ctx);
+  // Every area's contributions, from its manifest: the journal's settlement first in each block, then the areas' watchers.
+  const watchers = [settlementWatcher(journal), ...areas.flatMap((a) => a.watchers?.(ctx) ?? [])];
+  ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger);
+  // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
+  for (const area of areas) {
+    for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);
+  }
   return {
     ctx,
     close: async () => {

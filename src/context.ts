@@ -9,9 +9,10 @@ import type { Cursors } from './http/cursor.js';
 import type { Limiter } from './limits/limiter.js';
 import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
+import type { Area } from './area.js';
 
 /**
- * Everything a route, service or job needs, built once in main.ts (or a test)
+ * Everything a route, service or job needs, built once in cli/main.ts (or a test)
  * and passed in. Nothing is imported as a singleton.
  */
 export interface Context {
@@ -29,6 +30,8 @@ export interface Context {
   indexer: Indexer;
   /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
   devnet?: DevnetHandle;
+  /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
+  areas: readonly Area[];
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */
   sync: () => Promise<void>;
 }

@@ -1,6 +1,8 @@
 import type { Context } from './context.js';
 import { startJob, type RunningJob } from './jobs/runner.js';
-import { backgroundJobs } from './jobs/list.js';
+import type { Job } from './jobs/runner.js';
+import { recoveryJob } from './settlement/recovery-job.js';
+import { indexerJob } from './indexer/job.js';
 
 export interface Jobs {
   byName: Map<string, RunningJob>;
@@ -10,7 +12,9 @@ export interface Jobs {
 /** Starts every background job of the service (indexer, recovery, devnet mining) and wires /devnet/sync. */
 export async function startJobs(ctx: Context): Promise<Jobs> {
   const byName = new Map<string, RunningJob>();
-  for (const job of backgroundJobs(ctx)) byName.set(job.name, startJob(job, ctx.logger));
+  // The service's own jobs, then every area's (from its manifest).
+  const all: Job[] = [recoveryJob(ctx), indexerJob(ctx), ...ctx.areas.flatMap((a) => a.jobs?.(ctx) ?? [])];
+  for (const job of all) byName.set(job.name, startJob(job, ctx.logger));
   // A crash between journal and broadcast is finished before anything else.
   await byName.get('recovery')?.kick();
   await byName.get('indexer')?.kick();

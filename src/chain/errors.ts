@@ -1,11 +1,14 @@
 /**
- * Turning chain failures into the spec's error codes. The node's reject reason
- * is data from Bitcoin Core (a stable, documented vocabulary of short codes
- * such as `txn-mempool-conflict`), so classifying it here is reading a value,
- * not matching our own error messages.
+ * Classifying a node's refusal into the spec's mempool policy classes. The
+ * node's reject reason is data from Bitcoin Core (a stable, documented
+ * vocabulary of short codes such as `txn-mempool-conflict`), so classifying it
+ * here is reading a value, not matching our own error messages. Rendering the
+ * classes as API errors is the HTTP layer's business (settlement/outcome-error.ts,
+ * http/error-handler.ts); the chain layer knows nothing of HTTP.
  */
-import { ApiError, type MempoolPolicy } from '../http/errors.js';
-import { TxRejected, UpstreamUnavailable } from './ports.js';
+
+/** The spec's `mempool_policy` values. */
+export type MempoolPolicy = 'fee_floor' | 'chain_too_long' | 'truc' | 'dust' | 'nonstandard';
 
 /**
  * Reject reasons are `code` or `code, details` (Core's `TxValidationState::ToString`);
@@ -90,37 +93,4 @@ export function classifyRejection(reason: string): RejectionClass {
   if (isConflictReason(reason)) return { kind: 'conflict' };
   const policy = mempoolPolicyOf(reason);
   return policy ? { kind: 'policy', policy } : { kind: 'invalid' };
-}
-
-/** `UpstreamUnavailable` as the spec's `upstream_unavailable` (502 or 503, retryable). */
-export function upstreamUnavailableToApiError(e: UpstreamUnavailable): ApiError {
-  return new ApiError('upstream_unavailable', e.message, { retryable: true }, { status: e.status });
-}
-
-/**
- * A default rendering of a node refusal: conflict → 409 `conflict_spend`, a named
- * policy → 422 `mempool_rejected`, anything else → 422 `invalid_transaction`.
- * Services that journal settlements add `claims_released` themselves.
- */
-export function txRejectedToApiError(e: TxRejected): ApiError {
-  const verdict = classifyRejection(e.reason);
-  if (verdict.kind === 'conflict') {
-    return new ApiError('conflict_spend', 'An input was already spent by another transaction', { mempool_reason: e.reason });
-  }
-  if (verdict.kind === 'policy') {
-    const wait = verdict.policy === 'chain_too_long' || verdict.policy === 'truc';
-    return new ApiError('mempool_rejected', `The node refused the transaction: ${e.reason}`, {
-      mempool_policy: verdict.policy,
-      mempool_reason: e.reason,
-      ...(wait ? { wait_for_confirmation: true } : {}),
-    });
-  }
-  return new ApiError('invalid_transaction', `The node refused the transaction: ${e.reason}`, { mempool_reason: e.reason });
-}
-
-/** Maps the two chain failures to ApiError; anything else is returned unchanged. */
-export function chainErrorToApiError(e: unknown): unknown {
-  if (e instanceof UpstreamUnavailable) return upstreamUnavailableToApiError(e);
-  if (e instanceof TxRejected) return txRejectedToApiError(e);
-  return e;
 }

@@ -3,6 +3,7 @@
  * one error class that carries a code and the documented extras to the renderer.
  * Routes throw ApiError; nothing maps errors by matching message text.
  */
+import type { MempoolPolicy } from '../chain/errors.js';
 export const ERROR_STATUS = {
   invalid_request: 400,
   unsupported_address_type: 400,
@@ -41,8 +42,8 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
-/** Node policy refusal classes the spec names on 422 mempool_rejected. */
-export type MempoolPolicy = 'fee_floor' | 'chain_too_long' | 'truc' | 'dust' | 'nonstandard';
+/** Node policy refusal classes the spec names on 422 mempool_rejected (classified in chain/errors.ts). */
+export type { MempoolPolicy };
 
 export type ErrorExtras = {
   retryable?: boolean;

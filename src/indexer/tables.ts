@@ -7,3 +7,8 @@ export interface IndexerTables {
     seen_at: number;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../store/schema.js' {
+  interface DatabaseSchema extends IndexerTables {}
+}

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 
-/** A background job: an explicit object, started from main.ts only. */
+/** A background job: an explicit object, started from the serve command only (cli/main.ts via jobs.ts). */
 export interface Job {
   name: string;
   intervalMs: number;

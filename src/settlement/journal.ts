@@ -61,7 +61,9 @@ export class SettlementJournal {
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  /** One owner per settlement kind: two areas claiming one kind is a wiring mistake, caught at boot. */
   register(kind: string, handlers: SettlementHandlers): void {
+    if (this.handlers.has(kind)) throw new Error(`settlement kind ${kind} already has handlers`);
     this.handlers.set(kind, handlers);
   }
 

@@ -1,6 +1,5 @@
 import { TxRejected, UpstreamUnavailable, type BitcoinBackend } from '../chain/ports.js';
-import { classifyRejection } from '../chain/errors.js';
-import type { MempoolPolicy } from '../http/errors.js';
+import { classifyRejection, type MempoolPolicy } from '../chain/errors.js';
 
 export type RelayOutcome =
   | { status: 'relayed' }

@@ -6,7 +6,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { verifyAllInputSignatures, verifyInputSignature, type Prevout } from '../../src/bitcoin/input-signature.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
-import { VECTORS_DIR } from '../helpers/shared.js';
+import { VECTORS_DIR } from '../helpers/fixtures.js';
 
 const VECTORS = VECTORS_DIR;
 const bip341 = JSON.parse(readFileSync(`${VECTORS}/bip341-wallet.json`, 'utf8')) as {

@@ -6,7 +6,7 @@ import { hex } from '@scure/base';
 import { buildToSign, buildToSpend, bip322MessageHash } from '../../src/bitcoin/bip322.js';
 import { decodeAddress } from '../../src/bitcoin/address.js';
 import { verifyMessage } from '../../src/bitcoin/message-signature.js';
-import { VECTORS_DIR } from '../helpers/shared.js';
+import { VECTORS_DIR } from '../helpers/fixtures.js';
 
 const VECTORS = VECTORS_DIR;
 type Signed = { message: string; address: string; type: string; bip322_signatures: string[]; tx_version?: number; lock_time?: number; sequence?: number };

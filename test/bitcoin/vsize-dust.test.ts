@@ -10,7 +10,7 @@ import { scriptToAddress, decodeAddress, type AddressFamily } from '../../src/bi
 import { networkParams } from '../../src/bitcoin/networks.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { fundingTx, makeWallet, signInput, signTapLeaf, walletInput, type TestWallet } from '../helpers/wallets.js';
-import { VECTORS_DIR } from '../helpers/shared.js';
+import { VECTORS_DIR } from '../helpers/fixtures.js';
 
 void test('transactionSize matches BIP-141 on vector transactions (and scure)', () => {
   const bip143 = JSON.parse(readFileSync(`${VECTORS_DIR}/bip143-p2wpkh.json`, 'utf8')) as { signed_tx: string; unsigned_tx: string };

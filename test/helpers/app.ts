@@ -6,6 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Context, DevnetHandle } from '../../src/context.js';
 import type { Chain } from '../../src/chain/ports.js';
+import type { Area } from '../../src/area.js';
 import { createChain } from '../../src/chain/factory.js';
 import { migrate } from '../../src/store/migrate.js';
 import { backend, redisUrl, testStore, type TestStoreHandle } from './store.js';
@@ -35,6 +36,8 @@ export async function testApp(
     wrapChain?: (chain: Chain) => Chain;
     clock?: ManualClock;
     beforeReady?: (app: App, ctx: Context) => void;
+    /** The areas the service is made of (default: every area of modules/areas.ts). */
+    areas?: readonly Area[];
   } = {},
 ): Promise<TestApp> {
   const storeHandle = await testStore();
@@ -60,6 +63,7 @@ export async function testApp(
     clock,
     ...(chain ? { chain } : {}),
     logger,
+    ...(opts.areas ? { areas: opts.areas } : {}),
   });
   const app = await buildApp(boot.ctx);
   opts.beforeReady?.(app, boot.ctx);

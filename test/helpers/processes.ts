@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dropSchema } from '../../src/store/db.js';
 import { backend, pgUrl } from './store.js';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './fixtures.js';
 
 export interface Child {
   url: string;
@@ -62,7 +62,7 @@ async function waitUntilUp(url: string, child: ChildProcess, out: () => string, 
 }
 
 function start(args: string[], env: Record<string, string>, probe: string): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,7 +33,7 @@ test('npm run catalog:import -- FILE loads a file into the configured store', ()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-cat-'));
   const file = path.join(dir, 'catalog.json');
   fs.writeFileSync(file, JSON.stringify(demo));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'catalog-import', file], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'catalog-import', file], {
     env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent', DATABASE_URL: '' },
     encoding: 'utf8',
     timeout: 60_000,

@@ -35,7 +35,7 @@ test('bad config names every bad variable', () => {
 });
 
 test('the service exits non-zero with a clear message on bad config', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /Invalid configuration:\n {2}PORT/);
 });

@@ -1,6 +1,6 @@
 /**
  * Rows of Counterparty Core API v2 replies (shapes from Core's own OpenAPI
- * examples, see /work/shared/fixtures) mapped to the port's types. Every
+ * examples, see test/fixtures/counterparty-core) mapped to the port's types. Every
  * quantity leaves here as a canonical decimal string.
  */
 import { UpstreamUnavailable, type AddressUtxo, type CpAssetInfo, type CpBalance, type CpEvent } from '../ports.js';

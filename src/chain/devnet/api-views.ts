@@ -1,6 +1,6 @@
 /**
  * Counterparty Core API v2 shaped views of the devnet ledger (non-verbose rows, as in
- * `shared/fixtures/counterparty-core-api-v2.openapi.json`), for the HTTP face that serves
+ * `test/fixtures/counterparty-core/api-v2.openapi.json`), for the HTTP face that serves
  * `/v2/…`. Lists come in Core's envelope `{result, next_cursor, result_count}`; quantities are
  * JSON numbers (strings above 2^53, see `jsonQuantity`). Only confirmed state is shown, except
  * by the `mempool…` views, whose rows carry block_index 9999999 as in Core.

@@ -30,3 +30,8 @@ export interface DevnetTables {
     op_json: string;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends DevnetTables {}
+}

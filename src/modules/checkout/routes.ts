@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { ownedOr404, requireSession } from '../auth/guard.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.js';
+import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { ErrorEnvelope, Page, errorResponses } from '../../http/envelope.js';
 import { invalid, notFound } from '../../http/errors.js';

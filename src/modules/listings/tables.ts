@@ -128,3 +128,8 @@ export interface ListingTables {
     data: string;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends ListingTables {}
+}

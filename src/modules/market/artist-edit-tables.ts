@@ -17,3 +17,8 @@ export interface ArtistEditTables {
     edited_at: number;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends ArtistEditTables {}
+}

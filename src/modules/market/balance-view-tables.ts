@@ -39,3 +39,8 @@ export interface BalanceViewTables {
     as_of_event_index: number | null;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends BalanceViewTables {}
+}

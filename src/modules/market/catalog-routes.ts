@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { artistRoutes } from './artists-routes.js';
 import { artistProfileRoutes } from './artist-profile-routes.js';

@@ -42,3 +42,8 @@ export interface CatalogTables {
     protocol_subtype: string | null;
   };
 }
+
+// This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends CatalogTables {}
+}

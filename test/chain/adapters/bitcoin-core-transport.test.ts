@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BitcoinCoreBackend, RpcError } from '../../../src/chain/bitcoin-core/index.js';
 import { UpstreamUnavailable } from '../../../src/chain/ports.js';
-import { upstreamUnavailableToApiError } from '../../../src/chain/errors.js';
+import { toApiError } from '../../../src/http/error-handler.js';
 import { errorReply, fixture, rpcHandler, txs, type RpcTable } from './bitcoin-core-replay.js';
 import { closedPort, startReplayServer, type ReplayReply, type ReplayServer } from './replay-server.js';
 
@@ -102,7 +102,8 @@ void describe('BitcoinCoreBackend transport', () => {
     const err = await backend({ retry: { retries: 0 } }).getTip().catch((e: unknown) => e);
     assert.ok(err instanceof UpstreamUnavailable);
     assert.equal(err.status, 503);
-    const api = upstreamUnavailableToApiError(err);
+    // The renderer production uses for every route (http/error-handler.ts).
+    const api = toApiError(err, {} as Parameters<typeof toApiError>[1]);
     assert.equal(api.code, 'upstream_unavailable');
     assert.equal(api.status, 503);
     assert.equal(api.extras.retryable, true);

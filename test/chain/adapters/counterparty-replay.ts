@@ -1,16 +1,13 @@
 /**
  * Replays Counterparty Core API v2 from the example replies in Core's own
- * OpenAPI description (/work/shared/fixtures), read at test time so the tests
- * follow the fixture if it is refreshed.
+ * OpenAPI description (test/fixtures/counterparty-core), read at test time so the
+ * tests follow the fixture if it is refreshed.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { COUNTERPARTY_OPENAPI } from '../../helpers/fixtures.js';
 import type { RecordedRequest, ReplayHandler, ReplayReply } from './replay-server.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const sharedDir = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
-const openapiPath = path.join(sharedDir, 'fixtures', 'counterparty-core-api-v2.openapi.json');
+const openapiPath = COUNTERPARTY_OPENAPI;
 
 type OpenApi = { paths: Record<string, { get?: { responses?: Record<string, { content?: Record<string, { example?: unknown }> }> } }> };
 

@@ -4,16 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  chainErrorToApiError,
-  classifyRejection,
-  isConflictReason,
-  mempoolPolicyOf,
-  txRejectedToApiError,
-  upstreamUnavailableToApiError,
-} from '../../../src/chain/errors.js';
-import { TxRejected, UpstreamUnavailable } from '../../../src/chain/ports.js';
-import { ApiError } from '../../../src/http/errors.js';
+import { classifyRejection, isConflictReason, mempoolPolicyOf } from '../../../src/chain/errors.js';
+import { TxRejected, UpstreamUnavailable, type BitcoinBackend } from '../../../src/chain/ports.js';
+import { toApiError } from '../../../src/http/error-handler.js';
+import { relayOnce } from '../../../src/settlement/relay.js';
+import { relayOutcomeError } from '../../../src/settlement/outcome-error.js';
+
+/** What a completion route answers when the node refuses with `reason`: the production path, relay then render. */
+async function refusalAnswer(reason: string) {
+  const bitcoin = { broadcast: () => Promise.reject(new TxRejected(reason)) } as unknown as BitcoinBackend;
+  const outcome = await relayOnce(bitcoin, [{ txid: '00'.repeat(32), hex: '00' }]);
+  assert.notEqual(outcome.status, 'relayed');
+  return relayOutcomeError(outcome as Exclude<typeof outcome, { status: 'relayed' }>, 'set-1');
+}
 
 const POLICY_TABLE: Array<[string, ReturnType<typeof mempoolPolicyOf>]> = [
   ['min relay fee not met', 'fee_floor'],
@@ -87,38 +90,35 @@ void describe('conflicts', () => {
 });
 
 void describe('ApiError renderings', () => {
-  void it('UpstreamUnavailable → upstream_unavailable with its status, retryable', () => {
+  void it('UpstreamUnavailable → upstream_unavailable with its status, retryable (the route error renderer)', () => {
     for (const status of [502, 503] as const) {
-      const e = upstreamUnavailableToApiError(new UpstreamUnavailable('counterparty', 'counterparty not caught up', status));
+      const e = toApiError(new UpstreamUnavailable('counterparty', 'counterparty not caught up', status), {} as Parameters<typeof toApiError>[1]);
       assert.equal(e.code, 'upstream_unavailable');
       assert.equal(e.status, status);
-      assert.deepEqual(e.toBody(), { retryable: true, error: 'counterparty not caught up', code: 'upstream_unavailable' });
+      assert.equal(e.toBody().retryable, true);
     }
   });
 
-  void it('TxRejected → conflict_spend, mempool_rejected (with wait_for_confirmation) or invalid_transaction', () => {
-    const conflict = txRejectedToApiError(new TxRejected('txn-mempool-conflict'));
+  void it('a refused relay → conflict_spend, mempool_rejected (with wait_for_confirmation) or invalid_transaction, claims released', async () => {
+    const conflict = await refusalAnswer('txn-mempool-conflict');
     assert.equal(conflict.code, 'conflict_spend');
     assert.equal(conflict.status, 409);
     assert.equal(conflict.extras.mempool_reason, 'txn-mempool-conflict');
+    assert.equal(conflict.extras.claims_released, true);
 
-    const fee = txRejectedToApiError(new TxRejected('min relay fee not met, 100 < 141'));
+    const fee = await refusalAnswer('min relay fee not met, 100 < 141');
     assert.equal(fee.code, 'mempool_rejected');
     assert.equal(fee.status, 422);
-    assert.deepEqual(fee.extras, { mempool_policy: 'fee_floor', mempool_reason: 'min relay fee not met, 100 < 141' });
+    assert.equal(fee.extras.mempool_policy, 'fee_floor');
+    assert.equal(fee.extras.mempool_reason, 'min relay fee not met, 100 < 141');
+    assert.equal(fee.extras.wait_for_confirmation, undefined);
 
-    const chain = txRejectedToApiError(new TxRejected('too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]'));
+    const chain = await refusalAnswer('too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]');
     assert.equal(chain.extras.mempool_policy, 'chain_too_long');
     assert.equal(chain.extras.wait_for_confirmation, true);
-    assert.equal(txRejectedToApiError(new TxRejected('TRUC-violation, x')).extras.wait_for_confirmation, true);
+    assert.equal((await refusalAnswer('TRUC-violation, x')).extras.wait_for_confirmation, true);
 
-    const invalid = txRejectedToApiError(new TxRejected('non-final'));
+    const invalid = await refusalAnswer('non-final');
     assert.equal(invalid.code, 'invalid_transaction');
-  });
-
-  void it('chainErrorToApiError passes other errors through', () => {
-    const other = new Error('boom');
-    assert.equal(chainErrorToApiError(other), other);
-    assert.ok(chainErrorToApiError(new UpstreamUnavailable('bitcoin', 'x', 502)) instanceof ApiError);
   });
 });

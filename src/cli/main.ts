@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 
 /**
  * CLI entry:
@@ -25,14 +25,14 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       return serve(config);
     case 'devnet': {
-      const { runDevnetCommand } = await import('./chain/devnet-cli.js');
+      const { runDevnetCommand } = await import('./devnet.js');
       return runDevnetCommand(config, rest);
     }
     case 'catalog-import': {
       const file = rest[0];
       if (!file) throw new Error('usage: npm run catalog:import -- FILE.json');
-      const { bootstrap } = await import('./bootstrap.js');
-      const { importCatalogFile } = await import('./modules/market/catalog-import.js');
+      const { bootstrap } = await import('../bootstrap.js');
+      const { importCatalogFile } = await import('../modules/market/catalog-import.js');
       const { ctx, close } = await bootstrap(config);
       try {
         const n = await importCatalogFile(ctx, file);
@@ -43,8 +43,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'artist-edits': {
-      const { bootstrap } = await import('./bootstrap.js');
-      const { artistEditsCommand } = await import('./modules/market/artist-edits-cli.js');
+      const { bootstrap } = await import('../bootstrap.js');
+      const { artistEditsCommand } = await import('../modules/market/artist-edits-cli.js');
       const { ctx, close } = await bootstrap(config);
       try {
         for (const e of await artistEditsCommand(ctx, rest)) process.stdout.write(`${JSON.stringify(e)}\n`);
@@ -60,15 +60,15 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const { bootstrap } = await import('./bootstrap.js');
-  const { buildApp } = await import('./app.js');
-  const { startJobs } = await import('./jobs.js');
+  const { bootstrap } = await import('../bootstrap.js');
+  const { buildApp } = await import('../app.js');
+  const { startJobs } = await import('../jobs.js');
   const boot = await bootstrap(config);
   const { ctx } = boot;
   const app = await buildApp(ctx);
   const jobs = await startJobs(ctx);
   if (ctx.devnet && config.SEED_DEMO) {
-    const { seedDemoMarket } = await import('./demo/seed.js');
+    const { seedDemoMarket } = await import('../demo/seed.js');
     await seedDemoMarket(ctx, ctx.devnet);
   }
   await app.listen({ port: config.PORT, host: config.HOST });

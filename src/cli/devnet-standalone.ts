@@ -7,8 +7,8 @@ import { systemClock } from '../clock.js';
 import { openStore } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { installErrorHandling } from '../http/error-handler.js';
-import { Devnet } from './devnet/devnet.js';
-import { registerDevnetProtocols } from './devnet/http/index.js';
+import { Devnet } from '../chain/devnet/devnet.js';
+import { registerDevnetProtocols } from '../chain/devnet/http/index.js';
 import { devnetRoutes } from '../modules/devnet/routes.js';
 
 /**

@@ -1,0 +1,30 @@
+import type { Area } from '../area.js';
+import { healthArea } from './health/manifest.js';
+import { authArea } from './auth/manifest.js';
+import { listingsArea } from './listings/manifest.js';
+import { checkoutArea } from './checkout/manifest.js';
+import { fillsArea } from './fills/manifest.js';
+import { inventoryArea } from './inventory/manifest.js';
+import { marketArea } from './market/manifest.js';
+import { eventsArea } from './events/manifest.js';
+import { feesArea } from './fees/manifest.js';
+import { transactionsArea } from './transactions/manifest.js';
+import { devnetArea } from './devnet/manifest.js';
+
+/**
+ * Every area of the service, one line each. Order is the order watchers run
+ * within a block (rollback runs in reverse) and routes register.
+ */
+export const AREAS: readonly Area[] = [
+  healthArea,
+  authArea,
+  listingsArea,
+  checkoutArea,
+  fillsArea,
+  inventoryArea,
+  marketArea,
+  eventsArea,
+  feesArea,
+  transactionsArea,
+  devnetArea,
+];

@@ -1,0 +1,14 @@
+import { nowSeconds } from '../../clock.js';
+import type { Area } from '../../area.js';
+import { listingRoutes } from './routes.js';
+import { listingsWatcher } from './watcher.js';
+import { attachHandlers } from './attach-submit.js';
+import { ListingStore } from './store.js';
+
+/** Sellers' drafts, attaches and listings; its settlements are `attach`; its watcher verifies attaches and follows listed units. */
+export const listingsArea: Area = {
+  name: 'listings',
+  routes: listingRoutes,
+  watchers: (ctx) => [listingsWatcher(ctx.chain)],
+  settlementHandlers: (ctx) => ({ attach: attachHandlers(new ListingStore(ctx.store.db), () => nowSeconds(ctx.clock)) }),
+};
