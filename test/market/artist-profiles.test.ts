@@ -236,6 +236,22 @@ test('check and edit share the artist_edit limit: 6 per address, then 429 with r
   nextMinute();
 });
 
+test('eligibility follows the issuance rights: after a transfer the former issuer is refused and the new owner may edit', async () => {
+  const ip = freshIp();
+  const heir = makeWallet('p2tr', 'artist-profile-heir');
+  const transferred = await m.call('POST', '/devnet/transfer-issuance', null, { asset: lockedAsset, from: artist.address, to: heir.address });
+  assert.equal(transferred.status, 200, JSON.stringify(transferred.body));
+  const former = await call('GET', '/v1/artists/locked-name/profile/eligibility', await m.signIn(artist), ip);
+  assert.deepEqual([former.body.result.eligible, former.body.result.reason, former.body.result.issued_assets], [false, 'not_issuer', []]);
+  const heirToken = await m.signIn(heir);
+  const now = await call('GET', '/v1/artists/locked-name/profile/eligibility', heirToken, ip);
+  assert.deepEqual([now.body.result.eligible, now.body.result.grounds, now.body.result.issued_assets], [true, ['issuer'], [lockedAsset]]);
+  const edit = await call('PATCH', '/v1/artists/locked-name/profile', heirToken, ip, { version: now.body.result.version, website: null });
+  assert.equal(edit.status, 200, JSON.stringify(edit.body));
+  assert.deepEqual([edit.body.result.website, edit.body.result.changed], [null, ['website']]);
+  nextMinute();
+});
+
 test('a catalogue import keeps an edited profile and its version; an unedited one takes the file and moves its version', async () => {
   const ip = freshIp();
   const frog = (await call('GET', '/v1/artists/frog-painter', null, ip)).body.result;

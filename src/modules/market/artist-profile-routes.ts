@@ -50,7 +50,13 @@ const EligibilityResult = Type.Object(
   },
 );
 
-const Text = (max: number, description: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
+/**
+ * A string or null, as one JSON Schema type list rather than a union: the app's validator
+ * coerces types, and a union's string branch would turn null into "" before the null branch is tried.
+ */
+const StringOrNull = (opts: { minLength?: number; maxLength: number; description: string }) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...opts });
+const Text = (max: number, description: string) => Type.Optional(StringOrNull({ maxLength: max, description }));
 
 const EditBody = Type.Object(
   {
@@ -58,7 +64,7 @@ const EditBody = Type.Object(
     bio: Text(BIO_MAX, `plain text, at most ${BIO_MAX} characters; line feeds allowed, other control characters and bidirectional overrides refused; null clears it`),
     website: Text(URL_MAX, `an https URL without credentials, at most ${URL_MAX} characters; stored normalized; null clears it`),
     x_url: Text(URL_MAX, 'an https URL of a profile on x.com or twitter.com (www. allowed); stored normalized; null clears it'),
-    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: NAME_MAX, description: `display name, 1 to ${NAME_MAX} characters, no control characters, no leading or trailing spaces; only where the catalogue allows it; null shows the credit again` }))),
+    name: Type.Optional(StringOrNull({ minLength: 1, maxLength: NAME_MAX, description: `display name, 1 to ${NAME_MAX} characters, no control characters, no leading or trailing spaces; only where the catalogue allows it; null shows the credit again` })),
   },
   {
     additionalProperties: false,
