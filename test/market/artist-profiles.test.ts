@@ -249,6 +249,11 @@ test('eligibility follows the issuance rights: after a transfer the former issue
   const edit = await call('PATCH', '/v1/artists/locked-name/profile', heirToken, ip, { version: now.body.result.version, website: null });
   assert.equal(edit.status, 200, JSON.stringify(edit.body));
   assert.deepEqual([edit.body.result.website, edit.body.result.changed], [null, ['website']]);
+  // The same edit again changes nothing: no new version, nothing recorded.
+  const again = await call('PATCH', '/v1/artists/locked-name/profile', heirToken, ip, { version: edit.body.result.version, website: null });
+  assert.deepEqual([again.status, again.body.result.version, again.body.result.changed], [200, edit.body.result.version, []]);
+  const record = await artistEditsCommand(m.ctx, ['--artist', 'locked-name']);
+  assert.deepEqual([record[0]!.editor, record[0]!.version], [heir.address, edit.body.result.version]);
   nextMinute();
 });
 

@@ -134,7 +134,7 @@ export function artistRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         summary: 'One artist',
-        description: `${CREDITS} \`key\` is a readable slug or \`~\` + the exact URL-encoded metadata credit, as returned in \`key\` by the list. A slug two curated artists share is ambiguous and answers 404 not_found (use their \`~\` keys); an unknown key answers 404. \`assets\` counts distinct credited assets; \`collections\` lists where they are. ${LISTING_FIGURES} \`id\`, \`bio\`, \`website\`, \`x_url\` and \`version\` come from the curated profile and are null for an uncurated credit. Public; cached up to 30 seconds.`,
+        description: `${CREDITS} \`key\` is a readable slug or \`~\` + the exact URL-encoded metadata credit, as returned in \`key\` by the list. A slug two curated artists share is ambiguous and answers 404 not_found (use their \`~\` keys); an unknown key answers 404. \`assets\` counts distinct credited assets; \`collections\` lists where they are. ${LISTING_FIGURES} \`id\`, \`bio\`, \`website\`, \`x_url\` and \`version\` come from the curated profile and are null for an uncurated credit; \`version\` moves with every profile change (an edit by an eligible address through PATCH /v1/artists/{key}/profile, or a catalogue import), and \`name\` is the edited display name where the catalogue allows one. Profile fields are plain text: escape them when rendering. Public; cached up to 30 seconds, so an edit shows here within 30 seconds.`,
         params: KeyParams,
         response: { 200: Ok(ArtistDetail), 400: BadRequest, 404: NotFound, ...errorResponses },
       },
