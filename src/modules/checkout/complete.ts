@@ -22,7 +22,9 @@ import { listingState } from '../listings/draft-view.js';
 import type { ListingRow } from '../listings/store.js';
 import { buyerSigned, withSellers } from './signed.js';
 import { sellerSignature } from './seller-half.js';
-import { fillId, quoteLines, type CheckoutStore, type FillRow, type QuoteLine, type QuoteRow } from './store.js';
+import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
+import { recordFills } from '../fills/ledger.js';
+import { claimListing } from '../listings/lifecycle.js';
 import { operationView, type OperationView } from './view.js';
 
 const changed = (l: QuoteLine, why: string) =>
@@ -97,15 +99,7 @@ export class CheckoutCompletion {
       // Claimed in id order, so two carts sharing listings lock them in the same order.
       for (const line of [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id))) {
         checkUnchanged(line, rows.get(line.listing_id), now);
-        const res = await tx
-          .updateTable('listings')
-          .set({ state: 'reserved', updated_at: now })
-          .where('id', '=', line.listing_id)
-          .where('state', '=', 'active')
-          .where('version', '=', line.version)
-          .where('expires_at', '>', now)
-          .executeTakeFirst();
-        if (Number(res.numUpdatedRows) !== 1) throw changed(line, 'was claimed or changed');
+        if (!(await claimListing(tx, line.listing_id, line.version, now))) throw changed(line, 'was claimed or changed');
       }
       // An older quote of the same cart can be byte for byte a transaction already journaled and
       // released: the journal holds one settlement per txid, so it cannot settle as quoted.
@@ -122,11 +116,10 @@ export class CheckoutCompletion {
         }
         throw e;
       }
-      const fills: FillRow[] = lines.map((l) => ({
-        id: fillId(signed.txid, l.listing_id),
+      const fills = lines.map((l) => ({
         settlement_id: s.id,
         txid: signed.txid,
-        kind: 'listing',
+        kind: 'listing' as const,
         ref_id: l.listing_id,
         asset: l.asset,
         asset_longname: l.asset_longname,
@@ -137,14 +130,9 @@ export class CheckoutCompletion {
         price_sats: l.price_sats,
         platform_fee_sats: l.platform_fee_sats,
         delivery_mode: q.delivery_mode,
-        state: 'pending',
         broadcast_at: now,
-        confirmed_at: null,
-        block_index: null,
-        created_at: now,
-        updated_at: now,
       }));
-      await tx.insertInto('fills').values(fills).execute();
+      await recordFills(tx, fills, now);
       const done = await tx
         .updateTable('checkout_quotes')
         .set({ status: 'completed', settlement_id: s.id, signed_sha256: digest, completed_at: now, updated_at: now })

@@ -13,14 +13,10 @@
  * - unconfirmed (a reorg disconnected its block): fills back to `pending`, listings `reserved`
  *   (the settlement is back in flight; recovery relays or releases it).
  */
-import type { Tx } from '../../store/db.js';
-import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
-import { endListing, type ListingRow } from '../listings/store.js';
-
-async function listingIds(tx: Tx, s: SettlementRow): Promise<string[]> {
-  const rows = await tx.selectFrom('fills').select('ref_id').where('settlement_id', '=', s.id).where('kind', '=', 'listing').execute();
-  return rows.map((r) => r.ref_id);
-}
+import type { SettlementHandlers } from '../../settlement/journal.js';
+import type { ListingRow } from '../listings/store.js';
+import { endListing, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { confirmFills, dropFills, fillRefs, unconfirmFills } from '../fills/ledger.js';
 
 /** Where a released listing goes: the state it would have without the claim. */
 function unclaimedState(l: ListingRow & { mode: string | null; reopened: number | null }): 'active' | 'pending' | 'invalid' {
@@ -32,7 +28,7 @@ export function checkoutHandlers(now: () => number): SettlementHandlers {
   return {
     onReleased: async (tx, s) => {
       const at = now();
-      const ids = await listingIds(tx, s);
+      const ids = await fillRefs(tx, s.id, 'listing');
       if (ids.length) {
         const reserved = await tx
           .selectFrom('listings')
@@ -45,37 +41,20 @@ export function checkoutHandlers(now: () => number): SettlementHandlers {
         for (const l of reserved) {
           const back = unclaimedState(l);
           if (back === 'invalid') await endListing(tx, l, 'invalid', at, ['reserved']);
-          else await tx.updateTable('listings').set({ state: back, updated_at: at }).where('id', '=', l.id).where('state', '=', 'reserved').execute();
+          else await releaseListing(tx, l.id, back, at);
         }
       }
-      await tx.updateTable('fills').set({ state: 'dropped', updated_at: at }).where('settlement_id', '=', s.id).where('state', '=', 'pending').execute();
+      await dropFills(tx, s.id, at);
     },
     onConfirmed: async (tx, s, block) => {
       const at = Math.floor(block.seenAt / 1000);
-      await tx
-        .updateTable('fills')
-        .set({ state: 'confirmed', confirmed_at: at, block_index: block.height, updated_at: at })
-        .where('settlement_id', '=', s.id)
-        .execute();
-      const ids = await listingIds(tx, s);
-      if (!ids.length) return;
-      await tx
-        .updateTable('listings')
-        .set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at })
-        .where('id', 'in', ids)
-        .where('state', '!=', 'sold')
-        .execute();
+      await confirmFills(tx, s.id, block.height, at);
+      await sellListings(tx, await fillRefs(tx, s.id, 'listing'), at);
     },
     onUnconfirmed: async (tx, s) => {
       const at = now();
-      await tx
-        .updateTable('fills')
-        .set({ state: 'pending', confirmed_at: null, block_index: null, updated_at: at })
-        .where('settlement_id', '=', s.id)
-        .execute();
-      const ids = await listingIds(tx, s);
-      if (!ids.length) return;
-      await tx.updateTable('listings').set({ state: 'reserved', ended_at: null, updated_at: at }).where('id', 'in', ids).where('state', '=', 'sold').execute();
+      await unconfirmFills(tx, s.id, at);
+      await unsellListings(tx, await fillRefs(tx, s.id, 'listing'), at);
     },
   };
 }

@@ -24,10 +24,6 @@ export interface QuoteLine {
 
 export const newQuoteId = () => `cq_${crypto.randomBytes(12).toString('hex')}`;
 
-/** Stable id of a sale: the same (txid, listing) is always the same fill. */
-export const fillId = (txid: string, refId: string) =>
-  `fill_${crypto.createHash('sha256').update(`${txid}\n${refId}`).digest('hex').slice(0, 32)}`;
-
 export const quoteLines = (q: QuoteRow): QuoteLine[] => JSON.parse(q.lines) as QuoteLine[];
 
 export class CheckoutStore {

@@ -16,6 +16,7 @@ import { newId, type DraftRow, type ListingRow, type ListingStore } from './stor
 import { checkListingExpiry, outpointKey } from './rules.js';
 import { verifySignedAttach, verifySignedListing } from './signed.js';
 import { ASSET_UTXO_SATS } from './templates.js';
+import { createListing, endListing } from './lifecycle.js';
 
 export interface SignedListingInput {
   psbt_hex: string;
@@ -88,7 +89,7 @@ export class AttachSubmission {
       }
       if (listing) {
         const row = listingRow(withTxid, listing, 'pending', now);
-        await tx.insertInto('listings').values(row).execute();
+        await createListing(tx, row);
         await tx.updateTable('listing_drafts').set({ listing_id: row.id }).where('id', '=', d.id).execute();
       }
       return s.id;
@@ -172,7 +173,7 @@ export function attachHandlers(store: ListingStore, now: () => number): Settleme
       if (Number(res.numUpdatedRows) !== 1) return;
       const d = await store.draft(s.ref_id, tx);
       const l = d?.listing_id ? await store.listing(d.listing_id, tx) : undefined;
-      if (l) await store.endListing(tx, l, 'invalid', at);
+      if (l) await endListing(tx, l, 'invalid', at);
     },
   };
 }

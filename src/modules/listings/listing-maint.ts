@@ -11,13 +11,12 @@ import type { Context } from '../../context.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
 import { listingState } from './draft-view.js';
-import { endListing, newId, type ListingRow, type ListingStore } from './store.js';
+import { newId, type ListingRow, type ListingStore } from './store.js';
+import { endListing, OPEN, repriceListing } from './lifecycle.js';
 import { buildListingPsbt } from './templates.js';
 import { checkPrice, PROTOCOL_VERSION } from './rules.js';
 import { verifyRepriceListing } from './signed.js';
 import { sellerScript } from './attach-submit.js';
-
-const OPEN: ListingRow['state'][] = ['pending', 'active'];
 
 export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string };
 export type Outcome =
@@ -59,15 +58,7 @@ export class ListingMaintenance {
 
   /** The guarded write: new price and signed half in one statement. */
   private async writeReprice(l: ListingRow, price: number, psbtHex: string): Promise<number | null> {
-    const at = this.now();
-    const res = await this.store.db
-      .updateTable('listings')
-      .set((eb) => ({ price_sats: price, signed_psbt: psbtHex, version: eb('version', '+', 1), updated_at: at }))
-      .where('id', '=', l.id)
-      .where('state', 'in', OPEN)
-      .where('expires_at', '>', at)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1 ? l.version + 1 : null;
+    return repriceListing(this.store.db, l, price, psbtHex, this.now());
   }
 
   async reprice(l: ListingRow, psbtHex: string): Promise<{ id: string; price_sats: number; version: number }> {

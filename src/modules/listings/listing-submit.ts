@@ -14,6 +14,7 @@ import { checkReuseUtxo } from './reuse.js';
 import type { DraftRow, ListingRow, ListingStore } from './store.js';
 import { checkListingExpiry } from './rules.js';
 import { verifySignedListing } from './signed.js';
+import { createListing } from './lifecycle.js';
 
 export function finalizedListing(l: ListingRow) {
   return {
@@ -58,7 +59,7 @@ export async function submitListing(ctx: Context, store: ListingStore, d: DraftR
   const row = listingRow(d, body, ready ? 'active' : 'pending', now, utxoHeight);
   try {
     await store.db.transaction().execute(async (tx) => {
-      await tx.insertInto('listings').values(row).execute();
+      await createListing(tx, row);
       const res = await tx
         .updateTable('listing_drafts')
         .set({ listing_id: row.id, status: ready ? 'completed' : d.status, updated_at: now })

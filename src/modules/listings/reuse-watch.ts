@@ -23,27 +23,13 @@ import type { Tx } from '../../store/db.js';
 import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock } from '../../indexer/indexer.js';
 import { quantityFromJson } from '../../counterparty/ledger-events.js';
-import { endListing, LIVE, type ListingRow } from './store.js';
+import { LIVE, type ListingRow } from './store.js';
+import { endListing, setListingUtxoHeight } from './lifecycle.js';
 
 /** Takes listings whose asset UTXO was confirmed at `height` or above off the public book. */
 export async function unconfirmReused(tx: Tx, height: number, at: number): Promise<void> {
   const rows = await tx.selectFrom('listings').selectAll().where('utxo_height', '>=', height).where('state', 'in', LIVE).execute();
-  for (const l of rows) await setUtxoHeight(tx, l, null, at);
-}
-
-/**
- * Records the block that confirms a listing's UTXO, or drops it (null): an unconfirmed active
- * listing leaves the book (pending) and comes back when confirmed. A reserved listing stays
- * the checkout's to settle; it only gains or loses its confirmation.
- */
-async function setUtxoHeight(tx: Tx, l: ListingRow, height: number | null, at: number): Promise<void> {
-  const state = height === null ? (l.state === 'active' ? 'pending' : l.state) : l.state === 'pending' ? 'active' : l.state;
-  await tx
-    .updateTable('listings')
-    .set({ utxo_height: height, state, updated_at: at })
-    .where('id', '=', l.id)
-    .where('state', '=', l.state)
-    .execute();
+  for (const l of rows) await setListingUtxoHeight(tx, l, null, at);
 }
 
 /** True when `held` (asset → raw quantity) is exactly the listing's unit and nothing else. */
@@ -79,7 +65,7 @@ async function settleAtTip(tx: Tx, l: ListingRow, tip: { height: number; hash: s
     if ((await chain.bitcoin.getTip()).hash !== tip.hash) return;
     const held = new Map<string, bigint>();
     for (const b of await chain.counterparty.getUtxoBalances(l.utxo_outpoint)) add(held, b.asset, BigInt(b.quantity_raw));
-    if (isExactlyTheUnit(held, l)) await setUtxoHeight(tx, l, tip.height - out.confirmations + 1, at);
+    if (isExactlyTheUnit(held, l)) await setListingUtxoHeight(tx, l, tip.height - out.confirmations + 1, at);
     else await endListing(tx, l, 'invalid', at, LIVE);
     return;
   }
@@ -93,7 +79,7 @@ export async function followReused(tx: Tx, b: IndexedBlock, at: number, chain: C
   const inBlock = new Set(b.block.txs.map((t) => t.txid));
 
   const recorded = await tx.selectFrom('listings').selectAll().where('utxo_height', '=', h).where('state', 'in', LIVE).execute();
-  for (const l of recorded) if (!inBlock.has(l.utxo_txid)) await setUtxoHeight(tx, l, null, at);
+  for (const l of recorded) if (!inBlock.has(l.utxo_txid)) await setListingUtxoHeight(tx, l, null, at);
 
   const waiting = await tx
     .selectFrom('listings')
@@ -108,7 +94,7 @@ export async function followReused(tx: Tx, b: IndexedBlock, at: number, chain: C
   let atTip: boolean | undefined;
   for (const l of waiting) {
     if (inBlock.has(l.utxo_txid)) {
-      if (isExactlyTheUnit(creditedInBlock(b.events, l), l)) await setUtxoHeight(tx, l, h, at);
+      if (isExactlyTheUnit(creditedInBlock(b.events, l), l)) await setListingUtxoHeight(tx, l, h, at);
       else await endListing(tx, l, 'invalid', at, LIVE);
       continue;
     }

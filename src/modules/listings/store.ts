@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db, Tx } from '../../store/db.js';
 import { isUniqueViolation } from '../../store/db.js';
-import type { EndReason, ListingTables } from './tables.js';
+import type { ListingTables } from './tables.js';
 
 export type DraftRow = ListingTables['listing_drafts'];
 export type ListingRow = ListingTables['listings'];
@@ -101,69 +101,5 @@ export class ListingStore {
   async listingMap(ids: (string | null)[], db: Db | Tx = this.db): Promise<Map<string, ListingRow>> {
     const rows = await this.listings(ids.filter((x): x is string => !!x), db);
     return new Map(rows.map((r) => [r.id, r]));
-  }
-
-  endListing(tx: Tx, l: ListingRow, reason: EndReason, at: number, from?: ListingRow['state'][]): Promise<boolean> {
-    return endListing(tx, l, reason, at, from);
-  }
-}
-
-/**
- * Ends a listing that still holds its outpoint, wiping the seller's signed half in the same
- * write, and records the owner event. False when it was no longer in one of `from`.
- *
- * `spentHeight`: the listing ends `invalid` because block `spentHeight` spent its asset UTXO.
- * The signed half is then kept (the listing is ended, so nothing uses it and no read shows it)
- * until that spend is final, so a reorg of the block can restore the listing (see watcher.ts).
- */
-export async function endListing(
-  tx: Tx,
-  l: ListingRow,
-  reason: EndReason,
-  at: number,
-  from: ListingRow['state'][] = ['pending', 'active'],
-  opts: { spentHeight?: number } = {},
-): Promise<boolean> {
-  const spent = reason === 'invalid' && opts.spentHeight !== undefined;
-  const res = await tx
-    .updateTable('listings')
-    .set({
-      state: 'ended',
-      end_reason: reason,
-      ...(spent ? { spent_height: opts.spentHeight } : { signed_psbt: null }),
-      ended_at: at,
-      updated_at: at,
-    })
-    .where('id', '=', l.id)
-    .where('state', 'in', from)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) return false;
-  const kind = reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : 'listing_invalidated';
-  await recordEvent(tx, {
-    event_id: eventId(kind, l.id),
-    address: l.seller,
-    role: 'seller',
-    kind,
-    at: reason === 'expired' ? Math.min(at, l.expires_at) : at,
-    listing_id: l.id,
-    asset: l.asset,
-    price_sats: l.price_sats,
-    txid: null,
-    status: 'ended',
-    data: JSON.stringify({
-      end_reason: reason,
-      asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout },
-      ...(reason === 'expired' ? { expires_at: l.expires_at } : {}),
-    }),
-  });
-  return true;
-}
-
-/** Idempotent on event_id. */
-export async function recordEvent(db: Db | Tx, row: OwnerEventRow): Promise<void> {
-  try {
-    await db.insertInto('owner_events').values(row).execute();
-  } catch (e) {
-    if (!isUniqueViolation(e)) throw e;
   }
 }

@@ -38,7 +38,8 @@ import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { FINALITY_DEPTH } from '../transactions/service.js';
 import { quantityFromJson } from '../../counterparty/ledger-events.js';
-import { endListing, eventId, IN_FLIGHT, LIVE, type DraftRow } from './store.js';
+import { IN_FLIGHT, LIVE, type DraftRow } from './store.js';
+import { activateListing, endListing, forgetEndedHalf, restoreListing } from './lifecycle.js';
 import { outpointKey } from './rules.js';
 import { followReused, unconfirmReused } from './reuse-watch.js';
 
@@ -129,9 +130,7 @@ async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number): Promise<voi
         .set({ ...confirmed, status, last_error: null, protocol_fee_actual_raw: v.fee, protocol_fee_block: b.block.height, protocol_fee_charged_at: at })
         .where('id', '=', d.id)
         .execute();
-      if (listing?.state === 'pending') {
-        await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', listing.id).where('state', '=', 'pending').execute();
-      }
+      if (listing?.state === 'pending') await activateListing(tx, listing.id, at);
     }
   }
 }
@@ -167,14 +166,8 @@ async function expireListings(tx: Tx, at: number): Promise<void> {
 }
 
 /** A spend with FINALITY_DEPTH confirmations can no longer be undone: wipe the kept halves. */
-async function finalizeSpent(tx: Tx, height: number): Promise<void> {
-  await tx
-    .updateTable('listings')
-    .set({ signed_psbt: null })
-    .where('state', '=', 'ended')
-    .where('spent_height', '<=', height - (FINALITY_DEPTH - 1))
-    .where('signed_psbt', 'is not', null)
-    .execute();
+async function finalizeSpent(tx: Tx, height: number, at: number): Promise<void> {
+  await forgetEndedHalf(tx, { spentAtOrBelow: height - (FINALITY_DEPTH - 1) }, at);
 }
 
 /** Listings a spend in a disconnected block ended come back as they were (see the header). */
@@ -191,17 +184,12 @@ async function restoreSpent(tx: Tx, height: number, at: number): Promise<void> {
     const other = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', l.utxo_outpoint).where('state', 'in', LIVE).executeTakeFirst();
     if (other) {
       // The outpoint was listed again meanwhile: this ending stands.
-      await tx.updateTable('listings').set({ signed_psbt: null, updated_at: at }).where('id', '=', l.id).execute();
+      await forgetEndedHalf(tx, { id: l.id }, at);
       continue;
     }
     const claimed = await tx.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', l.utxo_outpoint).executeTakeFirst();
     const state = claimed ? 'reserved' : 'active';
-    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('listing_invalidated', l.id)).execute();
-    await tx
-      .updateTable('listings')
-      .set({ state, end_reason: null, ended_at: null, spent_height: null, updated_at: at })
-      .where('id', '=', l.id)
-      .execute();
+    await restoreListing(tx, l, state, at);
     if (state === 'active' && l.expires_at <= at) await endListing(tx, { ...l, state }, 'expired', at, ['active']);
   }
 }
@@ -251,7 +239,7 @@ export function listingsWatcher(chain: Chain): Watcher {
       await followReused(tx, b, at, chain);
       await endSpent(tx, b, at);
       await expireListings(tx, at);
-      await finalizeSpent(tx, b.block.height);
+      await finalizeSpent(tx, b.block.height, at);
     },
     rollback: async (tx, height) => {
       // Rollback has no block time; the newest indexed block's seen_at stands in for "now".

@@ -1,0 +1,175 @@
+/**
+ * The one owner of the listing state machine. Every change of a listing's
+ * `state` goes through a function here: one guarded `UPDATE` (it names the
+ * states it may leave, so a lost race changes nothing and answers false) and,
+ * where the spec's feeds have one, its owner event in the same transaction.
+ *
+ *   (insert) → pending | active        create
+ *   pending  → active                  activate (attach verified / reused unit confirmed)
+ *   active   → pending                  suspend (a reorg unconfirmed a reused unit's UTXO)
+ *   active   → reserved                claim (a buyer's or seller's signed settlement: checkout,
+ *                                      exact-offer and policy accepts; first valid signature wins)
+ *   reserved → active | pending        release (the claiming settlement was refused or conflicted)
+ *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too)
+ *   sold     → reserved                unsell (a reorg disconnected the sale)
+ *   live     → ended(reason)           end: owner (delist), expired, invalid (+ owner event)
+ *   ended(invalid) → active | reserved restore (the spend that invalidated it was reorged out; its event removed)
+ *   open     → open, version + 1       reprice (price and seller half in one statement)
+ *
+ * Sales have no listing event of their own: the feeds derive `listing_filled`,
+ * `sale` and `sale_confirmed` from fills (fills/ledger.ts).
+ */
+import type { Db, Tx } from '../../store/db.js';
+import { isUniqueViolation } from '../../store/db.js';
+import { eventId, type ListingRow, type OwnerEventRow } from './store.js';
+import type { EndReason, ListingState } from './tables.js';
+
+/** States a seller may still change (reprice, delist). */
+export const OPEN: ListingState[] = ['pending', 'active'];
+
+const changed = (res: { numUpdatedRows: bigint }) => Number(res.numUpdatedRows) === 1;
+
+/** A new listing row (pending until the chain verifies its unit, or active at once). */
+export async function createListing(tx: Tx, row: ListingRow): Promise<void> {
+  await tx.insertInto('listings').values(row).execute();
+}
+
+/** pending → active: the unit is verified on chain. */
+export async function activateListing(tx: Tx, id: string, at: number): Promise<boolean> {
+  return changed(await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', id).where('state', '=', 'pending').executeTakeFirst());
+}
+
+/**
+ * A reused unit's UTXO confirmed at `height` (pending → active) or was
+ * unconfirmed by a reorg (`height` null: active → pending); other states keep
+ * their state and only record the height.
+ */
+export async function setListingUtxoHeight(tx: Tx, l: ListingRow, height: number | null, at: number): Promise<boolean> {
+  const state: ListingState = height === null ? (l.state === 'active' ? 'pending' : l.state) : l.state === 'pending' ? 'active' : l.state;
+  return changed(await tx.updateTable('listings').set({ utxo_height: height, state, updated_at: at }).where('id', '=', l.id).where('state', '=', l.state).executeTakeFirst());
+}
+
+/**
+ * active → reserved for a signed settlement, guarded by the version the signer
+ * saw and the market expiry. False when another claim won, the seller repriced
+ * or delisted, or it expired: the caller refuses with 409.
+ */
+export async function claimListing(tx: Tx, id: string, version: number, at: number): Promise<boolean> {
+  return changed(
+    await tx
+      .updateTable('listings')
+      .set({ state: 'reserved', updated_at: at })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('version', '=', version)
+      .where('expires_at', '>', at)
+      .executeTakeFirst(),
+  );
+}
+
+/** reserved → `to`: the claiming settlement was released. */
+export async function releaseListing(tx: Tx, id: string, to: 'active' | 'pending', at: number): Promise<boolean> {
+  return changed(await tx.updateTable('listings').set({ state: to, updated_at: at }).where('id', '=', id).where('state', '=', 'reserved').executeTakeFirst());
+}
+
+/** → sold: the settlement confirmed (from any state but sold: the chain wins over a release). The seller half is wiped. */
+export async function sellListings(tx: Tx, ids: string[], at: number): Promise<void> {
+  if (!ids.length) return;
+  await tx.updateTable('listings').set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at }).where('id', 'in', ids).where('state', '!=', 'sold').execute();
+}
+
+/** sold → reserved: a reorg disconnected the sale; the settlement is in flight again. */
+export async function unsellListings(tx: Tx, ids: string[], at: number): Promise<void> {
+  if (!ids.length) return;
+  await tx.updateTable('listings').set({ state: 'reserved', ended_at: null, updated_at: at }).where('id', 'in', ids).where('state', '=', 'sold').execute();
+}
+
+/** Open → open with a new price and seller half in one statement; the new version, or null when it changed meanwhile. */
+export async function repriceListing(db: Db | Tx, l: ListingRow, price: number, signedPsbt: string, at: number): Promise<number | null> {
+  const res = await db
+    .updateTable('listings')
+    .set((eb) => ({ price_sats: price, signed_psbt: signedPsbt, version: eb('version', '+', 1), updated_at: at }))
+    .where('id', '=', l.id)
+    .where('state', 'in', OPEN)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  return changed(res) ? l.version + 1 : null;
+}
+
+/**
+ * Ends a listing that still holds its outpoint, wiping the seller's signed half in the same
+ * write, and records the owner event. False when it was no longer in one of `from`.
+ *
+ * `spentHeight`: the listing ends `invalid` because block `spentHeight` spent its asset UTXO.
+ * The signed half is then kept (the listing is ended, so nothing uses it and no read shows it)
+ * until that spend is final, so a reorg of the block can restore the listing (restoreListing).
+ */
+export async function endListing(
+  tx: Tx,
+  l: ListingRow,
+  reason: EndReason,
+  at: number,
+  from: ListingState[] = OPEN,
+  opts: { spentHeight?: number } = {},
+): Promise<boolean> {
+  const spent = reason === 'invalid' && opts.spentHeight !== undefined;
+  const res = await tx
+    .updateTable('listings')
+    .set({ state: 'ended', end_reason: reason, ...(spent ? { spent_height: opts.spentHeight } : { signed_psbt: null }), ended_at: at, updated_at: at })
+    .where('id', '=', l.id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  if (!changed(res)) return false;
+  const kind = endEventKind(reason);
+  await recordEvent(tx, {
+    event_id: eventId(kind, l.id),
+    address: l.seller,
+    role: 'seller',
+    kind,
+    at: reason === 'expired' ? Math.min(at, l.expires_at) : at,
+    listing_id: l.id,
+    asset: l.asset,
+    price_sats: l.price_sats,
+    txid: null,
+    status: 'ended',
+    data: JSON.stringify({ end_reason: reason, asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout }, ...(reason === 'expired' ? { expires_at: l.expires_at } : {}) }),
+  });
+  return true;
+}
+
+/**
+ * ended(invalid by a spend) → `to`: the block that spent the unit was disconnected.
+ * The invalidation event goes with it (rule 6: an event reflects its row's current state).
+ */
+export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'reserved', at: number): Promise<boolean> {
+  const res = await tx
+    .updateTable('listings')
+    .set({ state: to, end_reason: null, ended_at: null, spent_height: null, updated_at: at })
+    .where('id', '=', l.id)
+    .where('state', '=', 'ended')
+    .where('end_reason', '=', 'invalid')
+    .executeTakeFirst();
+  if (!changed(res)) return false;
+  await tx.deleteFrom('owner_events').where('event_id', '=', eventId(endEventKind('invalid'), l.id)).execute();
+  return true;
+}
+
+/** Forgets an ended listing's kept seller half (its spend is final, or the unit was listed again). */
+export async function forgetEndedHalf(tx: Tx, where: { id: string } | { spentAtOrBelow: number }, at: number): Promise<void> {
+  const q = tx.updateTable('listings').where('state', '=', 'ended').where('signed_psbt', 'is not', null);
+  if ('id' in where) await q.set({ signed_psbt: null, updated_at: at }).where('id', '=', where.id).execute();
+  else await q.set({ signed_psbt: null }).where('spent_height', '<=', where.spentAtOrBelow).execute();
+}
+
+function endEventKind(reason: EndReason): 'listing_delisted' | 'listing_expired' | 'listing_invalidated' {
+  return reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : 'listing_invalidated';
+}
+
+/** Idempotent on event_id. */
+export async function recordEvent(db: Db | Tx, row: OwnerEventRow): Promise<void> {
+  try {
+    await db.insertInto('owner_events').values(row).execute();
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+  }
+}
