@@ -54,6 +54,7 @@ test('catalogue editors and name_editable: stored per artist, replaced by the ne
   const flags = await h.store.db.selectFrom('artists').select(['name', 'name_editable', 'version']).orderBy('name').execute();
   assert.deepEqual(flags.map((r) => [r.name, Number(r.name_editable), Number(r.version)]), [['Ed Itor', 1, 1], ['Plain', 0, 1]]);
   await assert.rejects(importCatalog(h.store.db, { collections: [], artists: [{ name: 'Bad', editors: ['not an address!'] }], assets: [] }), /editors/);
+  await assert.rejects(importCatalog(h.store.db, { collections: [], artists: [{ name: 'Ed Itor' }, { name: 'Ed Itor', bio: 'again' }], assets: [] }), /listed twice/);
   await importCatalog(h.store.db, { collections: [], artists: [{ name: 'Ed Itor' }], assets: [] });
   assert.deepEqual(await editors(), []);
 });

@@ -3,9 +3,8 @@ import crypto from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Context } from '../../context.js';
-import type { Db } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
 import { Address, AssetId } from '../../http/validators.js';
-import type { Tx } from '../../store/db.js';
 
 const Slug = Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 200 });
 const MediaKind = Type.Union(['image', 'animation', 'video', 'html', 'svg'].map((k) => Type.Literal(k)));
@@ -57,6 +56,11 @@ export async function importCatalog(db: Db, file: unknown): Promise<{ collection
   const slugs = new Set(file.collections.map((c) => c.slug));
   for (const a of file.assets) {
     for (const s of [a.collection, ...(a.also_in ?? [])]) if (!slugs.has(s)) throw new Error(`asset ${a.asset} names unknown collection ${s}`);
+  }
+  const names = new Set<string>();
+  for (const a of file.artists) {
+    if (names.has(a.name)) throw new Error(`artist ${a.name} is listed twice`);
+    names.add(a.name);
   }
   await db.transaction().execute(async (tx) => {
     await tx.deleteFrom('catalog_assets').execute();
@@ -117,11 +121,15 @@ async function replaceArtists(tx: Tx, artists: FileArtist[]): Promise<void> {
       const kept = old.edited_at !== null ? { bio: old.bio, website: old.website, x_url: old.x_url } : profile;
       const displayName = nameEditable ? old.display_name : null;
       const changed = kept.bio !== old.bio || kept.website !== old.website || kept.x_url !== old.x_url || displayName !== old.display_name;
-      await tx
+      // Guarded on the version read above: an edit committed meanwhile fails the import (run it
+      // again) instead of being overwritten under a version number its editor already holds.
+      const r = await tx
         .updateTable('artists')
         .set({ slug: a.slug ?? slugify(a.name), ...kept, display_name: displayName, name_editable: nameEditable, version: Number(old.version) + (changed ? 1 : 0) })
         .where('id', '=', id)
-        .execute();
+        .where('version', '=', old.version)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) throw new Error(`artist ${a.name} was edited during the import; nothing was imported, run it again`);
     }
     for (const address of new Set(a.editors ?? [])) await tx.insertInto('artist_editors').values({ artist_id: id, address }).execute();
   }
