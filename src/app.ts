@@ -4,11 +4,12 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from './context.js';
 import { BODY_LIMIT, type App } from './http/app-type.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
 import { rateLimitHook } from './http/rate-limit.js';
-import { sessionHook } from './modules/auth/session-hook.js';
+import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
+import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
 
 export type { App } from './http/app-type.js';
 export { BODY_LIMIT } from './http/app-type.js';
@@ -26,6 +27,8 @@ export async function buildApp(ctx: Context): Promise<App> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
+    // Fastify's Ajv compiler, plus the rules no schema keyword states (finite numbers, canonical query integers).
+    schemaController: { compilersFactory: { buildValidator: strictValidatorFactory() } },
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -36,11 +39,22 @@ export async function buildApp(ctx: Context): Promise<App> {
       },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
+    // Errors raised before routing, and Node's own refusals, speak the envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandling(app);
   // Only JSON is a request body here; anything else is a client mistake (400), not a 415.
   app.removeContentTypeParser('text/plain');
+  // Fastify's JSON parser, except that a route whose body is optional (`config: { optionalBody: true }`)
+  // takes an empty body sent with a JSON content type, as clients and curl often send one.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0 && request.routeOptions.config?.optionalBody) return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
 
   await app.register(cors, {
     origin: true,
@@ -55,6 +69,9 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook('onRequest', sessionHook(ctx));
   app.addHook('onRequest', fresh.serveFromCache);
   app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
+  // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
+  app.addHook('onRequest', enforceDeclaredSession);
+  app.addHook('preValidation', refuseControlCharacters);
   app.addHook('onSend', fresh.storeAndLabel);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);

@@ -10,7 +10,8 @@ import { decodeAddress } from './bitcoin/address.js';
  */
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  HOST: Type.String({ default: '0.0.0.0' }),
+  /** Listen address; default 127.0.0.1 on the devnet (its /devnet/* control routes are open by design), else 0.0.0.0. */
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
   /** PostgreSQL schema to use (tests isolate themselves with one schema each). */
@@ -38,10 +39,10 @@ export const ConfigSchema = Type.Object({
   MARKET_FEE_MIN_SATS: Type.Integer({ minimum: 0, default: 546 }),
   /** Where platform fees are paid; a devnet default is derived when unset. */
   MARKET_FEE_ADDRESS: Type.Optional(Type.String({ minLength: 14 })),
-  /** Comma-separated origins a connect-time sign-in proof may be bound to. */
-  AUTH_ALLOWED_ORIGINS: Type.String({ default: 'http://localhost:8080,http://127.0.0.1:8080' }),
-  /** The domain named in sign-in challenges. */
-  AUTH_DOMAIN: Type.String({ default: 'localhost' }),
+  /** Comma-separated origins a connect-time sign-in proof may be bound to; default http://localhost:PORT and http://127.0.0.1:PORT. */
+  AUTH_ALLOWED_ORIGINS: Type.Optional(Type.String()),
+  /** The domain (authority) named in sign-in challenges; default localhost:PORT. */
+  AUTH_DOMAIN: Type.Optional(Type.String({ minLength: 1 })),
   /** Secret for cursors and ids that must not be forged; derived and stored when unset. */
   SECRET: Type.Optional(Type.String({ minLength: 32 })),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
@@ -55,10 +56,12 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 export type Network = 'mainnet' | 'testnet4' | 'signet' | 'regtest';
 
-export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS'> & {
+export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS' | 'AUTH_DOMAIN' | 'HOST'> & {
   NETWORK: Network;
   DATABASE_URL: string;
   AUTH_ALLOWED_ORIGINS: string[];
+  AUTH_DOMAIN: string;
+  HOST: string;
 };
 
 export class ConfigError extends Error {}
@@ -95,7 +98,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (raw.CHAIN !== 'devnet' && !raw.MARKET_FEE_ADDRESS && (raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0)) {
     throw new ConfigError('Invalid configuration:\n  MARKET_FEE_ADDRESS: required off the devnet while a platform fee is charged (MARKET_FEE_BPS or MARKET_FEE_MIN_SATS above 0)');
   }
-  const origins = raw.AUTH_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  // Defaults derived from the listen port follow PORT, so a browser sign-in on another port works.
+  const origins = (raw.AUTH_ALLOWED_ORIGINS ?? `http://localhost:${raw.PORT},http://127.0.0.1:${raw.PORT}`).split(',').map((o) => o.trim()).filter(Boolean);
   for (const o of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`Invalid configuration:\n  AUTH_ALLOWED_ORIGINS: "${o}" is not an origin`);
   }
@@ -104,5 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     NETWORK: network,
     DATABASE_URL: raw.DATABASE_URL ?? `sqlite:${path.join(raw.DATA_DIR, 'market.sqlite')}`,
     AUTH_ALLOWED_ORIGINS: origins,
+    AUTH_DOMAIN: raw.AUTH_DOMAIN ?? `localhost:${raw.PORT}`,
+    HOST: raw.HOST ?? (raw.CHAIN === 'devnet' ? '127.0.0.1' : '0.0.0.0'),
   };
 }

@@ -73,6 +73,9 @@ async function serve(config: Config): Promise<void> {
   }
   await app.listen({ port: config.PORT, host: config.HOST });
   ctx.logger.info({ chain: config.CHAIN, network: config.NETWORK, store: ctx.store.dialect }, 'marketplace API listening');
+  const { startupBanner } = await import('./banner.js');
+  const wallets = ctx.devnet && config.SEED_DEMO ? (await import('../demo/wallets.js')).demoWallets() : [];
+  if (config.LOG_LEVEL !== 'silent') process.stdout.write(startupBanner(config, wallets));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from './errors.js';
 import { UpstreamUnavailable } from '../chain/ports.js';
@@ -68,10 +69,51 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fe instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
     return new ApiError('invalid_request', 'request body is not valid JSON', { field: 'body' });
   }
+  switch (fe.code) {
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'the URL path is not valid percent-encoding', { field: 'path' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'a path parameter is longer than any valid value', { field: 'path' }, { status: 414 });
+  }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new ApiError('invalid_request', 'malformed request', {}, { status: fe.statusCode === 413 ? 413 : 400 });
+    // The framework's own 4xx (408, 413, 414, 431…) keeps its status and speaks the envelope.
+    return fe.statusCode === 404
+      ? new ApiError('not_found', 'not found')
+      : new ApiError('invalid_request', 'malformed request', {}, { status: fe.statusCode });
   }
   return new ApiError('internal_error', 'internal error');
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures raised before routing (a malformed
+ * percent-encoding, an over-long path parameter) rendered in the envelope.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply, toApiError(error, request));
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; text: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, text: 'Request Header Fields Too Large', message: 'request headers are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: 'Request Timeout', message: 'the request was not received in time' },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node refuses a request it cannot parse (bad
+ * framing, oversized headers) before any route or hook runs, and by default
+ * answers a bare `400 Client Error`. Here the refusal is the envelope too.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''];
+  const status = known?.status ?? 400;
+  const body = JSON.stringify({ error: known?.message ?? 'malformed HTTP request', code: 'invalid_request' });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${known?.text ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export interface RouteEntry {
@@ -126,7 +168,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
-    if (allowed.length) {
+    // A route that exists for this method but found nothing (a missing /docs/static file) is a 404.
+    if (allowed.length && !allowed.includes(request.method)) {
       const allow = allowed.sort().join(', ');
       return send(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}`, {}, { headers: { Allow: allow } }));
     }

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's rate-limit class (src/limits/classes.ts); absent means not limited. */
     limit?: BucketClass;
+    /** The route takes no body, or an empty one even with a JSON content type (app.ts's JSON parser). */
+    optionalBody?: boolean;
   }
 }
 

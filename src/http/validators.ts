@@ -57,7 +57,10 @@ export const PsbtHex = Type.String({
   description: 'PSBT, hex (starts 70736274ff)',
 });
 
-export const UnixSeconds = Type.Integer({ minimum: 0, description: 'unix time, seconds' });
+/** The last second of year 9999: every date a client can mean, and far inside BIGINT and Date. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
+export const UnixSeconds = Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'unix time, seconds' });
 
 export const Cursor = Type.String({ maxLength: 400, description: 'opaque cursor from next_cursor' });
 

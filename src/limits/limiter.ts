@@ -47,6 +47,8 @@ export interface Limiter {
   consume(buckets: readonly Bucket[], nowMs: number): Promise<ConsumeResult>;
   /** Releases what the backend holds (connections it owns, memory). */
   close(): Promise<void>;
+  /** Readiness: resolves when the backend answers now, rejects otherwise (absent: always ready, as in memory). */
+  ping?(): Promise<void>;
 }
 
 /** The backend could not answer in time (unreachable, timed out, refused). */

@@ -78,6 +78,10 @@ export class RedisLimiter implements Limiter {
     return parseReply(reply, list);
   }
 
+  async ping(): Promise<void> {
+    await withTimeout(this.whenReady().then(() => this.client.ping()), this.timeoutMs);
+  }
+
   async close(): Promise<void> {
     if (!this.ownsClient) return;
     if (this.client.status === 'ready') {

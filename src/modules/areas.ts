@@ -3,6 +3,7 @@ import { healthArea } from './health/manifest.js';
 import { authArea } from './auth/manifest.js';
 import { listingsArea } from './listings/manifest.js';
 import { checkoutArea } from './checkout/manifest.js';
+import { offersArea } from './offers/manifest.js';
 import { fillsArea } from './fills/manifest.js';
 import { inventoryArea } from './inventory/manifest.js';
 import { marketArea } from './market/manifest.js';
@@ -20,6 +21,7 @@ export const AREAS: readonly Area[] = [
   authArea,
   listingsArea,
   checkoutArea,
+  offersArea,
   fillsArea,
   inventoryArea,
   marketArea,

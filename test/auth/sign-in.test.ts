@@ -5,6 +5,7 @@ import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
 import { requireOwner, requireSession } from '../../src/modules/auth/guard.js';
 import { signInMessage } from '../../src/modules/auth/message.js';
+import { sessionSecurity } from '../../src/http/security.js';
 
 let t: TestApp;
 before(async () => {
@@ -12,8 +13,9 @@ before(async () => {
     chain: unreachableChain(),
     env: { AUTH_ALLOWED_ORIGINS: 'https://market.example', AUTH_DOMAIN: 'market.example' },
     beforeReady: (app) => {
-      app.get('/v1/__test/me', async (req) => ({ result: { address: requireSession(req) } }));
-      app.get('/v1/__test/address/:address/feed', async (req) => ({ result: { address: requireOwner(req, (req.params as { address: string }).address) } }));
+      app.get('/v1/__test/me', { schema: { security: sessionSecurity } }, async (req) => ({ result: { address: requireSession(req) } }));
+      app.get('/v1/__test/undeclared', async (req) => ({ result: { address: requireSession(req) } }));
+      app.get('/v1/__test/address/:address/feed', { schema: { security: sessionSecurity } }, async (req) => ({ result: { address: requireOwner(req, (req.params as { address: string }).address) } }));
     },
   });
 });
@@ -173,4 +175,50 @@ test('sign-in budget: 60 per minute per IP across /v1/auth/*, then 429 with Retr
   assert.equal(r.headers['retry-after'], String(json(r).retry_after_seconds));
   const otherIp = await t.app.inject({ method: 'POST', url: '/v1/auth/challenge', payload: { address: w.address }, remoteAddress: freshIp() });
   assert.equal(otherIp.statusCode, 200);
+});
+
+test('a stranger cannot lock an address out: any number of challenges coexist, with or without challenge_id', async () => {
+  const victim = makeWallet('p2wpkh', 'lockout');
+  // The same second throughout (the manual clock stands still): the old (address, second) key had five slots.
+  for (let i = 0; i < 12; i++) await challenge(victim, freshIp());
+  const ip = freshIp();
+  const mine = await challenge(victim, ip);
+  const other = (await challenge(victim, ip)) as { message: string; issued_at: number; challenge_id?: string };
+  assert.match(String(other.challenge_id), /^[A-Za-z0-9_-]{22}$/);
+  const byTime = await t.app.inject({ method: 'POST', url: '/v1/auth/verify', payload: { address: victim.address, issued_at: mine.issued_at, signature: signMessageBip322(victim, mine.message) }, remoteAddress: ip });
+  assert.equal(byTime.statusCode, 200, byTime.body);
+  const byId = await t.app.inject({ method: 'POST', url: '/v1/auth/verify', payload: { address: victim.address, issued_at: other.issued_at, challenge_id: other.challenge_id, signature: signMessageBip322(victim, other.message) }, remoteAddress: ip });
+  assert.equal(byId.statusCode, 200, byId.body);
+  const wrongId = await t.app.inject({ method: 'POST', url: '/v1/auth/verify', payload: { address: victim.address, issued_at: other.issued_at, challenge_id: 'A'.repeat(22), signature: signMessageBip322(victim, other.message) }, remoteAddress: ip });
+  assert.equal(json(wrongId).code, 'signature_invalid');
+});
+
+test('expired challenges are purged', async () => {
+  const w = makeWallet('p2wpkh', 'purge');
+  await challenge(w, freshIp());
+  const count = async () => (await t.ctx.store.db.selectFrom('auth_challenges').select('id').where('address', '=', w.address).execute()).length;
+  assert.equal(await count(), 1);
+  const purge = t.ctx.areas.find((a) => a.name === 'auth')?.jobs?.(t.ctx).find((j) => j.name === 'auth-purge');
+  assert.ok(purge, 'the auth area declares its purge job');
+  await purge.run();
+  assert.equal(await count(), 1, 'a live challenge stays');
+  t.clock.advance(601_000);
+  await purge.run();
+  assert.equal(await count(), 0);
+});
+
+test('issued_at out of range (1e300, a string, Infinity): 400, never a 500', async () => {
+  const w = makeWallet('p2wpkh', 'range');
+  for (const issued of ['1e300', '"1e300"', '"Infinity"', '1e999', '-1']) {
+    const r = await t.app.inject({ method: 'POST', url: '/v1/auth/verify', headers: { 'content-type': 'application/json' }, payload: `{"address":"${w.address}","issued_at":${issued},"signature":"AA=="}`, remoteAddress: freshIp() });
+    assert.equal(r.statusCode, 400, `${issued}: ${r.body}`);
+    assert.equal(json(r).code, 'invalid_request');
+    assert.equal(json(r).field, 'body.issued_at');
+  }
+});
+
+test('a route that reads the session without declaring security is a programming error, never a silent public route', async () => {
+  const app = t.app;
+  const r = await app.inject({ method: 'GET', url: '/v1/__test/undeclared' });
+  assert.equal(r.statusCode, 500);
 });

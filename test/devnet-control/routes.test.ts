@@ -81,3 +81,18 @@ test('devnet routes are documented and absent on a real chain config', async () 
     await prod.close();
   }
 });
+
+test('faucet asking more than the miner holds: 400 invalid_request, not 500', async () => {
+  const w = makeWallet('p2wpkh', 'faucet-broke');
+  const r = await post('/devnet/faucet', { address: w.address, amount_sats: 2_000_000_000_000_000 });
+  assert.equal(r.statusCode, 400, r.body);
+  assert.equal(json(r).code, 'invalid_request');
+  assert.match(json(r).error, /miner/);
+});
+
+test('POST /devnet/sync takes an empty body with a JSON content type, or none', async () => {
+  const empty = await t.app.inject({ method: 'POST', url: '/devnet/sync', headers: { 'content-type': 'application/json' }, payload: '' });
+  assert.equal(empty.statusCode, 200, empty.body);
+  const none = await t.app.inject({ method: 'POST', url: '/devnet/sync' });
+  assert.equal(none.statusCode, 200, none.body);
+});

@@ -12,7 +12,7 @@ const seller = makeWallet('p2wpkh', 'po-seller');
 const receive = makeWallet('p2pkh', 'po-receive');
 const platform = makeWallet('p2wpkh', 'po-platform');
 
-/** The escrow of protocol.md: leaf <bidder> CHECKSIGVERIFY <market> CHECKSIG (market signature first in the witness). */
+/** The collection-offer escrow: leaf <bidder> CHECKSIGVERIFY <market> CHECKSIG (market signature first in the witness). */
 function escrow() {
   const leaf = Script.encode([bidder.xOnly, 'CHECKSIGVERIFY', market.xOnly, 'CHECKSIG']);
   const refund = Script.encode([144, 'CHECKSEQUENCEVERIFY', 'DROP', bidder.xOnly, 'CHECKSIG']);

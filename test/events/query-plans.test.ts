@@ -45,7 +45,7 @@ function assertIndexed(lines: string[], what: string, sortable = false) {
     const bounded = sortable && lines.some((l) => /USING INDEX fills_asset \(asset=\?/.test(l));
     if (!bounded) assert.ok(!lines.some((l) => l === 'USE TEMP B-TREE FOR ORDER BY'), `${what}: full sort\n${text}`);
   } else {
-    assert.ok(!/Seq Scan on (fills|listings|owner_events)/.test(text), `${what}: sequential scan\n${text}`);
+    assert.ok(!/Seq Scan on (fills|listings|owner_events|offers)/.test(text), `${what}: sequential scan\n${text}`);
   }
 }
 
@@ -53,7 +53,7 @@ const positions: Array<KeysetPosition | undefined> = [undefined, [1_700_000_000,
 
 void test('public feed branches use their indexes', async () => {
   const s = new PublicEventStore(h.store.db);
-  for (const kind of [undefined, 'sales', 'listings'] as const) {
+  for (const kind of [undefined, 'sales', 'listings', 'offers'] as const) {
     for (const after of positions) {
       for (const [i, b] of s.branches(kind, 1_800_000_000, 51, after).entries()) assertIndexed(await plan(b), `events kind=${kind} branch ${i} after=${!!after}`);
     }

@@ -16,7 +16,7 @@ test('readyz on the devnet: ready once the indexer caught up, not ready when it 
   await t.ctx.sync();
   const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
   assert.equal(ready.statusCode, 200, ready.body);
-  assert.deepEqual(Object.keys(json(ready).result).sort(), ['bitcoin', 'counterparty', 'indexer', 'store']);
+  assert.deepEqual(Object.keys(json(ready).result).filter((k) => k !== 'redis').sort(), ['bitcoin', 'counterparty', 'indexer', 'store']);
   await t.ctx.devnet!.mine(4);
   const lagging = await t.app.inject({ method: 'GET', url: '/readyz' });
   assert.equal(lagging.statusCode, 503);
@@ -24,4 +24,27 @@ test('readyz on the devnet: ready once the indexer caught up, not ready when it 
   const sync = await t.app.inject({ method: 'POST', url: '/devnet/sync', payload: {} });
   assert.equal(sync.statusCode, 200);
   assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+});
+
+test('readyz is 503 while Redis is configured and unreachable (every limited route would answer 503)', async () => {
+  const down = await testApp({ env: { REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: 'readyz-down:' } });
+  try {
+    await down.ctx.indexer.run(); // not ctx.sync(): that clears the response cache, on the Redis that is down
+    const r = await down.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(r.statusCode, 503, r.body);
+    assert.equal(json(r).code, 'service_unavailable');
+    assert.equal(json(r).checks.redis.ok, false);
+    assert.equal(json(r).checks.indexer.ok, true, 'only Redis is down');
+  } finally {
+    await down.close();
+  }
+});
+
+test('GET / is a small page a person can use: docs, the OpenAPI document, collections, health', async () => {
+  const r = await t.app.inject({ method: 'GET', url: '/' });
+  assert.equal(r.statusCode, 200);
+  assert.match(String(r.headers['content-type']), /^text\/html/);
+  for (const href of ['/docs', '/v1/openapi.json', '/v1/collections', '/healthz', '/readyz']) assert.ok(r.body.includes(`href="${href}"`), href);
+  const again = await t.app.inject({ method: 'GET', url: '/' });
+  assert.match(String(again.headers['content-type']), /^text\/html/, 'a cached answer keeps its type');
 });

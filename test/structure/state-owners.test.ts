@@ -1,6 +1,6 @@
 /**
  * One owner per state machine: only listings/lifecycle.ts writes listing rows and
- * only fills/ledger.ts writes fills, so every transition has one guarded UPDATE
+ * only fills/ledger.ts writes fills and only offers/lifecycle.ts writes offers and their slots, so every transition has one guarded UPDATE
  * (and its event) and no second writer can bypass the guard.
  */
 import assert from 'node:assert/strict';
@@ -12,6 +12,9 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 const OWNERS: Record<string, string> = {
   listings: 'src/modules/listings/lifecycle.ts',
   fills: 'src/modules/fills/ledger.ts',
+  offers: 'src/modules/offers/lifecycle.ts',
+  offer_slots: 'src/modules/offers/lifecycle.ts',
+  offer_placements: 'src/modules/offers/lifecycle.ts',
 };
 
 function sources(dir: string): string[] {

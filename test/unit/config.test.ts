@@ -11,6 +11,18 @@ test('defaults make npm start work with no setup', () => {
   assert.equal(c.DATABASE_URL, 'sqlite:data/market.sqlite');
   assert.equal(c.INDEXER_INTERVAL_MS, 120_000);
   assert.deepEqual(c.AUTH_ALLOWED_ORIGINS, ['http://localhost:8080', 'http://127.0.0.1:8080']);
+  assert.equal(c.AUTH_DOMAIN, 'localhost:8080');
+});
+
+test('defaults derived from the port follow PORT; the devnet listens on loopback unless HOST says otherwise', () => {
+  const c = loadConfig({ PORT: '18080' });
+  assert.deepEqual(c.AUTH_ALLOWED_ORIGINS, ['http://localhost:18080', 'http://127.0.0.1:18080']);
+  assert.equal(c.AUTH_DOMAIN, 'localhost:18080');
+  assert.equal(c.HOST, '127.0.0.1', 'the devnet control routes are unauthenticated by design');
+  assert.equal(loadConfig({ HOST: '0.0.0.0' }).HOST, '0.0.0.0');
+  const core = { CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000', MARKET_FEE_ADDRESS: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' };
+  assert.equal(loadConfig(core).HOST, '0.0.0.0');
+  assert.equal(loadConfig({ AUTH_DOMAIN: 'market.example', AUTH_ALLOWED_ORIGINS: 'https://market.example' }).AUTH_DOMAIN, 'market.example');
 });
 
 test('values are converted and checked', () => {

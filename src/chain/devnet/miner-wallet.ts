@@ -9,6 +9,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p2wpkh, SigHash, Transaction } from '@scure/btc-signer';
 import { networkParams, type Network } from '../../bitcoin/networks.js';
 import type { StoredCoin } from './chain-state.js';
+import { DevnetUsageError } from './usage-error.js';
 
 export class MinerWallet {
   readonly privateKey: Uint8Array;
@@ -39,7 +40,8 @@ export class MinerWallet {
       if (total >= to.amount + feeFor(chosen.length) + 330n) break;
     }
     const fee = feeFor(chosen.length);
-    if (total < to.amount + fee) throw new Error(`devnet faucet: the miner holds ${total} sats, ${to.amount + fee} needed`);
+    // The caller asked for more than the miner can pay: a usage error (400), not a crash.
+    if (total < to.amount + fee) throw new DevnetUsageError(`devnet faucet: the miner holds ${total} spendable sats, ${to.amount + fee} needed; mine blocks first (POST /devnet/mine) or ask for less`);
     const tx = new Transaction({ allowUnknownOutputs: true });
     for (const c of chosen) tx.addInput({ txid: c.txid, index: c.vout, witnessUtxo: { script: c.script, amount: c.value } });
     tx.addOutput({ script: to.script, amount: to.amount });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
+import { routeNeedsSession } from '../../http/security.js';
 
 /**
  * The one owner guard every private route uses:
@@ -8,6 +9,9 @@ import { ApiError } from '../../http/errors.js';
  * - a private resource owned by someone else: 404, same as missing.
  */
 export function requireSession(request: FastifyRequest): string {
+  // A route that reads the session must say so in its schema (http/security.ts), or the
+  // OpenAPI document and the route table test would call it public: a programming error.
+  if (!routeNeedsSession(request)) throw new Error(`${request.method} ${request.routeOptions.url ?? ''} uses a session but its schema does not declare security: sessionSecurity`);
   if (!request.session) {
     throw new ApiError(
       'unauthenticated',

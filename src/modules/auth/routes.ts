@@ -5,6 +5,8 @@ import { Ok, errorResponses } from '../../http/envelope.js';
 import { Address, UnixSeconds } from '../../http/validators.js';
 import { AuthService } from './service.js';
 
+const ChallengeId = Type.String({ pattern: '^[A-Za-z0-9_-]{22}$', description: 'challenge id from POST /v1/auth/challenge (22 base64url characters)' });
+
 const Signature = Type.String({ minLength: 1, maxLength: 4096, pattern: '^[A-Za-z0-9+/=]+$', description: 'base64 message signature' });
 
 const Verification = Type.Object(
@@ -37,10 +39,19 @@ export function authRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         summary: 'Ask for a sign-in challenge',
-        description: 'Returns the exact text to sign (newlines included). A challenge lives 10 minutes and can be used once.',
+        description:
+          'Returns the exact text to sign (newlines included) and the challenge\'s `challenge_id`. A challenge lives 10 minutes and can be used once. Any number of challenges may be open for one address at once (asking for one never uses up anyone else\'s), within the per-IP sign-in budget.',
         body: Type.Object({ address: Address }, { additionalProperties: false }),
         response: {
-          200: Ok(Type.Object({ address: Type.String(), message: Type.String(), issued_at: UnixSeconds, expires_at: UnixSeconds })),
+          200: Ok(
+            Type.Object({
+              challenge_id: Type.String({ description: 'Names this challenge; send it back to /v1/auth/verify (optional there, recommended)' }),
+              address: Type.String(),
+              message: Type.String(),
+              issued_at: UnixSeconds,
+              expires_at: UnixSeconds,
+            }),
+          ),
           ...errorResponses,
         },
       },
@@ -56,9 +67,9 @@ export function authRoutes(app: App, ctx: Context): void {
         tags,
         summary: 'Sign in with a signed challenge',
         description:
-          'Send the challenge `issued_at` and the base64 signature of its exact `message`. BIP-322 is the default; a BIP-137 recoverable signature must declare `verification {method: "BIP-137", format: "legacy_recoverable"}`. P2PKH addresses also accept a classic 65-byte recoverable signature. A wrong key, a changed message, or a used or expired challenge give 401 signature_invalid.',
+          'Send the challenge `issued_at` and the base64 signature of its exact `message`, and preferably its `challenge_id` (without it, the challenges issued to the address in that second are tried). BIP-322 is the default; a BIP-137 recoverable signature must declare `verification {method: "BIP-137", format: "legacy_recoverable"}`. P2PKH addresses also accept a classic 65-byte recoverable signature. A wrong key, a changed message, or a used or expired challenge give 401 signature_invalid.',
         body: Type.Object(
-          { address: Address, issued_at: UnixSeconds, signature: Signature, verification: Type.Optional(Verification) },
+          { address: Address, issued_at: UnixSeconds, signature: Signature, verification: Type.Optional(Verification), challenge_id: Type.Optional(ChallengeId) },
           { additionalProperties: false },
         ),
         response: { 200: Ok(SessionResult), ...errorResponses },

@@ -10,6 +10,11 @@ import { originOf, parseSignInMessage, signInMessage } from './message.js';
 export const CHALLENGE_TTL_S = 10 * 60;
 export const SESSION_TTL_S = 24 * 60 * 60;
 export const PROOF_MAX_AGE_S = 5 * 60;
+/**
+ * A verify without `challenge_id` tries at most this many challenges of its address and
+ * second (one signature check each). Clients that send the id never search.
+ */
+const MAX_SAME_SECOND_CANDIDATES = 16;
 /** Clock skew tolerated on a wallet's "Issued At" in the future. */
 const PROOF_FUTURE_SKEW_S = 60;
 
@@ -32,37 +37,48 @@ export class AuthService {
 
   async challenge(address: string) {
     this.checkAddress(address);
-    const now = nowSeconds(this.ctx.clock);
-    // (address, issued_at) names a challenge; a second request in the same second takes the next free second.
-    for (let issuedAt = now; issuedAt < now + 5; issuedAt++) {
-      const expiresAt = issuedAt + CHALLENGE_TTL_S;
-      const message = signInMessage({
-        domain: this.ctx.config.AUTH_DOMAIN,
-        address,
-        uri: this.ctx.config.AUTH_ALLOWED_ORIGINS[0] ?? `https://${this.ctx.config.AUTH_DOMAIN}`,
-        nonce: crypto.randomBytes(16).toString('hex'),
-        issuedAt,
-        expiresAt,
-      });
-      if (await this.store.insertChallenge({ address, issued_at: issuedAt, message, expires_at: expiresAt })) {
-        return { address, message, issued_at: issuedAt, expires_at: expiresAt };
-      }
-    }
-    throw new ApiError('rate_limited', 'too many challenges for this address right now', { retry_after_seconds: 5 }, { headers: { 'Retry-After': '5' } });
+    const issuedAt = nowSeconds(this.ctx.clock);
+    const expiresAt = issuedAt + CHALLENGE_TTL_S;
+    // A random id names the challenge: any number coexist for one address, so nobody can
+    // use up another address's challenges (only their own IP's sign-in budget).
+    const id = crypto.randomBytes(16).toString('base64url');
+    const message = signInMessage({
+      domain: this.ctx.config.AUTH_DOMAIN,
+      address,
+      uri: this.ctx.config.AUTH_ALLOWED_ORIGINS[0] ?? `https://${this.ctx.config.AUTH_DOMAIN}`,
+      nonce: crypto.randomBytes(16).toString('hex'),
+      issuedAt,
+      expiresAt,
+    });
+    await this.store.insertChallenge({ id, address, issued_at: issuedAt, message, expires_at: expiresAt });
+    return { challenge_id: id, address, message, issued_at: issuedAt, expires_at: expiresAt };
   }
 
-  async verify(body: { address: string; issued_at: number; signature: string; verification?: Verification }) {
+  /**
+   * With `challenge_id`, that challenge; without (the spec's `{address, issued_at, signature}`),
+   * the challenges issued to the address in that second, whichever one the signature is over.
+   */
+  async verify(body: { address: string; issued_at: number; signature: string; verification?: Verification; challenge_id?: string }) {
     this.checkAddress(body.address);
     const now = nowSeconds(this.ctx.clock);
-    const challenge = await this.store.findChallenge(body.address, body.issued_at);
-    if (!challenge) throw refused('no challenge was issued to this address at that time');
-    if (challenge.used_at !== null) throw refused('this challenge was already used');
-    if (challenge.expires_at <= now) throw refused('this challenge has expired; ask for a new one');
-    this.checkSignature(body.address, challenge.message, body.signature, body.verification);
-    if (!(await this.store.consumeChallenge(body.address, body.issued_at, now))) {
-      throw refused('this challenge was already used');
-    }
+    const named = body.challenge_id === undefined ? undefined : await this.store.findChallenge(body.challenge_id);
+    const candidates = body.challenge_id === undefined
+      ? await this.store.challengesAt(body.address, body.issued_at, MAX_SAME_SECOND_CANDIDATES)
+      : named && named.address === body.address && Number(named.issued_at) === body.issued_at ? [named] : [];
+    if (!candidates.length) throw refused('no challenge was issued to this address at that time');
+    const open = candidates.filter((c) => c.used_at === null);
+    if (!open.length) throw refused('this challenge was already used');
+    const live = open.filter((c) => Number(c.expires_at) > now);
+    if (!live.length) throw refused('this challenge has expired; ask for a new one');
+    const signed = live.find((c) => this.signatureOk(body.address, c.message, body.signature, body.verification));
+    if (!signed) throw refused(`signature does not verify for ${body.address}`);
+    if (!(await this.store.consumeChallenge(signed.id, now))) throw refused('this challenge was already used');
     return this.openSession(body.address, now);
+  }
+
+  /** Housekeeping: expired challenges, proofs and sessions go (run by the auth area's purge job). */
+  async purgeExpired(): Promise<void> {
+    await this.store.purgeExpired(nowSeconds(this.ctx.clock));
   }
 
   async connect(body: { address: string; message: string; signature: string; verification: Verification }) {
@@ -84,14 +100,17 @@ export class AuthService {
   }
 
   private checkSignature(address: string, message: string, signature: string, verification: Verification): void {
-    const res = verifyMessage({
+    if (!this.signatureOk(address, message, signature, verification)) throw refused(`signature does not verify for ${address}`);
+  }
+
+  private signatureOk(address: string, message: string, signature: string, verification: Verification): boolean {
+    return verifyMessage({
       address,
       message,
       signatureBase64: signature,
       network: this.ctx.config.NETWORK,
       method: verification?.method,
-    });
-    if (!res.ok) throw refused(`signature does not verify for ${address}`);
+    }).ok;
   }
 
   private async openSession(address: string, now: number) {

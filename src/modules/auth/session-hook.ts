@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { AuthStore } from './store.js';
 import { hashToken } from './service.js';
+import { requireSession } from './guard.js';
+import { routeNeedsSession } from '../../http/security.js';
 
 export interface Session {
   address: string;
@@ -53,4 +55,12 @@ export function sessionHook(ctx: Context) {
     }
     request.session = session;
   };
+}
+
+/**
+ * `onRequest`, after the limiter: a route whose schema declares `security: sessionSecurity`
+ * answers 401 to a request without a valid session before its body is even parsed.
+ */
+export async function enforceDeclaredSession(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (routeNeedsSession(request)) requireSession(request);
 }

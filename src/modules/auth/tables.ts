@@ -1,5 +1,7 @@
 export interface AuthTables {
+  /** Named by a random id, so any number can coexist for one address (migration 012). */
   auth_challenges: {
+    id: string;
     address: string;
     issued_at: number;
     message: string;

@@ -10,7 +10,7 @@
  *   in n+1…     further buyer coins
  *   then        the platform-fee output (when the fee is not 0), buyer change (above dust)
  *
- * The message sits at output 0 on purpose (unlike protocol.md's first sketch): Counterparty Core
+ * The message sits at output 0 on purpose (unlike the protocol's first sketch; docs/transactions.md): Counterparty Core
  * ignores a message that follows address outputs, and the pairs must keep output k = input k.
  * Version and locktime are the sellers' (their BIP-143/341 signatures commit to both).
  * Sizes are upper bounds (bitcoin/vsize.ts), so the fee never undershoots the rate.

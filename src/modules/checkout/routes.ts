@@ -1,4 +1,5 @@
 import type { App } from '../../http/app-type.js';
+import { sessionSecurity } from '../../http/security.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { ownedOr404, requireSession } from '../auth/guard.js';
@@ -23,6 +24,7 @@ export function checkoutRoutes(app: App, ctx: Context): void {
     {
       config: { limit: 'expensive_write', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Quote a cart: the unsigned checkout PSBT',
         description: `Session required. \`lines\`: 1 to ${MAX_LINES}, at most ${MAX_UNITS} units in all (a unit is one listing, sold whole with its quantity_raw), no listing named twice (400 invalid_request otherwise). A \`{listing_id}\` line buys that listing; an \`{asset, quantity}\` line buys the \`quantity\` cheapest fillable listings of the asset (ties: oldest first). Fillable: active, not past its marketplace expiry, not claimed by a settlement in flight, not sold by the caller.
@@ -52,6 +54,7 @@ ${LAYOUT}
     {
       config: { limit: 'signed_completion', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Complete a quote with the signed PSBT: claim, journal, broadcast',
         description: `Session required; only the quote's buyer (a missing and a foreign id both answer 404). Body \`{psbt_hex}\`: the quote PSBT with every input of \`inputs_to_sign\` signed by buyer_address (partial signatures or finalized witnesses).
@@ -76,6 +79,7 @@ ${LAYOUT}
     {
       config: { limit: 'recovery_read', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Read a checkout operation (recovery)',
         description: `Session required; only the quote's buyer (a missing and a foreign id both answer 404). The saved operation, for recovery after a lost or uncertain completion response (502, timeout): \`status\` quoted | expired | broadcasting (journaled; recovery keeps relaying) | broadcast | confirmed | failed, with \`txid\` once completed, \`claims_released\`, \`mempool_reason\`, \`failure_code\` and \`mempool_policy\` when failed, and \`confirmations\` / \`block_index\` when confirmed (counted on the market's indexed tip, which lags the chain by up to a few minutes). No signature or raw transaction is ever returned; \`psbt_hex\` is the unsigned quote and only while status is quoted. Request a new quote only once the status is expired or failed.`,

@@ -149,10 +149,11 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
   app.post(
     '/devnet/sync',
     {
+      config: { optionalBody: true },
       schema: {
         tags,
         summary: 'Bring the market to the chain tip now',
-        description: 'Runs the market’s indexer and recovery to the tip and clears the response cache; answers when the market reflects the chain.',
+        description: 'Runs the market’s indexer and recovery to the tip and clears the response cache; answers when the market reflects the chain. Takes no body: none, an empty one or `{}`.',
         response: { 200: Ok(Type.Object({ height: Type.Integer(), hash: Type.String() })), ...errorResponses },
       },
     },

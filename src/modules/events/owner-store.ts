@@ -55,6 +55,7 @@ export class OwnerEventStore {
     return [
       this.stored(address, limit, after),
       this.expiringNow(address, now, limit, after),
+      this.offerExpiringNow(address, now, limit, after),
       this.filled(address, now, limit, after),
       this.confirmed('sale_confirmed', address, limit, after),
       this.confirmed('purchase_confirmed', address, limit, after),
@@ -115,6 +116,33 @@ export class OwnerEventStore {
       .where('l.state', 'in', ['pending', 'active'])
       .where('l.expires_at', '<=', now);
     return this.ordered(q, sql.ref('l.expires_at'), id, limit, after);
+  }
+
+  /** `offer_expired` for an active offer of the bidder already past its expiry, before the indexer ends it (same id as the stored row then). */
+  private offerExpiringNow(address: string, now: number, limit: number, after: KeysetPosition | undefined): Branch {
+    const id = eventIdSql('offer_expired', sql.ref('o.id'));
+    const q = this.db
+      .selectFrom('offers as o')
+      .select([
+        id.as('event_id'),
+        sql.lit('offer_expired').as('kind'),
+        'o.expires_at as at',
+        sql.lit('bidder').as('role'),
+        sql.lit('expired').as('status'),
+        'o.asset',
+        'o.price_sats',
+        nullOf<string>('text').as('txid'),
+        nullOf<string>('text').as('listing_id'),
+        'o.id as offer_id',
+        nullOf<string>('text').as('utxo_txid'),
+        nullOf<number>('integer').as('utxo_vout'),
+        'o.expires_at',
+        sql<string>`'{"funding_slot_id":"' || ${sql.ref('o.slot_id')} || '"}'`.as('data'),
+      ])
+      .where('o.bidder', '=', address)
+      .where('o.state', '=', 'active')
+      .where('o.expires_at', '<=', now);
+    return this.ordered(q, sql.ref('o.expires_at'), id, limit, after);
   }
 
   /** Fills joined to the listing they sold (kind listing), for the listing id, unit and state. */

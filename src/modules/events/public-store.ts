@@ -20,13 +20,16 @@ export type PublicKindFilter = 'sales' | 'listings' | 'offers';
 
 export interface PublicEventRow {
   event_id: string;
-  kind: 'sale' | 'listed' | 'delisted';
+  kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
   at: number;
-  reason: 'owner' | 'expired' | 'invalid' | null;
-  asset: string;
+  reason: 'owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | null;
+  asset: string | null;
+  /** Set on offer rows (their own target); null elsewhere (the asset's primary collection is looked up). */
+  collection: string | null;
+  bidder: string | null;
   asset_longname: string | null;
   price_sats: number;
-  seller: string;
+  seller: string | null;
   buyer: string | null;
   txid: string | null;
   fill_kind: 'listing' | 'offer' | null;
@@ -50,7 +53,9 @@ export class PublicEventStore {
     if (kind === undefined || kind === 'listings') {
       out.push(this.listed(limit, after), this.delistedEnded(limit, after), this.delistedExpired(limit, after), this.expiringNow(now, limit, after));
     }
-    // Offers (placed and ended) have no rows yet: `offers` reads an empty page.
+    if (kind === undefined || kind === 'offers') {
+      out.push(this.offerPlaced(limit, after), this.offerEnded(limit, after), this.offerExpired('expired', limit, after), this.offerExpired('active', limit, after, now));
+    }
     return out;
   }
 
@@ -66,6 +71,8 @@ export class PublicEventStore {
         nullOf<string>('text').as('reason'),
         'f.asset',
         'f.asset_longname',
+        nullOf<string>('text').as('collection'),
+        nullOf<string>('text').as('bidder'),
         'f.price_sats',
         'f.seller',
         'f.buyer',
@@ -91,6 +98,8 @@ export class PublicEventStore {
         sql<string | null>`${reason}`.as('reason'),
         'l.asset',
         nullOf<string>('text').as('asset_longname'),
+        nullOf<string>('text').as('collection'),
+        nullOf<string>('text').as('bidder'),
         'l.price_sats',
         'l.seller',
         nullOf<string>('text').as('buyer'),
@@ -135,5 +144,57 @@ export class PublicEventStore {
   private expiringNow(now: number, limit: number, after: KeysetPosition | undefined): Branch {
     const q = this.listing('delisted', 'expires_at', sql.lit('expired')).where('l.state', '=', 'active').where('l.expires_at', '<=', now);
     return this.ordered(q, 'delisted', 'expires_at', limit, after);
+  }
+
+  /**
+   * Public offers (exact-unit offers are private): `offer_placed` / `collection_offer_placed` at
+   * creation; `*_ended` at the ending (cancelled, superseded, invalid) or, for an expiry, at
+   * expires_at — before the indexer writes it too (same id). A filled offer's sale is its event.
+   */
+  private offer(kind: 'placed' | 'ended', at: 'created_at' | 'ended_at' | 'expires_at', reason: Expression<string | null>) {
+    const scoped = sql<string>`case when ${sql.ref('o.scope')} = 'asset' then ${sql.lit(`offer_${kind}`)} else ${sql.lit(`collection_offer_${kind}`)} end`;
+    return this.db
+      .selectFrom('offers as o')
+      .select([
+        eventIdSql(`offer_${kind}`, sql.ref('o.id')).as('event_id'),
+        scoped.as('kind'),
+        sql.ref<number>(`o.${at}`).as('at'),
+        sql<string | null>`${reason}`.as('reason'),
+        'o.asset',
+        nullOf<string>('text').as('asset_longname'),
+        'o.collection',
+        'o.bidder',
+        'o.price_sats',
+        nullOf<string>('text').as('seller'),
+        nullOf<string>('text').as('buyer'),
+        nullOf<string>('text').as('txid'),
+        nullOf<string>('text').as('fill_kind'),
+        nullOf<number>('bigint').as('confirmed_at'),
+      ])
+      .where('o.target_txid', 'is', null);
+  }
+
+  private offerOrdered(q: ReturnType<PublicEventStore['offer']>, kind: 'placed' | 'ended', atCol: 'created_at' | 'ended_at' | 'expires_at', limit: number, after: KeysetPosition | undefined): Branch {
+    const id = eventIdSql(`offer_${kind}`, sql.ref('o.id'));
+    const at = sql.ref<number>(`o.${atCol}`);
+    const paged = after ? q.where(before(at, id, after)) : q;
+    return paged.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
+  }
+
+  private offerPlaced(limit: number, after: KeysetPosition | undefined): Branch {
+    return this.offerOrdered(this.offer('placed', 'created_at', nullOf<string>('text')), 'placed', 'created_at', limit, after);
+  }
+
+  private offerEnded(limit: number, after: KeysetPosition | undefined): Branch {
+    const reason = sql<string>`case ${sql.ref('o.end_reason')} when 'consumed' then 'cancelled' else ${sql.ref('o.end_reason')} end`;
+    const q = this.offer('ended', 'ended_at', reason).where('o.ended_at', 'is not', null).where('o.end_reason', 'in', ['cancelled', 'superseded', 'invalid', 'consumed']);
+    return this.offerOrdered(q, 'ended', 'ended_at', limit, after);
+  }
+
+  /** Expired: written by the indexer (`expired`), or still active past expires_at (read time). */
+  private offerExpired(state: 'expired' | 'active', limit: number, after: KeysetPosition | undefined, now?: number): Branch {
+    let q = this.offer('ended', 'expires_at', sql.lit('expired')).where('o.state', '=', state);
+    if (state === 'active') q = q.where('o.expires_at', '<=', now!);
+    return this.offerOrdered(q, 'ended', 'expires_at', limit, after);
   }
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sessionSecurity } from '../../http/security.js';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { ErrorEnvelope, Page, errorResponses } from '../../http/envelope.js';
@@ -86,6 +87,7 @@ export function eventRoutes(app: App, ctx: Context): void {
     {
       config: { cache: 'no-store', limit: 'uncached_read' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: "The session address's event feed",
         description: OWNER_DESCRIPTION,

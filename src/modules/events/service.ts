@@ -33,9 +33,9 @@ export class EventsService {
 
   async publicPage(kind: PublicKindFilter | undefined, now: number, limit: number, after: KeysetPosition | undefined) {
     const { rows, next } = await paged((n) => this.publicStore.page(kind, now, n, after), limit);
-    const assets = rows.map((r) => r.asset);
-    const seed = new Map(rows.filter((r) => r.asset_longname).map((r) => [r.asset, r.asset_longname]));
-    const unnamed = rows.filter((r) => r.kind !== 'sale').map((r) => r.asset);
+    const assets = rows.map((r) => r.asset).filter((a): a is string => a !== null);
+    const seed = new Map(rows.filter((r) => r.asset && r.asset_longname).map((r) => [r.asset!, r.asset_longname]));
+    const unnamed = rows.filter((r) => r.kind !== 'sale' && r.asset).map((r) => r.asset!);
     const [collections, longnames] = await Promise.all([primaryCollections(this.db, assets), this.longnames.of(unnamed, seed)]);
     return { rows: rows.map((r) => publicEvent(r, collections, longnames)), next };
   }
@@ -53,12 +53,12 @@ function publicEvent(r: PublicEventRow, collections: ReadonlyMap<string, string>
     at: Number(r.at),
     reason: r.reason,
     asset: r.asset,
-    asset_longname: r.kind === 'sale' ? r.asset_longname : (longnames.get(r.asset) ?? null),
-    collection: collections.get(r.asset) ?? null,
+    asset_longname: r.kind === 'sale' ? r.asset_longname : r.asset ? (longnames.get(r.asset) ?? null) : null,
+    collection: r.collection ?? (r.asset ? (collections.get(r.asset) ?? null) : null),
     price_sats: Number(r.price_sats),
     seller: r.seller,
     buyer: r.buyer,
-    bidder: null,
+    bidder: r.bidder,
     txid: r.txid,
     fill_kind: r.fill_kind,
     confirmed_at: r.confirmed_at === null ? null : Number(r.confirmed_at),

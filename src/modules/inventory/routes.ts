@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sessionSecurity } from '../../http/security.js';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
@@ -71,6 +72,7 @@ export function inventoryRoutes(app: App, ctx: Context): void {
     {
       config: { limit: 'uncached_read', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Attached, confirmed units the session address owns',
         description: `Session required; never cached. Every confirmed, unspent UTXO of the session address that holds exactly one asset (a unit that can be listed with a reuse preflight, or accept an offer), listed or not: \`listing_id\`, \`listing_status\` and \`listed_price_sats\` describe its open listing (pending, active or reserved), null when none. UTXOs holding several assets are not units and are left out. At most ${MAX_PREPARED} UTXOs are read.`,

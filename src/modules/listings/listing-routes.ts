@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sessionSecurity } from '../../http/security.js';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
@@ -67,6 +68,7 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
     {
       config: { limit: 'signed_completion', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Reprice a listing with a new signed half',
         description:
@@ -84,6 +86,7 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
     {
       config: { limit: 'account_maintenance', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Delist one listing',
         description:
@@ -100,6 +103,7 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
     {
       config: { limit: 'expensive_write', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Reprice or delist up to 20 listings',
         description: `1 to 20 distinct listings, all sold by the session address. Ownership of every item is checked before anything is composed or written: a missing or foreign listing refuses the whole batch with 404 not_found and \`refused_listings\` [{index, listing_id, status, code, error}] listing every refusal; nothing changes. The first refusal sets the status and code.

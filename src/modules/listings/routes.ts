@@ -11,6 +11,7 @@ import { DRAFT_TTL_S } from './rules.js';
 import { AttachSubmission } from './attach-submit.js';
 import { finalizedListing, submitListing } from './listing-submit.js';
 import { Type } from '@sinclair/typebox';
+import { sessionSecurity } from '../../http/security.js';
 import { Address, Cursor, Limit, UnixSeconds } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
 import { draftView } from './draft-view.js';
@@ -33,6 +34,7 @@ export function listingRoutes(app: App, ctx: Context): void {
     {
       config: { limit: 'expensive_write', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Prepare a listing (reuse an attached unit, or attach a balance)',
         description: `Session required; \`seller\` must be the session address (else 403) and a SegWit signing address (P2WPKH/P2TR); \`asset_source\` (default the seller) may be P2PKH, P2WPKH or P2TR (else 400 unsupported_address_type).
@@ -62,6 +64,7 @@ ${DRAFT_DOC}`,
     {
       config: { limit: 'expensive_write', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Prepare a unit without listing it (an attach template)',
         description: `Builds the same attach as a mode=attach listing preflight, for a unit that will not be listed now (for example to accept an offer later). \`utxo_owner\` is the SegWit address the new asset UTXO pays (the session address). The result is a draft with purpose \`prepare\`; after the attach confirms and is verified it reads \`prepared\` and the unit appears in GET /v1/inventory/prepared.
@@ -84,6 +87,7 @@ ${DRAFT_DOC}`,
     {
       config: { limit: 'uncached_read', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Read a listing draft',
         description: `Session required; a draft of another seller answers 404 like a missing one. ${DRAFT_DOC}`,
@@ -102,6 +106,7 @@ ${DRAFT_DOC}`,
     {
       config: { limit: 'signed_completion', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Submit the signed attach alone',
         description: `For a P2PKH source (whose signature changes the txid), for an attach template, or to list later. Every input must be signed ALL by its signer entry (422 signature_invalid naming the input otherwise); a PSBT that differs from the stored template (an input, output, amount or prevout changed or added) is 422 template_mismatch; one that does not parse is 422 invalid_transaction; an expired template is 410 expired. The signed bytes are journaled, with claims on every input, before the broadcast; the draft moves to \`broadcasting\` then \`awaiting_indexer\`. The response is the draft: \`attach_txid\`, \`expected_txid\` and \`asset_utxo\` now hold the real outpoint (read them here for a P2PKH source) and, when a price is set, the listing template to sign. Relay outcomes: a node refusal is 422 mempool_rejected with \`mempool_policy\` (fee_floor: create a new preflight at a higher fee_rate) or 422 invalid_transaction, an input spent elsewhere 409 conflict_spend; each carries \`claims_released: true\`: the draft is then \`failed\` (last_error has the node's reason), nothing stays claimed and the balance it counted on is free for a new preflight. An unknown outcome is 502 broadcast_unknown: the signed attach is journaled, the draft reads \`broadcasting\` (and is listed by ?state=in_flight) until recovery relays it, then \`awaiting_indexer\`; read the draft, never re-sign. Submitting the same signed bytes again is safe: a journaled or relayed attach is relayed again and the draft returned, a refused one answers the same refusal again (the same bytes fail the same way), a confirmed one returns the draft.`,
@@ -121,6 +126,7 @@ ${DRAFT_DOC}`,
     {
       config: { limit: 'signed_completion', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Submit the signed attach and its dependent listing together',
         description: `Journals one signed attach (checked as in POST …/attach) and its signed dependent listing half: input 0 spends output 0 of the final attach transaction, output 0 pays the draft's price to the seller, signed SINGLE|ANYONECANPAY by the seller. Needs a price on the draft. Only the attach broadcasts at once; the listing is stored \`pending\` (private) and becomes \`active\` (public) once the indexer has seen the attach confirm and Counterparty shows the asset UTXO holding exactly the unit. Returns the durable listing operation: the draft, with listing_id and listing_status.
@@ -143,6 +149,7 @@ Relay outcomes are those of POST …/attach; on a refusal (422 mempool_rejected 
     {
       config: { limit: 'signed_completion', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Submit the signed listing',
         description: `The draft's listing template (\`listing.psbt_hex\`) signed SINGLE|ANYONECANPAY by the seller on input 0. Allowed once the asset outpoint is known and a price is set (next_action sign_listing): a \`ready\` draft gives an \`active\` listing at once (a reused unit is checked again against Bitcoin and Counterparty) and the draft becomes \`completed\`; a draft still \`broadcasting\`/\`awaiting_indexer\` gives a \`pending\` listing the indexer activates. The signed half is stored privately and never published. Wrong sighash or key: 422 signature_invalid; another outpoint, price or output, or input 0 without its \`witnessUtxo\` (a checkout copies the prevout from it): 422 template_mismatch; already listed or the asset UTXO spent: 409 state_changed.`,
@@ -162,6 +169,7 @@ Relay outcomes are those of POST …/attach; on a refusal (422 mempool_rejected 
     {
       config: { limit: 'account_maintenance', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Discard a draft',
         description:
@@ -178,6 +186,7 @@ Relay outcomes are those of POST …/attach; on a refusal (422 mempool_rejected 
     {
       config: { limit: 'account_maintenance', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'Set or change a draft’s price',
         description:
@@ -195,6 +204,7 @@ Relay outcomes are those of POST …/attach; on a refusal (422 mempool_rejected 
     {
       config: { limit: 'recovery_read', cache: 'no-store' },
       schema: {
+        security: sessionSecurity,
         tags,
         summary: 'The session address’s listing drafts',
         description: `Owner only (403 for another address, 401 without a session). Newest first by (created_at, id), \`limit\` 1 to 100 (default 50), opaque \`cursor\`. With \`state=in_flight\`: only drafts whose signed attach is still confirming (\`broadcasting\` or \`awaiting_indexer\`), newest activity first, at most 50, no paging (\`limit\` and \`cursor\` are ignored; next_cursor is null). Use it to recover a lost create or submit response. An unsigned attach past its expiry reads \`expired\`. Recovery-read budget.`,

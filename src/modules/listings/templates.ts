@@ -1,5 +1,5 @@
 /**
- * The two unsigned PSBTs of the seller's side (protocol.md "Transaction layouts"):
+ * The two unsigned PSBTs of the seller's side (docs/transactions.md):
  *
  *   Attach:  in 0..n   BTC UTXOs of asset_source (in 0 keys the OP_RETURN; signed ALL)
  *            out 0     330 sats to the seller: the new asset UTXO (destination_vout 0)

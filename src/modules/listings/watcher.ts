@@ -31,11 +31,10 @@
  * new preflight; drafts failed by a spend there are restored; reused units confirmed there go
  * back to `pending`.
  */
-import { hex } from '@scure/base';
-import { RawTx } from '@scure/btc-signer/script.js';
 import type { Tx } from '../../store/db.js';
 import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
+import { spentOutpoints } from '../../indexer/spends.js';
 import { FINALITY_DEPTH } from '../transactions/service.js';
 import { quantityFromJson } from '../../counterparty/ledger-events.js';
 import { IN_FLIGHT, LIVE, type DraftRow } from './store.js';
@@ -49,21 +48,6 @@ function chunks<T>(xs: T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
   return out;
-}
-
-/** Every outpoint the block's transactions spend, with the spending txid. */
-function spentOutpoints(b: IndexedBlock): Map<string, string> {
-  const spent = new Map<string, string>();
-  for (const t of b.block.txs) {
-    let raw;
-    try {
-      raw = RawTx.decode(hex.decode(t.hex));
-    } catch {
-      continue;
-    }
-    for (const i of raw.inputs) spent.set(outpointKey(hex.encode(i.txid), i.index), t.txid);
-  }
-  return spent;
 }
 
 /**

@@ -81,6 +81,27 @@ export class AnalyticsService {
       .limit(DEPTH_LEVELS)
       .execute();
 
+    // Open offers: live public bids, once per funding output (its alternatives are one capacity);
+    // depth counts each output once, at the highest price it bids.
+    const liveOffers = this.db.selectFrom('offers as o').where('o.state', '=', 'active').where('o.expires_at', '>', asOf).where('o.target_txid', 'is', null);
+    const bids = await liveOffers
+      .select((eb) => [eb.fn.count('o.slot_id').distinct().as('slots'), eb.fn.count('o.bidder').distinct().as('bidders')])
+      .executeTakeFirstOrThrow();
+    const perSlot = liveOffers.select((eb) => ['o.slot_id', eb.fn.max('o.price_sats').as('price_sats')]).groupBy('o.slot_id').as('s');
+    const bidDepth = await this.db
+      .selectFrom(perSlot)
+      .select((eb) => ['s.price_sats', eb.fn.countAll().as('offers')])
+      .groupBy('s.price_sats')
+      .orderBy('s.price_sats', 'desc')
+      .limit(DEPTH_LEVELS)
+      .execute();
+    const merged = new Map<number, { price_sats: number; listings: number; offers: number }>();
+    for (const d of depth) merged.set(n(d.price_sats), { price_sats: n(d.price_sats), listings: n(d.listings), offers: 0 });
+    for (const d of bidDepth) {
+      const p = n(d.price_sats);
+      merged.set(p, { price_sats: p, listings: merged.get(p)?.listings ?? 0, offers: n(d.offers) });
+    }
+
     const kinds = await this.sold(since, asOf)
       .select((eb) => ['f.kind', eb.fn.sum('f.price_sats').as('volume'), eb.fn.countAll().as('sales')])
       .groupBy('f.kind')
@@ -98,10 +119,10 @@ export class AnalyticsService {
     return {
       as_of: asOf,
       since,
-      market: { listings: n(market.listings), asking_value_sats: n(market.value), sellers: n(market.sellers), open_offers: 0, bidders: 0 },
+      market: { listings: n(market.listings), asking_value_sats: n(market.value), sellers: n(market.sellers), open_offers: n(bids.slots), bidders: n(bids.bidders) },
       sales: { volume_sats: n(sales.volume), sales: n(sales.sales), transactions: n(sales.transactions), buyers: n(sales.buyers), sellers: n(sales.sellers) },
       daily,
-      depth: depth.map((d) => ({ price_sats: n(d.price_sats), listings: n(d.listings), offers: 0 })),
+      depth: [...merged.values()].sort((a, b) => a.price_sats - b.price_sats),
       sale_types: SALE_KINDS.map((kind) => ({ kind, volume_sats: n(byKind.get(kind)?.volume), sales: n(byKind.get(kind)?.sales) })),
       top_sales: top.map((t) => ({ ...t, asset_longname: t.asset_longname ?? null, price_sats: n(t.price_sats), broadcast_at: n(t.broadcast_at) })),
     };

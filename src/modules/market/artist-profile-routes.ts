@@ -3,6 +3,7 @@ import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { ErrorEnvelope, Ok, errorResponses } from '../../http/envelope.js';
 import { Nullable } from '../../http/validators.js';
+import { sessionSecurity } from '../../http/security.js';
 import { requireSession } from '../auth/guard.js';
 import { ArtistProfileService } from './artist-profile-service.js';
 import { ArtistProfileStore } from './artist-profile-store.js';
@@ -11,10 +12,8 @@ import { ArtistsStore } from './artists-store.js';
 import { ArtistKey, artistsServiceOf } from './artists-routes.js';
 
 const tags = ['market'];
-const security = [{ session: [] }];
+const security = sessionSecurity;
 const config = { limit: 'artist_edit', cache: 'no-store' } as const;
-/** 401 before the body is read: a client without a session learns that first. */
-const preValidation = async (req: Parameters<typeof requireSession>[0]) => void requireSession(req);
 
 const WHO =
   'An address may edit a curated artist’s profile when it holds, now, the Counterparty issuance rights (the asset’s current issuer, read from Counterparty at each request) of at least one asset credited to the artist in the catalogue (curated corrections included), or when the operator names it an editor of that artist in the catalogue. Credits do not verify artist identity: the issuer of a credited asset is trusted for the profile, nothing more. An uncurated credit (`~` key with no curated profile) has no profile to edit.';
@@ -105,7 +104,6 @@ export function artistProfileRoutes(app: App, ctx: Context): void {
     '/v1/artists/:key/profile/eligibility',
     {
       config,
-      preValidation,
       schema: {
         tags,
         security,
@@ -122,7 +120,6 @@ export function artistProfileRoutes(app: App, ctx: Context): void {
     '/v1/artists/:key/profile',
     {
       config,
-      preValidation,
       schema: {
         tags,
         security,

@@ -64,8 +64,8 @@ export const OrderBook = Type.Object(
       ),
       { description: `price levels, cheapest first; at most ${BOOK_LEVELS}` },
     ),
-    offer_levels: Type.Array(OfferLevel, { description: 'bid depth by price and target; empty until offers are live' }),
-    offers: Type.Array(Offer, { description: 'individual offers; empty until offers are live' }),
+    offer_levels: Type.Array(OfferLevel, { description: 'bid depth by price and target, best first: live public offers (asset offers on member assets, collection and trait offers of the collection); at most 50 levels' }),
+    offers: Type.Array(Offer, { description: 'individual live public offers, best price first then oldest; at most 100. Exact-unit offers (target_outpoint) are private and never shown' }),
     fills: Type.Array(FillRow, { description: `the ${BOOK_FILLS} most recent fills of the member assets, newest first (broadcast_at, then id); pending and confirmed, never dropped` }),
     top_collection_offer_sats: Nullable(Sats({ minimum: 1 })),
     best_offer_sats: Nullable(Sats({ minimum: 1 })),
@@ -90,7 +90,7 @@ export function bookRoutes(app: App, ctx: Context): void {
           `Bounded: at most ${BOOK_LEVELS} price levels and ${BOOK_LISTINGS_PER_LEVEL} listings per level (oldest first, then id); \`depth\` still counts every listing at the level, and \`listings_truncated\` is true when anything was left out (more levels, or a level deeper than its listings). ` +
           `\`asset_longname\` is display only and null until the market's balance view has read the asset; \`media_kind\` and \`protocol_subtype\` come from the curated catalogue entry for this collection. ` +
           `\`fills\`: the ${BOOK_FILLS} most recent sales of member assets, pending (confirmed_at null) and confirmed; dropped settlements never appear. ` +
-          `The offer side (\`offer_levels\`, \`offers\`, \`top_collection_offer_sats\`, \`best_offer_sats\`) is empty, null and untruncated until offers are live; the shape is final. ` +
+          `The offer side: \`offer_levels\` (price, target; \`funded_slots\` counts distinct funding outputs within a level, never summed across levels), \`offers\`, \`top_collection_offer_sats\` (best collection or trait offer), \`best_offer_sats\` (best of all). ` +
           `404 not_found for an unknown slug. Public; cached up to 30 seconds, so a sale can take that long (plus the indexer's 2 to 3 minutes) to leave the book.`,
         params: Type.Object({ slug: CollectionSlug }),
         response: { 200: Ok(OrderBook), 400: BadRequest, 404: NotFound, ...errorResponses },

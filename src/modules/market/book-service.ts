@@ -1,5 +1,6 @@
 import { notFound } from '../../http/errors.js';
 import type { BookStore } from './book-store.js';
+import { offerSide, type BookOffer, type OfferLevel } from './book-offers.js';
 import type { BookListing, Fill } from './public-rows.js';
 
 /** The book's bounds (documented on the route). */
@@ -17,8 +18,8 @@ export interface AskLevel {
 
 export interface OrderBook {
   asks: AskLevel[];
-  offer_levels: never[];
-  offers: never[];
+  offer_levels: OfferLevel[];
+  offers: BookOffer[];
   fills: Fill[];
   top_collection_offer_sats: number | null;
   best_offer_sats: number | null;
@@ -29,8 +30,7 @@ export interface OrderBook {
 
 /**
  * The collection order book: asks grouped by price (public fillable listings only), recent
- * fills, and the offer side, which stays empty (and untruncated) until offers exist; the shape
- * is already the final one so clients need no change when it fills.
+ * fills, and the offer side (book-offers.ts): bid levels, individual offers, the best bids.
  */
 export class BookService {
   constructor(
@@ -61,14 +61,9 @@ export class BookService {
     const asks = levels.filter((l) => byPrice.has(l.price_sats)).map((l) => ({ price_sats: l.price_sats, depth: l.depth, listings: byPrice.get(l.price_sats)! }));
     return {
       asks,
-      offer_levels: [],
-      offers: [],
       fills: await this.store.recentFills(slug, BOOK_FILLS),
-      top_collection_offer_sats: null,
-      best_offer_sats: null,
       listings_truncated: found.length > BOOK_LEVELS || levels.some((l) => l.depth > BOOK_LISTINGS_PER_LEVEL),
-      offer_levels_truncated: false,
-      offers_truncated: false,
+      ...(await offerSide(this.store.db, slug, now)),
     };
   }
 }

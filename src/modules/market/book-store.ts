@@ -32,7 +32,7 @@ const bookOrder = (a: BookListing, b: BookListing) =>
   a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class BookStore {
-  constructor(private readonly db: Db) {}
+  constructor(readonly db: Db) {}
 
   async collectionExists(slug: string): Promise<boolean> {
     return (await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst()) !== undefined;

@@ -7,6 +7,7 @@ import { bookRoutes } from './book-routes.js';
 import { offerTargetRoutes } from './offer-targets-routes.js';
 import { holderRoutes } from './holders-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
+import { bestOfferRoutes } from './best-offer-routes.js';
 
 /** Public market reads: the curated catalogue (collections, artists), books, offer targets, holders, analytics; and the artist profile edit beside the artist reads. */
 export function catalogRoutes(app: App, ctx: Context): void {
@@ -17,4 +18,5 @@ export function catalogRoutes(app: App, ctx: Context): void {
   offerTargetRoutes(app, ctx);
   holderRoutes(app, ctx);
   analyticsRoutes(app, ctx);
+  bestOfferRoutes(app, ctx);
 }

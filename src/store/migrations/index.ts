@@ -10,7 +10,9 @@ import * as m008 from './008_checkout_fills.js';
 import * as m009 from './009_market_reads.js';
 import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
-import * as m012 from './012_artist_profiles.js';
+import * as m012 from './012_auth_challenge_ids.js';
+import * as m013 from './013_offers.js';
+import * as m014 from './014_artist_profiles.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -25,5 +27,7 @@ export const migrations: Record<string, Migration> = {
   '009_market_reads': m009,
   '010_feeds': m010,
   '011_listing_reorgs': m011,
-  '012_artist_profiles': m012,
+  '012_auth_challenge_ids': m012,
+  '013_offers': m013,
+  '014_artist_profiles': m014,
 };

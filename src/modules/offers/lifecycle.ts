@@ -1,0 +1,144 @@
+/**
+ * The one owner of the offer state machine (see tables.ts for the states). Every
+ * change of an offer's `state` or a slot's `state` goes through a function here:
+ * one guarded UPDATE naming the states it may leave, and the owner event the spec
+ * names for it (offer_cancelled, offer_expired, offer_retired; offer_accepted and
+ * offer_consumed_by_counter with the flows that fill or consume).
+ *
+ * Public events (offer_placed, offer_ended) are derived from the rows by the feeds.
+ */
+import type { Tx } from '../../store/db.js';
+import { eventId } from '../listings/store.js';
+import { recordEvent } from '../listings/lifecycle.js';
+import type { OfferEndReason, OfferState, OfferTables } from './tables.js';
+
+type OfferRow = OfferTables['offers'];
+type SlotRow = OfferTables['offer_slots'];
+
+/** Placement: the slots and their offers, all in the caller's transaction. False when an outpoint already backs open offers. */
+export async function createPlacement(tx: Tx, placement: OfferTables['offer_placements'], slots: SlotRow[], offers: OfferRow[]): Promise<void> {
+  await tx.insertInto('offer_placements').values(placement).execute();
+  await tx.insertInto('offer_slots').values(slots).execute();
+  for (let i = 0; i < offers.length; i += 200) await tx.insertInto('offers').values(offers.slice(i, i + 200)).execute();
+}
+
+/** Owner event kinds of the endings (the feed's bidder kinds). */
+const END_EVENT: Partial<Record<OfferEndReason, string>> = {
+  cancelled: 'offer_cancelled',
+  expired: 'offer_expired',
+  superseded: 'offer_retired',
+  invalid: 'offer_retired',
+  consumed: 'offer_consumed_by_counter',
+};
+
+const END_STATE: Record<OfferEndReason, OfferState> = {
+  cancelled: 'cancelled',
+  expired: 'expired',
+  superseded: 'retired',
+  invalid: 'retired',
+  filled: 'filled',
+  consumed: 'consumed',
+};
+
+/**
+ * active → the ending of `reason`, with its owner event. Returns the offers that
+ * actually ended (a lost race ends nothing). The slot closes when its last open
+ * offer ends without a spend, so its outpoint may back a new placement.
+ */
+export async function endOffers(tx: Tx, offers: OfferRow[], reason: OfferEndReason, at: number): Promise<OfferRow[]> {
+  const ended: OfferRow[] = [];
+  for (const o of offers) {
+    const res = await tx
+      .updateTable('offers')
+      .set({ state: END_STATE[reason], end_reason: reason, ended_at: reason === 'expired' ? Math.min(at, o.expires_at) : at, updated_at: at })
+      .where('id', '=', o.id)
+      .where('state', '=', 'active')
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) continue;
+    ended.push(o);
+    const kind = END_EVENT[reason];
+    if (kind) await recordEvent(tx, ownerEvent(o, kind, reason === 'expired' ? Math.min(at, o.expires_at) : at, END_STATE[reason], reason));
+  }
+  for (const slotId of new Set(ended.map((o) => o.slot_id))) await closeSlotIfIdle(tx, slotId, at);
+  return ended;
+}
+
+/** open → closed once no offer over the slot is active (every one cancelled or expired). */
+async function closeSlotIfIdle(tx: Tx, slotId: string, at: number): Promise<void> {
+  const live = await tx.selectFrom('offers').select('id').where('slot_id', '=', slotId).where('state', '=', 'active').limit(1).executeTakeFirst();
+  if (live) return;
+  await tx.updateTable('offer_slots').set({ state: 'closed', updated_at: at }).where('id', '=', slotId).where('state', '=', 'open').execute();
+}
+
+/**
+ * The slot was spent by a transaction that is no settlement of ours (the bidder moved the
+ * money): open|closed → spent, and every active offer over it retires (reason invalid).
+ */
+export async function spendSlot(tx: Tx, slot: SlotRow, spentTxid: string, height: number, at: number): Promise<void> {
+  const res = await tx
+    .updateTable('offer_slots')
+    .set({ state: 'spent', spent_txid: spentTxid, spent_height: height, updated_at: at })
+    .where('id', '=', slot.id)
+    .where('state', 'in', ['open', 'closed'])
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return;
+  const live = await tx.selectFrom('offers').selectAll().where('slot_id', '=', slot.id).where('state', '=', 'active').execute();
+  for (const o of live) {
+    const r = await tx
+      .updateTable('offers')
+      .set({ state: 'retired', end_reason: 'invalid', ended_at: at, updated_at: at })
+      .where('id', '=', o.id)
+      .where('state', '=', 'active')
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, ownerEvent(o, 'offer_retired', at, 'retired', 'invalid', { spent_txid: spentTxid }));
+  }
+}
+
+/**
+ * A block that spent slots was disconnected: each slot it spent is open again and the offers
+ * its spend retired come back (their events go), unless they expired meanwhile (then they
+ * end expired, as they would have).
+ */
+export async function unspendSlots(tx: Tx, fromHeight: number, at: number): Promise<void> {
+  const slots = await tx.selectFrom('offer_slots').selectAll().where('state', '=', 'spent').where('spent_height', '>=', fromHeight).execute();
+  for (const s of slots) {
+    const retired = await tx.selectFrom('offers').selectAll().where('slot_id', '=', s.id).where('state', '=', 'retired').where('end_reason', '=', 'invalid').execute();
+    const other = await tx.selectFrom('offer_slots').select('id').where('outpoint', '=', s.outpoint).where('state', '=', 'open').executeTakeFirst();
+    await tx
+      .updateTable('offer_slots')
+      .set({ state: retired.length && !other ? 'open' : 'closed', spent_txid: null, spent_height: null, updated_at: at })
+      .where('id', '=', s.id)
+      .where('state', '=', 'spent')
+      .execute();
+    if (other) continue;
+    for (const o of retired) {
+      await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
+      await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_retired', o.id)).execute();
+    }
+    const due = retired.filter((o) => o.expires_at <= at);
+    if (due.length) await endOffers(tx, due.map((o) => ({ ...o, state: 'active' as const })), 'expired', at);
+  }
+}
+
+function ownerEvent(o: OfferRow, kind: string, at: number, status: string, reason: OfferEndReason, extra: Record<string, unknown> = {}) {
+  return {
+    event_id: eventId(kind, o.id),
+    address: o.bidder,
+    role: 'bidder' as const,
+    kind,
+    at,
+    listing_id: null,
+    asset: o.asset,
+    price_sats: o.price_sats,
+    txid: null,
+    status,
+    data: JSON.stringify({
+      offer_id: o.id,
+      funding_slot_id: o.slot_id,
+      ...(o.collection ? { collection: o.collection } : {}),
+      end_reason: reason,
+      ...(reason === 'expired' ? { expires_at: o.expires_at } : {}),
+      ...extra,
+    }),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The bid side follows the chain: every spend of a funding slot ends the offers over it.
+ * A spend by one of our settlements is that settlement's to settle (the fill flows); any other
+ * spend (the bidder moved the money) retires every active offer over the slot (reason invalid).
+ * Active offers past their market expiry are ended `expired`. A disconnected block restores the
+ * offers its spends retired (lifecycle.unspendSlots); after 3 confirmations nothing is kept to undo.
+ */
+import type { Tx } from '../../store/db.js';
+import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
+import { spentOutpoints } from '../../indexer/spends.js';
+import { endOffers, spendSlot, unspendSlots } from './lifecycle.js';
+
+const CHUNK = 500;
+
+async function retireSpent(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
+  const spent = spentOutpoints(b);
+  const keys = [...spent.keys()];
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const part = keys.slice(i, i + CHUNK);
+    const slots = await tx.selectFrom('offer_slots').selectAll().where('outpoint', 'in', part).where('state', 'in', ['open', 'closed']).execute();
+    for (const s of slots) {
+      const claimed = await tx.selectFrom('outpoint_claims').select('settlement_id').where('outpoint', '=', s.outpoint).executeTakeFirst();
+      if (claimed) continue;
+      await spendSlot(tx, s, spent.get(s.outpoint)!, b.block.height, at);
+    }
+  }
+}
+
+async function expireOffers(tx: Tx, at: number): Promise<void> {
+  const due = await tx.selectFrom('offers').selectAll().where('state', '=', 'active').where('expires_at', '<=', at).limit(1000).execute();
+  if (due.length) await endOffers(tx, due, 'expired', at);
+}
+
+export function offersWatcher(): Watcher {
+  return {
+    name: 'offers',
+    onBlock: async (tx, b) => {
+      const at = Math.floor(b.seenAt / 1000);
+      await retireSpent(tx, b, at);
+      await expireOffers(tx, at);
+    },
+    rollback: async (tx, height) => {
+      const last = await tx.selectFrom('indexed_blocks').select('seen_at').orderBy('height', 'desc').limit(1).executeTakeFirst();
+      await unspendSlots(tx, height, Math.floor(Number(last?.seen_at ?? Date.now()) / 1000));
+    },
+  };
+}
