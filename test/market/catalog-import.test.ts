@@ -57,6 +57,8 @@ test('catalogue editors and name_editable: stored per artist, replaced by the ne
   await assert.rejects(importCatalog(h.store.db, { collections: [], artists: [{ name: 'Ed Itor' }, { name: 'Ed Itor', bio: 'again' }], assets: [] }), /listed twice/);
   await importCatalog(h.store.db, { collections: [], artists: [{ name: 'Ed Itor' }], assets: [] });
   assert.deepEqual(await editors(), []);
+  const after = await h.store.db.selectFrom('artists').select(['name_editable', 'version']).executeTakeFirstOrThrow();
+  assert.deepEqual([Number(after.name_editable), Number(after.version)], [0, 2], 'withdrawing the name permission is a new version');
 });
 
 test('npm run artist:edits prints the edit record as JSON lines, newest first; bad arguments exit non-zero', async () => {

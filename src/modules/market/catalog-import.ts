@@ -100,8 +100,9 @@ export const artistIdOf = (name: string) => crypto.createHash('sha256').update(n
  * Artists are matched by id (a hash of the credit), not deleted and re-added, so a profile keeps
  * its `version` across imports. A profile an editor has changed (`edited_at` set) keeps the
  * edited bio, website and x_url: the artist's own words are not overwritten by a catalogue
- * refresh. An unedited profile takes the file's, and its version moves when they differ. The
- * edited display name survives only while the catalogue still allows name edits. Artists no
+ * refresh. An unedited profile takes the file's, and its version moves when they differ (or
+ * when the name permission changes). The edited display name survives only while the
+ * catalogue still allows name edits. Artists no
  * longer in the file are removed (their edit record stays).
  */
 async function replaceArtists(tx: Tx, artists: FileArtist[]): Promise<void> {
@@ -120,7 +121,9 @@ async function replaceArtists(tx: Tx, artists: FileArtist[]): Promise<void> {
     } else {
       const kept = old.edited_at !== null ? { bio: old.bio, website: old.website, x_url: old.x_url } : profile;
       const displayName = nameEditable ? old.display_name : null;
-      const changed = kept.bio !== old.bio || kept.website !== old.website || kept.x_url !== old.x_url || displayName !== old.display_name;
+      // The name permission counts as a change too: an edit read under the old permission must not write under the new one.
+      const changed =
+        kept.bio !== old.bio || kept.website !== old.website || kept.x_url !== old.x_url || displayName !== old.display_name || nameEditable !== Number(old.name_editable);
       // Guarded on the version read above: an edit committed meanwhile fails the import (run it
       // again) instead of being overwritten under a version number its editor already holds.
       const r = await tx
