@@ -4,6 +4,8 @@ import { authArea } from './auth/manifest.js';
 import { listingsArea } from './listings/manifest.js';
 import { checkoutArea } from './checkout/manifest.js';
 import { offersArea } from './offers/manifest.js';
+import { exactOffersArea } from './exact-offers/manifest.js';
+import { countersArea } from './counters/manifest.js';
 import { fillsArea } from './fills/manifest.js';
 import { inventoryArea } from './inventory/manifest.js';
 import { marketArea } from './market/manifest.js';
@@ -22,6 +24,8 @@ export const AREAS: readonly Area[] = [
   listingsArea,
   checkoutArea,
   offersArea,
+  exactOffersArea,
+  countersArea,
   fillsArea,
   inventoryArea,
   marketArea,

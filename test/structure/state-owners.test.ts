@@ -15,6 +15,8 @@ const OWNERS: Record<string, string> = {
   offers: 'src/modules/offers/lifecycle.ts',
   offer_slots: 'src/modules/offers/lifecycle.ts',
   offer_placements: 'src/modules/offers/lifecycle.ts',
+  exact_authorizations: 'src/modules/exact-offers/lifecycle.ts',
+  offer_counters: 'src/modules/counters/lifecycle.ts',
 };
 
 function sources(dir: string): string[] {

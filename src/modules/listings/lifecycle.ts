@@ -7,8 +7,9 @@
  *   (insert) → pending | active        create
  *   pending  → active                  activate (attach verified / reused unit confirmed)
  *   active   → pending                  suspend (a reorg unconfirmed a reused unit's UTXO)
- *   active   → reserved                claim (a buyer's or seller's signed settlement: checkout,
- *                                      exact-offer and policy accepts; first valid signature wins)
+ *   active   → reserved                claim (a buyer's or seller's signed settlement: checkout by
+ *                                      version, exact-offer and policy accepts by outpoint; first valid
+ *                                      signature wins through the settlement's outpoint claims)
  *   reserved → active | pending        release (the claiming settlement was refused or conflicted)
  *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too)
  *   sold     → reserved                unsell (a reorg disconnected the sale)
@@ -65,6 +66,19 @@ export async function claimListing(tx: Tx, id: string, version: number, at: numb
       .where('expires_at', '>', at)
       .executeTakeFirst(),
   );
+}
+
+/**
+ * active → reserved for a settlement that takes the unit by its outpoint (an exact-offer or
+ * policy accept): the listing of that outpoint, whatever its price or version, leaves the book.
+ * The outpoint claim of the settlement is what makes the claim exclusive across flows; this only
+ * keeps the listing's state true. Returns the listing reserved, if one was active there.
+ */
+export async function claimListingAt(tx: Tx, outpoint: string, at: number): Promise<string | null> {
+  const l = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', outpoint).where('state', '=', 'active').executeTakeFirst();
+  if (!l) return null;
+  const res = await tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('id', '=', l.id).where('state', '=', 'active').executeTakeFirst();
+  return changed(res) ? l.id : null;
 }
 
 /** reserved → `to`: the claiming settlement was released. */

@@ -5,7 +5,8 @@
  * are private to the unit's holder and not counted.
  */
 import type { Db } from '../../store/db.js';
-import { assetMatches, normalizeTarget, type AssetTraits } from './policy-predicate.js';
+import { assetMatches, normalizeTarget } from './policy-predicate.js';
+import { assetMemberships } from './memberships.js';
 
 const PAGE = 200;
 
@@ -17,16 +18,7 @@ export interface BestOffer {
 }
 
 export async function bestOffer(db: Db, asset: string, now: number): Promise<BestOffer> {
-  const memberships: AssetTraits[] = (
-    await db.selectFrom('catalog_assets').select(['asset', 'collection_slug', 'max_supply_units', 'issued_year', 'series', 'artist']).where('asset', '=', asset).execute()
-  ).map((r) => ({
-    asset: r.asset,
-    collection_slug: r.collection_slug,
-    max_supply_units: r.max_supply_units === null ? null : Number(r.max_supply_units),
-    issued_year: r.issued_year === null ? null : Number(r.issued_year),
-    series: r.series === null ? null : Number(r.series),
-    artist: r.artist,
-  }));
+  const memberships = await assetMemberships(db, asset);
   const slugs = memberships.map((m) => m.collection_slug);
   const live = db
     .selectFrom('offers')

@@ -7,7 +7,8 @@
 import type { Db } from '../../store/db.js';
 import { invalid, notFound } from '../../http/errors.js';
 import { publicFillable } from './listing-stats.js';
-import { assetMatches, normalizeTarget, oneUnitRaw, type AssetTraits, type TargetInput } from './policy-predicate.js';
+import { assetMatches, normalizeTarget, oneUnitRaw, type TargetInput } from './policy-predicate.js';
+import { collectionMembers } from './memberships.js';
 import { LISTING_COLUMNS, targetListingOf, type TargetListing } from './public-rows.js';
 
 /** Assets per `in (…)` list, well under either backend's parameter limit. */
@@ -43,20 +44,7 @@ export class OfferTargetsService {
       const rows = await this.listed(slug, null, limit);
       return { result: rows, result_count: rows.length, matching_assets: Number(n) };
     }
-    const members: AssetTraits[] = (
-      await this.db
-        .selectFrom('catalog_assets')
-        .select(['asset', 'collection_slug', 'max_supply_units', 'issued_year', 'series', 'artist'])
-        .where('collection_slug', '=', slug)
-        .execute()
-    ).map((r) => ({
-      asset: r.asset,
-      collection_slug: r.collection_slug,
-      max_supply_units: r.max_supply_units === null ? null : Number(r.max_supply_units),
-      issued_year: r.issued_year === null ? null : Number(r.issued_year),
-      series: r.series === null ? null : Number(r.series),
-      artist: r.artist,
-    }));
+    const members = await collectionMembers(this.db, slug);
     const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
     const rows = await this.listedAmong(slug, matched, limit);
     return { result: rows, result_count: rows.length, matching_assets: matched.length };

@@ -11,6 +11,7 @@ import type { Tx } from '../../store/db.js';
 import { eventId } from '../listings/store.js';
 import { recordEvent } from '../listings/lifecycle.js';
 import type { OfferEndReason, OfferState, OfferTables } from './tables.js';
+import { retireAuthorizations } from '../exact-offers/lifecycle.js';
 
 type OfferRow = OfferTables['offers'];
 type SlotRow = OfferTables['offer_slots'];
@@ -60,7 +61,51 @@ export async function endOffers(tx: Tx, offers: OfferRow[], reason: OfferEndReas
     if (kind) await recordEvent(tx, ownerEvent(o, kind, reason === 'expired' ? Math.min(at, o.expires_at) : at, END_STATE[reason], reason));
   }
   for (const slotId of new Set(ended.map((o) => o.slot_id))) await closeSlotIfIdle(tx, slotId, at);
+  await retireAuthorizationsOf(tx, ended.map((o) => o.id), reason === 'cancelled' ? 'cancelled' : 'offer_ended', at);
   return ended;
+}
+
+/** An offer that ended takes its exact authorizations with it. */
+async function retireAuthorizationsOf(tx: Tx, offerIds: string[], reason: string, at: number): Promise<void> {
+  for (let i = 0; i < offerIds.length; i += 500) {
+    const part = offerIds.slice(i, i + 500);
+    if (!part.length) continue;
+    const auths = await tx.selectFrom('exact_authorizations').selectAll().where('offer_id', 'in', part).where('state', 'in', ['awaiting_bidder', 'active']).execute();
+    if (auths.length) await retireAuthorizations(tx, auths, reason, at);
+  }
+}
+
+/**
+ * active → filled by a journaled settlement (`txid`): the slot is spent by it, and every other
+ * active offer over the slot retires (reason superseded). The bidder's offer_accepted event
+ * carries the settlement txid. False (and the caller rolls back) when the slot or the offer
+ * changed meanwhile.
+ */
+export async function fillOffer(tx: Tx, o: OfferRow, txid: string, at: number): Promise<boolean> {
+  // The slot first: every fill of the slot (and the accept of a sibling) takes this row lock
+  // before any offer row, so two accepts over one slot queue here instead of deadlocking.
+  const slot = await tx.updateTable('offer_slots').set({ state: 'spent', spent_txid: txid, spent_height: null, updated_at: at }).where('id', '=', o.slot_id).where('state', '=', 'open').executeTakeFirst();
+  if (Number(slot.numUpdatedRows) !== 1) return false;
+  const res = await tx.updateTable('offers').set({ state: 'filled', end_reason: 'filled', ended_at: at, updated_at: at }).where('id', '=', o.id).where('state', '=', 'active').where('expires_at', '>', at).executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return false;
+  const siblings = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'active').execute();
+  await endOffers(tx, siblings, 'superseded', at);
+  await recordEvent(tx, { ...ownerEvent(o, 'offer_accepted', at, 'filled', 'filled'), txid });
+  return true;
+}
+
+/** filled → active: the settlement that filled it was released; its superseded siblings come back and the slot is open again. */
+export async function unfillOffer(tx: Tx, offerId: string, txid: string, at: number): Promise<void> {
+  const o = await tx.selectFrom('offers').selectAll().where('id', '=', offerId).where('state', '=', 'filled').executeTakeFirst();
+  if (!o) return;
+  await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'filled').execute();
+  await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_accepted', o.id)).execute();
+  await tx.updateTable('offer_slots').set({ state: 'open', spent_txid: null, updated_at: at }).where('id', '=', o.slot_id).where('state', 'in', ['spent', 'closed']).where('spent_txid', '=', txid).execute();
+  const superseded = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'retired').where('end_reason', '=', 'superseded').execute();
+  for (const s of superseded) {
+    await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', s.id).where('state', '=', 'retired').execute();
+    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_retired', s.id)).execute();
+  }
 }
 
 /** open → closed once no offer over the slot is active (every one cancelled or expired). */

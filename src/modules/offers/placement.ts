@@ -20,6 +20,7 @@ import { checkOfferExpiry, checkOfferPrice, MAX_OFFER_ROWS, newOfferId, priceOfS
 import { resolveTargets, type ResolvedTarget, type TargetBody } from './targets.js';
 import type { OfferTables } from './tables.js';
 import { placementResult, type PlacementResult } from './view.js';
+import { counterFor, takeInPlacement } from '../counters/service.js';
 
 export interface PlacementBody {
   bids: Array<{ txid?: string; vout: number }>;
@@ -47,6 +48,8 @@ export interface PlacementPlan {
   slots: CheckedSlot[];
   fundingTxid: string | null;
   requestSha256: string;
+  /** The seller's counter this placement answers (one exact-unit target at the counter's price). */
+  counter: Awaited<ReturnType<typeof counterFor>>;
 }
 
 /** The checks that need no chain read of the slots: sizes, addresses, expiry, targets. */
@@ -69,7 +72,9 @@ export async function planPlacement(ctx: Context, bidder: string, body: Placemen
     .createHash('sha256')
     .update(JSON.stringify({ bidder, fundingTxid, slots: slots.map((s) => [s.txid, s.vout]), targets, expires: body.expires_at, mode, receive }))
     .digest('hex');
-  return { bidder, price, fee: platformFee(ctx.config, price), mode, receive, expiresAt: body.expires_at, targets, slots, fundingTxid, requestSha256 };
+  const only = targets.length === 1 ? targets[0]!.target_outpoint : null;
+  const counter = only ? await counterFor(ctx, bidder, `${only.txid}:${only.vout}`, price) : null;
+  return { bidder, price, fee: platformFee(ctx.config, price), mode, receive, expiresAt: body.expires_at, targets, slots, fundingTxid, requestSha256, counter };
 }
 
 /** An identical placement already made (same bidder and normalized request): its result. */
@@ -158,7 +163,10 @@ export async function place(ctx: Context, plan: PlacementPlan): Promise<Placemen
     })),
   );
   try {
-    await ctx.store.db.transaction().execute((tx) => createPlacement(tx, placement, slots, offers));
+    await ctx.store.db.transaction().execute(async (tx) => {
+      await createPlacement(tx, placement, slots, offers);
+      if (plan.counter) await takeInPlacement(tx, plan.counter, placement.id, now);
+    });
   } catch (e) {
     if (isUniqueViolation(e)) throw new ApiError('state_changed', 'a bid outpoint was placed by another request meanwhile; nothing was placed', {});
     throw e;

@@ -12,7 +12,9 @@ import * as m010 from './010_feeds.js';
 import * as m011 from './011_listing_reorgs.js';
 import * as m012 from './012_auth_challenge_ids.js';
 import * as m013 from './013_offers.js';
-import * as m014 from './014_artist_profiles.js';
+import * as m014 from './014_exact_offers.js';
+import * as m015 from './015_counters.js';
+import * as m016 from './016_artist_profiles.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -29,5 +31,7 @@ export const migrations: Record<string, Migration> = {
   '011_listing_reorgs': m011,
   '012_auth_challenge_ids': m012,
   '013_offers': m013,
-  '014_artist_profiles': m014,
+  '014_exact_offers': m014,
+  '015_counters': m015,
+  '016_artist_profiles': m016,
 };

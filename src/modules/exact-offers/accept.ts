@@ -1,0 +1,247 @@
+/**
+ * The seller's accept of an exact authorization.
+ *
+ * Preflight: the parent template (the seller signs input 1, ALL), and when the fee rate now needs
+ * more than the parent carries, the CPFP child template (spending the seller's proceeds at
+ * output 1) with the child fee the package needs: ceil(rate × (parent + child vsize)) − prefunded.
+ *
+ * Accept: the seller's input-1 signature is verified against the template byte for byte and the
+ * bidder's stored input-0 signature merged in; a child, when needed, must spend output 1, be
+ * version 3 and pay at least the required fee. Then in ONE database transaction the
+ * authorization is used, the offer filled (siblings over the slot retired), the listing of the
+ * asset outpoint (if listed) reserved, and the settlement journaled with claims on the funding
+ * slot and the asset outpoint — the same claims checkout takes, so the first valid signature wins
+ * across checkout, exact offers and policy accepts — with the fill. Only then is the package
+ * submitted. The same bytes again answer `already_completed`.
+ */
+import { hex } from '@scure/base';
+import { RawTx } from '@scure/btc-signer/script.js';
+import type { Context } from '../../context.js';
+import { nowSeconds } from '../../clock.js';
+import { ApiError, notFound } from '../../http/errors.js';
+import { parsePsbt } from '../../bitcoin/psbt.js';
+import { extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+import { scriptFamily } from '../../bitcoin/address.js';
+import { transactionSize } from '../../bitcoin/vsize.js';
+import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
+import { ClaimLost } from '../../settlement/journal.js';
+import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { buyerSigned } from '../checkout/signed.js';
+import { defaultFeeRate } from '../listings/attach-compose.js';
+import { claimListingAt } from '../listings/lifecycle.js';
+import { recordFills } from '../fills/ledger.js';
+import { fillOffer } from '../offers/lifecycle.js';
+import { buildChild, childVsize, feeFor } from './compose.js';
+import { useAuthorization } from './lifecycle.js';
+import { authorizationStatus } from './view.js';
+import type { ExactOfferTables } from './tables.js';
+
+type AuthRow = ExactOfferTables['exact_authorizations'];
+
+async function ownAuthorization(ctx: Context, seller: string, id: string): Promise<AuthRow> {
+  const a = await ctx.store.db.selectFrom('exact_authorizations').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!a || a.seller !== seller) throw notFound('exact offer authorization');
+  return a;
+}
+
+/** The package fee the current rate needs, and the child's share of it. */
+async function feeNeed(ctx: Context, a: AuthRow, feeRate?: number) {
+  const rate = feeRate ?? (await defaultFeeRate(ctx));
+  const sellerScript = parseTemplate(a).getOutput(1).script!;
+  const spend = scriptFamily(sellerScript) === 'p2tr' ? 'p2tr-key-explicit' : 'p2wpkh';
+  const cv = childVsize(spend, sellerScript);
+  const parentOnly = feeFor(a.parent_vsize, rate);
+  const needsChild = Number(a.prefunded_fee_sats) < parentOnly;
+  const childFee = needsChild ? feeFor(a.parent_vsize + cv, rate) - Number(a.prefunded_fee_sats) : 0;
+  return { rate, needsChild, childFee, childVsize: cv, sellerScript };
+}
+
+function parseTemplate(a: AuthRow) {
+  const p = parsePsbt(a.psbt);
+  if (!p.ok) throw new Error(`stored template of ${a.id} does not parse`);
+  return p.tx;
+}
+
+/** A v3 transaction spending an unconfirmed non-v3 output is refused by TRUC: the slot must be confirmed. */
+async function slotConfirmed(ctx: Context, a: AuthRow): Promise<boolean> {
+  const [txid, vout] = a.slot_outpoint.split(':');
+  // The chain's UTXO set, not the mempool's: a bidder's unconfirmed spend of the slot is a race
+  // the settlement may lose on relay (conflict_spend), not a reason to ask the bidder to act.
+  const out = await ctx.chain.bitcoin.getTxOut(txid!, Number(vout), false);
+  return !!out && out.confirmations >= 1;
+}
+
+function requireAcceptable(a: AuthRow, now: number): void {
+  const status = authorizationStatus(a, now);
+  if (status === 'expired') throw new ApiError('expired', 'the authorization expired');
+  if (status !== 'active') throw new ApiError('offer_selection_unavailable', `the authorization is ${status}`, { authorization_id: a.id, state: status }, { status: 409 });
+}
+
+export async function acceptPreflight(ctx: Context, seller: string, id: string, body: { fee_rate?: number }) {
+  const a = await ownAuthorization(ctx, seller, id);
+  const now = nowSeconds(ctx.clock);
+  requireAcceptable(a, now);
+  const need = await feeNeed(ctx, a, body.fee_rate);
+  const child = need.needsChild ? buildChild(a.parent_txid, Number(a.seller_proceeds_sats), need.sellerScript, need.childFee) : null;
+  if (child && Number(a.seller_proceeds_sats) - need.childFee < 330) {
+    throw new ApiError('mempool_rejected', 'at the current fee rate the package fee exceeds the seller proceeds', { mempool_policy: 'fee_floor' });
+  }
+  return {
+    authorization_id: a.id,
+    psbt_hex: a.psbt,
+    expected_txid: a.parent_txid,
+    inputs_to_sign: [1],
+    sighash: 'ALL' as const,
+    signer_address: a.seller,
+    fee_rate: need.rate,
+    prefunded_fee_sats: Number(a.prefunded_fee_sats),
+    requires_cpfp: need.needsChild,
+    cpfp: child ? { psbt_hex: child.psbt_hex, expected_txid: child.txid, inputs_to_sign: [0], sighash: 'ALL' as const, child_fee_sats: need.childFee } : null,
+    price_sats: Number(a.price_sats),
+    platform_fee_sats: Number(a.platform_fee_sats),
+    network_fee_sats: Number(a.prefunded_fee_sats) + need.childFee,
+    seller_proceeds_sats: Number(a.seller_proceeds_sats) - need.childFee,
+    requires_buyer_action: !(await slotConfirmed(ctx, a)),
+    delivery: { mode: a.delivery_mode, address: a.receive_address },
+    reserves_inventory: false as const,
+  };
+}
+
+/** Parent: the seller's input 1 from the body, the bidder's stored input 0; verified, finalized. */
+function signedParent(ctx: Context, a: AuthRow, psbtHex: string) {
+  const merged = buyerSigned(psbtHex, a.psbt, [1], a.seller, ctx.config.NETWORK);
+  const bidder = parsePsbt(a.bidder_signed_psbt!);
+  if (!bidder.ok) throw new Error('stored bidder signature does not parse');
+  const b0 = bidder.tx.getInput(0);
+  merged.updateInput(0, { ...(b0.partialSig ? { partialSig: b0.partialSig } : {}), ...(b0.tapKeySig ? { tapKeySig: b0.tapKeySig } : {}), ...(b0.tapInternalKey ? { tapInternalKey: b0.tapInternalKey } : {}), ...(b0.finalScriptWitness ? { finalScriptWitness: b0.finalScriptWitness } : {}) }, true);
+  const v = verifyPsbt(merged, [{ index: 0, sighash: 'DEFAULT_OR_ALL', signer: { address: a.bidder, network: ctx.config.NETWORK } }]);
+  if (!v.ok) throw new ApiError('offer_selection_unavailable', 'the bidder signature no longer verifies', { authorization_id: a.id }, { status: 409 });
+  const final = extractFinalTransaction(merged);
+  if (!final.ok) throw new ApiError('invalid_transaction', `body.psbt_hex: ${final.error}`, { field: 'body.psbt_hex' });
+  const raw = RawTx.decode(final.tx);
+  const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
+  if (!input0.ok) throw new ApiError('offer_selection_unavailable', `the bidder's input 0 would not be parsed by Counterparty: ${input0.reason}`, {}, { status: 409 });
+  if (final.txid !== a.parent_txid) throw new ApiError('template_mismatch', `body.psbt_hex: txid ${final.txid}, expected ${a.parent_txid}`, { field: 'body.psbt_hex' });
+  return { txid: final.txid, hex: final.hex, vsize: transactionSize(final.tx).vsize };
+}
+
+/** The child: exactly the composed shape (spends parent:1, v3, one output to the seller), signed by the seller, paying at least `need`. */
+function signedChild(ctx: Context, a: AuthRow, psbtHex: string, minFee: number) {
+  const field = 'body.cpfp_psbt_hex';
+  const p = parsePsbt(psbtHex);
+  if (!p.ok) throw new ApiError('invalid_transaction', `${field}: ${p.error}`, { field });
+  const tx = p.tx;
+  const in0 = tx.inputsLength === 1 ? tx.getInput(0) : undefined;
+  const out0 = tx.outputsLength === 1 ? tx.getOutput(0) : undefined;
+  const seller = parseTemplate(a).getOutput(1).script!;
+  if (tx.version !== 3 || !in0?.txid || hex.encode(in0.txid) !== a.parent_txid || in0.index !== 1 || !out0?.script || hex.encode(out0.script) !== hex.encode(seller)) {
+    throw new ApiError('template_mismatch', `${field}: the child must be version 3, spend output 1 of ${a.parent_txid} and pay the seller's own address`, { field });
+  }
+  if (!in0.witnessUtxo || in0.witnessUtxo.amount !== BigInt(a.seller_proceeds_sats) || hex.encode(in0.witnessUtxo.script) !== hex.encode(seller)) {
+    throw new ApiError('template_mismatch', `${field}: input 0's prevout must be the parent's output 1`, { field });
+  }
+  const fee = Number(a.seller_proceeds_sats) - Number(out0.amount ?? 0n);
+  if (fee < minFee) throw new ApiError('invalid_transaction', `${field}: the child pays ${fee} sats; the package needs at least ${minFee} from it at the current fee rate`, { field, required_child_fee_sats: minFee });
+  const v = verifyPsbt(tx, [{ index: 0, sighash: 'DEFAULT_OR_ALL', signer: { address: a.seller, network: ctx.config.NETWORK } }]);
+  if (!v.ok) throw new ApiError('signature_invalid', `${field}: ${v.error}`, { field }, { status: 422 });
+  const final = extractFinalTransaction(tx);
+  if (!final.ok) throw new ApiError('invalid_transaction', `${field}: ${final.error}`, { field });
+  return { txid: final.txid, hex: final.hex, fee };
+}
+
+export async function accept(ctx: Context, seller: string, id: string, body: { psbt_hex: string; cpfp_psbt_hex?: string }) {
+  const db = ctx.store.db;
+  const a = await ownAuthorization(ctx, seller, id);
+  const now = nowSeconds(ctx.clock);
+  if (a.state === 'used' && a.settlement_id) return repeat(ctx, a, body.psbt_hex);
+  requireAcceptable(a, now);
+  const parent = signedParent(ctx, a, body.psbt_hex);
+  if (!(await slotConfirmed(ctx, a))) {
+    throw new ApiError('state_changed', "the bidder's funding output is not confirmed yet; a version-3 settlement cannot spend it until it is", { requires_buyer_action: true });
+  }
+  const need = await feeNeed(ctx, a);
+  const child = body.cpfp_psbt_hex ? signedChild(ctx, a, body.cpfp_psbt_hex, need.childFee) : null;
+  if (need.needsChild && !child) {
+    throw new ApiError('invalid_request', `the fee rate now needs a CPFP child paying at least ${need.childFee} sats (see accept-preflight)`, { field: 'body.cpfp_psbt_hex', required_child_fee_sats: need.childFee });
+  }
+  const txs = child ? [{ txid: parent.txid, hex: parent.hex }, { txid: child.txid, hex: child.hex }] : [{ txid: parent.txid, hex: parent.hex }];
+
+  let settlementId: string;
+  try {
+    settlementId = await db.transaction().execute(async (tx) => {
+      const offer = await tx.selectFrom('offers').selectAll().where('id', '=', a.offer_id).executeTakeFirst();
+      if (!offer || !(await fillOffer(tx, offer, parent.txid, now))) throw new ApiError('offer_selection_unavailable', 'the offer can no longer be accepted (filled, cancelled, expired or retired)', { offer_id: a.offer_id }, { status: 409 });
+      // The listing before the outpoint claims, in the order checkout takes them (listing rows, then
+      // claims), so an accept and a checkout racing for one unit queue instead of deadlocking.
+      const listingId = await claimListingAt(tx, a.asset_outpoint, now);
+      const s = await ctx.journal.journal(tx, { kind: 'exact_offer', ref_id: a.id, txs, claims: [a.slot_outpoint, a.asset_outpoint] });
+      if (!(await useAuthorization(tx, a, s.id, parent.txid, listingId, now))) throw new ApiError('offer_selection_unavailable', 'the authorization changed meanwhile', { authorization_id: a.id }, { status: 409 });
+      await recordFills(
+        tx,
+        [
+          {
+            settlement_id: s.id,
+            txid: parent.txid,
+            kind: 'offer',
+            ref_id: a.offer_id,
+            asset: a.asset,
+            asset_longname: null,
+            quantity_raw: a.quantity_raw,
+            seller: a.seller,
+            buyer: a.receive_address,
+            payer: a.bidder,
+            price_sats: Number(a.price_sats),
+            platform_fee_sats: Number(a.platform_fee_sats),
+            delivery_mode: a.delivery_mode,
+            broadcast_at: now,
+          },
+        ],
+        now,
+      );
+      return s.id;
+    });
+  } catch (e) {
+    if (e instanceof ClaimLost) throw new ApiError('state_changed', `outpoint ${e.outpoint} is already claimed by another settlement (a checkout or another accept won)`, { outpoint: e.outpoint });
+    throw e;
+  }
+  const outcome = await ctx.journal.relay(settlementId);
+  if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, settlementId);
+  return result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0);
+}
+
+/** The same parent bytes again: the settlement as it stands; other bytes are refused. */
+async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
+  const s = await ctx.journal.byId(a.settlement_id!);
+  let same = false;
+  try {
+    same = signedParent(ctx, a, psbtHex).txid === a.parent_txid && !!s;
+  } catch {
+    same = false;
+  }
+  if (!same) throw new ApiError('state_changed', 'the authorization was already accepted with other bytes', { authorization_id: a.id });
+  const txs = JSON.parse(s!.txs) as Array<{ txid: string }>;
+  if (s!.state === 'journaled') await ctx.journal.relay(s!.id);
+  return result(ctx, a, true, txs.length > 1 ? null : 0);
+}
+
+async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, childFee: number | null) {
+  const s = a.settlement_id ? await ctx.journal.byId(a.settlement_id) : undefined;
+  const txs = s ? (JSON.parse(s.txs) as Array<{ txid: string }>) : [];
+  return {
+    authorization_id: a.id,
+    offer_id: a.offer_id,
+    status: a.state,
+    settlement_id: a.settlement_id,
+    settlement_state: s?.state ?? null,
+    txid: a.parent_txid,
+    child_txid: txs.length > 1 ? txs[1]!.txid : null,
+    delivery: { mode: a.delivery_mode, address: a.receive_address },
+    requires_buyer_action: false,
+    already_completed: alreadyCompleted,
+    price_sats: Number(a.price_sats),
+    platform_fee_sats: Number(a.platform_fee_sats),
+    prefunded_fee_sats: Number(a.prefunded_fee_sats),
+    child_fee_sats: childFee,
+    seller_proceeds_sats: Number(a.seller_proceeds_sats) - (childFee ?? 0),
+  };
+}

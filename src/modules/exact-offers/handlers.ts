@@ -1,0 +1,63 @@
+/**
+ * The journal's reactions for kind `exact_offer` (in the journal's or the indexer's transaction).
+ *
+ * - released (the node refused the package, or an input was spent elsewhere — typically the
+ *   bidder moving its funding output after the seller signed): the authorization is active again
+ *   and the offer too (its superseded siblings come back), the listing the accept reserved is
+ *   active again, the fill dropped. A conflict is recorded in the seller's feed
+ *   (`exact_offer_accept_conflicted`): the seller signed, and the bidder's spend won.
+ * - confirmed: the fill confirmed, the listing sold; other authorizations over the same asset
+ *   outpoint retire (the unit moved).
+ * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
+ */
+import type { SettlementHandlers } from '../../settlement/journal.js';
+import { eventId } from '../listings/store.js';
+import { recordEvent, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { confirmFills, dropFills, unconfirmFills } from '../fills/ledger.js';
+import { unfillOffer } from '../offers/lifecycle.js';
+import { retireAuthorizations, unuseAuthorization } from './lifecycle.js';
+
+export function exactOfferHandlers(now: () => number): SettlementHandlers {
+  return {
+    onReleased: async (tx, s) => {
+      const at = now();
+      const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+      if (a) {
+        if (a.claimed_listing_id) await releaseListing(tx, a.claimed_listing_id, 'active', at);
+        await unuseAuthorization(tx, s.id, at);
+        await unfillOffer(tx, a.offer_id, a.parent_txid, at);
+        if (s.state === 'conflicted') {
+          await recordEvent(tx, {
+            event_id: eventId('exact_offer_accept_conflicted', s.id),
+            address: a.seller,
+            role: 'seller',
+            kind: 'exact_offer_accept_conflicted',
+            at,
+            listing_id: a.claimed_listing_id,
+            asset: a.asset,
+            price_sats: a.price_sats,
+            txid: a.parent_txid,
+            status: 'conflicted',
+            data: JSON.stringify({ offer_id: a.offer_id, authorization_id: a.id, funding_slot_id: a.slot_id, asset_utxo: { txid: a.asset_txid, vout: a.asset_vout }, mempool_reason: s.mempool_reason }),
+          });
+        }
+      }
+      await dropFills(tx, s.id, at);
+    },
+    onConfirmed: async (tx, s, block) => {
+      const at = Math.floor(block.seenAt / 1000);
+      await confirmFills(tx, s.id, block.height, at);
+      const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+      if (!a) return;
+      if (a.claimed_listing_id) await sellListings(tx, [a.claimed_listing_id], at);
+      const others = await tx.selectFrom('exact_authorizations').selectAll().where('asset_outpoint', '=', a.asset_outpoint).where('state', 'in', ['awaiting_bidder', 'active']).execute();
+      await retireAuthorizations(tx, others, 'asset_moved', at);
+    },
+    onUnconfirmed: async (tx, s) => {
+      const at = now();
+      await unconfirmFills(tx, s.id, at);
+      const a = await tx.selectFrom('exact_authorizations').select('claimed_listing_id').where('id', '=', s.ref_id).executeTakeFirst();
+      if (a?.claimed_listing_id) await unsellListings(tx, [a.claimed_listing_id], at);
+    },
+  };
+}

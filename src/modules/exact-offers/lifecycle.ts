@@ -1,0 +1,83 @@
+/**
+ * The one owner of the exact-authorization state machine (tables.ts), with the owner events
+ * the spec names: exact_authorization_used (the settlement is journaled) and
+ * exact_authorization_retired (cancelled, offer ended, an outpoint spent elsewhere).
+ */
+import type { Tx } from '../../store/db.js';
+import { eventId } from '../listings/store.js';
+import { recordEvent } from '../listings/lifecycle.js';
+import type { ExactOfferTables } from './tables.js';
+
+type AuthRow = ExactOfferTables['exact_authorizations'];
+
+const changed = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
+
+export async function createAuthorizations(tx: Tx, rows: AuthRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 50) await tx.insertInto('exact_authorizations').values(rows.slice(i, i + 50)).execute();
+}
+
+/** awaiting_bidder → active with the bidder's verified signed parent. */
+export async function activateAuthorization(tx: Tx, id: string, signedPsbt: string, at: number): Promise<boolean> {
+  return changed(
+    await tx.updateTable('exact_authorizations').set({ state: 'active', bidder_signed_psbt: signedPsbt, updated_at: at }).where('id', '=', id).where('state', '=', 'awaiting_bidder').executeTakeFirst(),
+  );
+}
+
+/** active → used by a journaled settlement (with the listing it reserved, released with it). */
+export async function useAuthorization(tx: Tx, a: AuthRow, settlementId: string, txid: string, listingId: string | null, at: number): Promise<boolean> {
+  const ok = changed(
+    await tx.updateTable('exact_authorizations').set({ state: 'used', settlement_id: settlementId, claimed_listing_id: listingId, updated_at: at }).where('id', '=', a.id).where('state', '=', 'active').where('expires_at', '>', at).executeTakeFirst(),
+  );
+  if (ok) await recordEvent(tx, event(a, 'exact_authorization_used', at, 'used', { txid }));
+  return ok;
+}
+
+/** used → active: its settlement was released (refused, or lost to another spend). The used event goes. */
+export async function unuseAuthorization(tx: Tx, settlementId: string, at: number): Promise<void> {
+  const rows = await tx.selectFrom('exact_authorizations').selectAll().where('settlement_id', '=', settlementId).where('state', '=', 'used').execute();
+  for (const a of rows) {
+    await tx.updateTable('exact_authorizations').set({ state: 'active', settlement_id: null, claimed_listing_id: null, updated_at: at }).where('id', '=', a.id).where('state', '=', 'used').execute();
+    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('exact_authorization_used', a.id)).execute();
+  }
+}
+
+/** awaiting_bidder | active → retired with `reason` (cancelled, offer_ended, funding_spent, asset_moved). */
+export async function retireAuthorizations(tx: Tx, rows: AuthRow[], reason: string, at: number): Promise<AuthRow[]> {
+  const done: AuthRow[] = [];
+  for (const a of rows) {
+    const ok = changed(
+      await tx
+        .updateTable('exact_authorizations')
+        .set({ state: 'retired', end_reason: reason, bidder_signed_psbt: null, updated_at: at })
+        .where('id', '=', a.id)
+        .where('state', 'in', ['awaiting_bidder', 'active'])
+        .executeTakeFirst(),
+    );
+    if (!ok) continue;
+    done.push(a);
+    if (a.state === 'active') await recordEvent(tx, event(a, 'exact_authorization_retired', at, 'retired', { reason }));
+  }
+  return done;
+}
+
+function event(a: AuthRow, kind: string, at: number, status: string, extra: { txid?: string; reason?: string }) {
+  return {
+    event_id: eventId(kind, a.id),
+    address: a.bidder,
+    role: 'bidder' as const,
+    kind,
+    at,
+    listing_id: null,
+    asset: a.asset,
+    price_sats: a.price_sats,
+    txid: extra.txid ?? null,
+    status,
+    data: JSON.stringify({
+      offer_id: a.offer_id,
+      authorization_id: a.id,
+      funding_slot_id: a.slot_id,
+      asset_utxo: { txid: a.asset_txid, vout: a.asset_vout },
+      ...(extra.reason ? { end_reason: extra.reason } : {}),
+    }),
+  };
+}

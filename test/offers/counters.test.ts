@@ -1,0 +1,89 @@
+/**
+ * A counter taken end to end with real keys: the seller counters a bid on its unit (1,000-sat
+ * steps), the bidder reads it, funds a slot at the counter price naming the unit (the original
+ * offer is consumed), authorizes, and the seller accepts; the unit reaches the bidder. Plus the
+ * refusals: a counter that does not beat the offer by a step, an expired counter, a withdrawn one.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { SigHash } from '@scure/btc-signer';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { newSeller, type Seller } from '../helpers/listing.js';
+import { heldAt } from '../helpers/checkout.js';
+import { authorizeOne, finalize, newBidder, placeFunded } from './exact-helpers.js';
+
+let m: Market;
+let seller: Seller;
+
+before(async () => {
+  m = await openMarket();
+  seller = await newSeller(m, 'p2wpkh', 'counter-seller', 3);
+});
+after(async () => m?.close());
+
+void it('counter, take by funding at the counter price, authorize, accept: the unit reaches the bidder; the original offer is consumed', async () => {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, 20_500, 1, [{ scope: 'asset', asset: seller.asset }]);
+  const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+  const at = await m.attachDirect(seller.w, seller.asset, '1');
+  await m.mine(2);
+  await m.sync();
+  const now = Math.floor(m.clock.now() / 1000);
+
+  const low = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: at, price_sats: 21_200, expires_at: now + 3600 });
+  assert.equal(low.status, 422, JSON.stringify(low.body));
+  assert.deepEqual([low.body.code, low.body.minimum_counter_sats], ['counter_price_invalid', 21_000]);
+  const mine = await m.call('POST', `/v1/offers/${offerId}/counters`, b.token, { asset_outpoint: at, price_sats: 22_000, expires_at: now + 3600 });
+  assert.equal(mine.status, 409, JSON.stringify(mine.body));
+  assert.equal(mine.body.code, 'self_trade');
+
+  const c = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: at, price_sats: 23_000, expires_at: now + 3600 });
+  assert.equal(c.status, 200, JSON.stringify(c.body));
+  const read = await m.call('GET', `/v1/address/${b.w.address}/counters`, b.token);
+  assert.deepEqual(read.body.result.map((r: any) => [r.id, r.counter_of, r.price_sats, r.offer_price_sats, r.seller]), [[c.body.result.id, offerId, 23_000, 20_500, seller.w.address]]);
+  assert.equal((await m.call('GET', `/v1/address/${b.w.address}/counters`, seller.token)).status, 403);
+  await m.ctx.cache.clear();
+  const pub = await m.call('GET', '/v1/events?limit=100', null);
+  assert.ok(!JSON.stringify(pub.body).includes(c.body.result.id), 'counters are private');
+
+  const taken = await placeFunded(m, b, 23_000, 1, [{ scope: 'asset', asset: seller.asset, target_outpoint: at }]);
+  assert.equal((await m.ctx.store.db.selectFrom('offers').select(['state', 'end_reason']).where('id', '=', offerId).executeTakeFirstOrThrow()).state, 'consumed');
+  const feed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
+  assert.ok(feed.includes('offer_consumed_by_counter'), JSON.stringify(feed));
+  assert.equal((await m.call('GET', `/v1/address/${b.w.address}/counters`, b.token)).body.result.length, 0);
+
+  await m.mine();
+  await m.sync();
+  const { a, act } = await authorizeOne(m, b, taken.funding_slots[0]!.offer_ids[0]!, at);
+  assert.equal(act.status, 200, JSON.stringify(act.body));
+  const pf = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept-preflight`, seller.token, {});
+  const acc = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token, { psbt_hex: signPsbt(pf.body.result.psbt_hex, seller.w, [1], SigHash.ALL) });
+  assert.equal(acc.status, 200, JSON.stringify(acc.body));
+  assert.equal(acc.body.result.price_sats, 23_000);
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldAt(m, b.w.address, seller.asset), 1n);
+});
+
+void it('an expired counter is 410 when taken; a withdrawn one is gone', async () => {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, 20_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+  const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+  const at = await m.attachDirect(seller.w, seller.asset, '1');
+  await m.sync();
+  const now = Math.floor(m.clock.now() / 1000);
+  const c1 = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: at, price_sats: 25_000, expires_at: now + 60 });
+  assert.equal(c1.status, 200, JSON.stringify(c1.body));
+  const c2 = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: at, price_sats: 30_000, expires_at: now + 3600 });
+  assert.equal((await m.call('POST', `/v1/counters/${c2.body.result.id}/withdraw`, b.token)).status, 404);
+  assert.equal((await m.call('POST', `/v1/counters/${c2.body.result.id}/withdraw`, seller.token)).status, 200);
+  assert.equal((await m.call('POST', `/v1/counters/${c2.body.result.id}/withdraw`, seller.token)).status, 409);
+  m.clock.advance(61_000);
+  const f = await m.call('POST', '/v1/offer-funding', b.token, { price_sats: 25_000, slots: 1, fee_rate: 2 });
+  const raw = finalize(signPsbt(f.body.result.psbt_hex, b.w, f.body.result.inputs_to_sign, SigHash.ALL));
+  const r = await m.call('POST', '/v1/funded-offers', b.token, { funding_tx_hex: raw, bids: f.body.result.bids, targets: [{ scope: 'asset', asset: seller.asset, target_outpoint: at }], expires_at: Math.floor(m.clock.now() / 1000) + 3600 });
+  assert.equal(r.status, 410, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'expired');
+  assert.equal(await m.devnet.bitcoin.getTxOut(f.body.result.expected_txid, 0, true), null, 'nothing relayed');
+  assert.equal((await m.ctx.store.db.selectFrom('offers').select('state').where('id', '=', offerId).executeTakeFirstOrThrow()).state, 'active');
+});

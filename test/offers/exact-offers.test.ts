@@ -1,0 +1,237 @@
+/**
+ * Filling bids with real keys on the devnet: exact authorizations signed by the bidder, the
+ * seller's inbox and accept (with and without a CPFP child), on a listed and an unlisted unit,
+ * in both delivery modes; the unit at the bidder's delivery after mining; fills, retired
+ * siblings and events; bad signatures and templates; and the races.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SigHash } from '@scure/btc-signer';
+import { importCatalog } from '../../src/modules/market/catalog-import.js';
+import { openMarket, signPsbt, editPsbt, type Market } from '../helpers/market.js';
+import { newSeller, listUnit, type Seller } from '../helpers/listing.js';
+import { heldAt, heldOn, newBuyer, quoteOk, signQuote, complete } from '../helpers/checkout.js';
+import { buildTx, coinOf } from '../helpers/devnet.js';
+import { authorizeOne, newBidder, placeFunded } from './exact-helpers.js';
+
+let m: Market;
+let seller: Seller;
+
+before(async () => {
+  m = await openMarket();
+  seller = await newSeller(m, 'p2wpkh', 'exact-seller', 6);
+  await importCatalog(m.ctx.store.db, { collections: [{ slug: 'exact', name: 'Exact' }], artists: [], assets: [{ asset: seller.asset, collection: 'exact', max_supply_units: 6 }] });
+  await m.sync();
+});
+after(async () => m?.close());
+
+/** A unit of the seller's asset attached outside the market, with 3 confirmations. */
+async function unit() {
+  const at = await m.attachDirect(seller.w, seller.asset, '1');
+  await m.mine(2);
+  await m.sync();
+  return at;
+}
+
+async function acceptWith(id: string, opts: { feeRate?: number; tamper?: boolean } = {}) {
+  const pf = await m.call('POST', `/v1/exact-offer-authorizations/${id}/accept-preflight`, seller.token, opts.feeRate ? { fee_rate: opts.feeRate } : {});
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const p = pf.body.result;
+  const parent = signPsbt(p.psbt_hex, seller.w, [1], SigHash.ALL);
+  const child = p.cpfp ? signPsbt(p.cpfp.psbt_hex, seller.w, [0], SigHash.ALL) : undefined;
+  return { pf: p, parent, child, send: (body: Record<string, unknown>) => m.call('POST', `/v1/exact-offer-authorizations/${id}/accept`, seller.token, body) };
+}
+
+describe('exact offers', () => {
+  void it('an unlisted unit, detached delivery, no child: authorize, inbox, accept, deliver; siblings retire', async () => {
+    const b = await newBidder(m);
+    const receive = (await newBidder(m, [])).w.address;
+    const placed = await placeFunded(m, b, 30_000, 1, [{ scope: 'asset', asset: seller.asset }, { scope: 'collection', collection: 'exact' }], { receive });
+    await m.mine();
+    await m.sync();
+    const [offerId, siblingId] = placed.funding_slots[0]!.offer_ids;
+    const at = await unit();
+    const { a, act } = await authorizeOne(m, b, offerId!, at, 3);
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    assert.equal(act.body.result.status, 'active');
+    assert.deepEqual(act.body.result.signature_validity.bitcoin_invalidation, { type: 'spend_funding_outpoint', outpoint: { txid: placed.funding_slots[0]!.txid, vout: 0 } });
+    assert.equal(act.body.result.signature_validity.bitcoin_expires_at, null);
+
+    const inbox = await m.call('GET', `/v1/address/${seller.w.address}/exact-offers`, seller.token);
+    assert.equal(inbox.status, 200, JSON.stringify(inbox.body));
+    const row = inbox.body.result.find((r: any) => r.authorization_id === a.authorization_id);
+    assert.ok(row);
+    assert.equal(row.requires_buyer_action, false);
+    assert.equal(row.price_sats, 30_000);
+    assert.equal(row.offer_scope, 'asset');
+    assert.equal(row.platform_fee_sats, 600);
+    assert.equal(row.seller_proceeds_sats, 30_000 + 330 - 600 - row.prefunded_fee_sats);
+    // Not the seller's inbox for anyone else.
+    assert.equal((await m.call('GET', `/v1/address/${seller.w.address}/exact-offers`, b.token)).status, 403);
+
+    const acc = await acceptWith(a.authorization_id);
+    assert.equal(acc.pf.requires_cpfp, false);
+    // A foreign id and a missing one are the same 404.
+    assert.equal((await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, b.token, { psbt_hex: acc.parent })).status, 404);
+    assert.equal((await m.call('POST', '/v1/exact-offer-authorizations/ea_missing/accept', seller.token, { psbt_hex: acc.parent })).status, 404);
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.result.already_completed, false);
+    const again = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.result.already_completed, true);
+
+    await m.mine();
+    await m.sync();
+    assert.equal(await heldAt(m, receive, seller.asset), 1n, 'the unit reached the delivery address');
+    const fill = await m.ctx.store.db.selectFrom('fills').selectAll().where('ref_id', '=', offerId!).executeTakeFirstOrThrow();
+    assert.deepEqual([fill.kind, fill.state, fill.buyer, fill.payer, fill.seller], ['offer', 'confirmed', receive, b.w.address, seller.w.address]);
+    const states = await m.ctx.store.db.selectFrom('offers').select(['id', 'state', 'end_reason']).where('id', 'in', [offerId!, siblingId!]).execute();
+    assert.deepEqual(Object.fromEntries(states.map((s) => [s.id, [s.state, s.end_reason]])), { [offerId!]: ['filled', 'filled'], [siblingId!]: ['retired', 'superseded'] });
+    const bidderFeed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
+    for (const k of ['offer_accepted', 'exact_authorization_used', 'offer_retired']) assert.ok(bidderFeed.includes(k), `${k} in ${bidderFeed}`);
+    const sellerFeed = (await m.call('GET', `/v1/address/${seller.w.address}/events`, seller.token)).body.result.map((e: any) => e.kind);
+    assert.ok(sellerFeed.includes('sale_confirmed'), JSON.stringify(sellerFeed));
+    await m.ctx.cache.clear();
+    const sales = (await m.call('GET', '/v1/events?kind=sales', null)).body.result;
+    assert.ok(sales.some((e: any) => e.fill_kind === 'offer' && e.buyer === receive));
+  });
+
+  void it('a listed unit, attached delivery, with a CPFP child when the fee rate rose; the listing is sold', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 40_000, 1, [{ scope: 'asset', asset: seller.asset }], { mode: 'attached' });
+    await m.mine();
+    await m.sync();
+    const listing = await listUnit(m, seller, 90_000);
+    await m.mine(2);
+    await m.sync();
+    const outpoint = { txid: listing.utxo_txid, vout: listing.utxo_vout };
+    const { a, act } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, outpoint, 1);
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    m.devnet.feeEstimates = { ...m.devnet.feeEstimates, half_hour: 6 };
+    try {
+      const acc = await acceptWith(a.authorization_id);
+      assert.equal(acc.pf.requires_cpfp, true);
+      assert.ok(acc.pf.cpfp.child_fee_sats > 0);
+      // Without the child: refused, naming the fee it needs.
+      const none = await acc.send({ psbt_hex: acc.parent });
+      assert.equal(none.status, 400, JSON.stringify(none.body));
+      assert.equal(none.body.required_child_fee_sats, acc.pf.cpfp.child_fee_sats);
+      // A child that pays one sat less than needed.
+      const cheap = editPsbt(acc.pf.cpfp.psbt_hex, (tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! + 1n }));
+      const under = await acc.send({ psbt_hex: acc.parent, cpfp_psbt_hex: signPsbt(cheap, seller.w, [0], SigHash.ALL) });
+      assert.equal(under.status, 422, JSON.stringify(under.body));
+      assert.equal(under.body.code, 'invalid_transaction');
+      const ok = await acc.send({ psbt_hex: acc.parent, cpfp_psbt_hex: acc.child });
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      assert.ok(ok.body.result.child_txid);
+    } finally {
+      m.devnet.feeEstimates = { ...m.devnet.feeEstimates, half_hour: 3 };
+    }
+    assert.equal((await m.ctx.store.db.selectFrom('listings').select('state').where('id', '=', listing.id).executeTakeFirstOrThrow()).state, 'reserved');
+    await m.mine();
+    await m.sync();
+    assert.equal((await m.ctx.store.db.selectFrom('listings').select('state').where('id', '=', listing.id).executeTakeFirstOrThrow()).state, 'sold');
+    assert.equal(await heldOn(m, `${a.parent_txid}:0`, seller.asset), 1n, 'the unit sits on the bidder\'s 330-sat output');
+  });
+
+  void it('refuses a wrong sighash, a changed template, an outpoint under 3 confirmations, and a seller signature over a changed parent', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 25_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    await m.sync();
+    const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+    const fresh = await m.attachDirect(seller.w, seller.asset, '1');
+    await m.sync();
+    const young = await m.call('POST', `/v1/offers/${offerId}/exact-authorizations`, b.token, { outpoints: [fresh] });
+    assert.equal(young.status, 409, JSON.stringify(young.body));
+    assert.equal(young.body.code, 'target_unavailable');
+    await m.mine(2);
+    await m.sync();
+    const wrong = await authorizeOne(m, b, offerId, fresh, 3, SigHash.SINGLE_ANYONECANPAY);
+    assert.equal(wrong.act.status, 422, JSON.stringify(wrong.act.body));
+    assert.equal(wrong.act.body.code, 'signature_invalid');
+    const changed = editPsbt(wrong.a.psbt_hex, (tx) => tx.updateOutput(0, { amount: 1n }));
+    const t = await m.call('POST', `/v1/exact-offer-authorizations/${wrong.a.authorization_id}/bidder-psbt`, b.token, { psbt_hex: signPsbt(changed, b.w, [0], SigHash.ALL) });
+    assert.equal(t.status, 422);
+    assert.equal(t.body.code, 'template_mismatch');
+    const good = await m.call('POST', `/v1/exact-offer-authorizations/${wrong.a.authorization_id}/bidder-psbt`, b.token, { psbt_hex: signPsbt(wrong.a.psbt_hex, b.w, [0], SigHash.ALL) });
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const acc = await acceptWith(wrong.a.authorization_id);
+    const otherParent = editPsbt(acc.pf.psbt_hex, (tx) => tx.updateOutput(1, { amount: tx.getOutput(1).amount! + 100n }));
+    const bad = await acc.send({ psbt_hex: signPsbt(otherParent, seller.w, [1], SigHash.ALL) });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.equal(bad.body.code, 'template_mismatch');
+    const badSig = await acc.send({ psbt_hex: signPsbt(acc.pf.psbt_hex, seller.w, [1], SigHash.NONE) });
+    assert.equal(badSig.status, 422);
+    assert.equal(badSig.body.code, 'signature_invalid');
+  });
+
+  void it('bulk selection flags two authorizations over one slot; two sellers racing for one slot: one wins', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 26_000, 1, [{ scope: 'asset', asset: seller.asset }, { scope: 'collection', collection: 'exact' }]);
+    await m.mine();
+    await m.sync();
+    const [o1, o2] = placed.funding_slots[0]!.offer_ids;
+    const u1 = await unit();
+    const seller2 = await newSeller(m, 'p2tr', 'exact-seller-2', 1, seller.asset);
+    const u2 = await m.attachDirect(seller2.w, seller.asset, '1');
+    await m.mine(2);
+    await m.sync();
+    const x = await authorizeOne(m, b, o1!, u1);
+    const y = await authorizeOne(m, b, o2!, u2);
+    assert.equal(x.act.status, 200);
+    assert.equal(y.act.status, 200, JSON.stringify(y.act.body));
+    const sel = await m.call('POST', '/v1/exact-offer-selections/validate', seller.token, { authorization_ids: [x.a.authorization_id, 'ea_nope'] });
+    assert.deepEqual(sel.body.result.map((r: any) => r.code), [null, 'not_found']);
+    const dup = await m.call('POST', '/v1/exact-offer-selections/validate', seller.token, { authorization_ids: [x.a.authorization_id, x.a.authorization_id] });
+    assert.equal(dup.status, 400);
+
+    const ax = await acceptWith(x.a.authorization_id);
+    const pf2 = await m.call('POST', `/v1/exact-offer-authorizations/${y.a.authorization_id}/accept-preflight`, seller2.token, {});
+    assert.equal(pf2.status, 200, JSON.stringify(pf2.body));
+    const p2 = signPsbt(pf2.body.result.psbt_hex, seller2.w, [1], SigHash.DEFAULT);
+    const [r1, r2] = await Promise.all([ax.send({ psbt_hex: ax.parent }), m.call('POST', `/v1/exact-offer-authorizations/${y.a.authorization_id}/accept`, seller2.token, { psbt_hex: p2 })]);
+    assert.deepEqual([r1.status, r2.status].sort(), [200, 409], `${JSON.stringify(r1.body)} ${JSON.stringify(r2.body)}`);
+    const settlements = await m.ctx.store.db.selectFrom('settlements').select('id').where('kind', '=', 'exact_offer').where('ref_id', 'in', [x.a.authorization_id, y.a.authorization_id]).execute();
+    assert.equal(settlements.length, 1);
+  });
+
+  void it('an accept racing a checkout of the same listed unit: exactly one wins, nothing broadcast for the other', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 50_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    const listing = await listUnit(m, seller, 60_000);
+    await m.mine(2);
+    await m.sync();
+    const { a, act } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, { txid: listing.utxo_txid, vout: listing.utxo_vout });
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    const buyer = await newBuyer(m, 'p2wpkh', 'exact-race');
+    const q = await quoteOk(m, buyer, { lines: [{ listing_id: listing.id }] });
+    const acc = await acceptWith(a.authorization_id);
+    const [c, s] = await Promise.all([complete(m, buyer, q.id, signQuote(q, buyer.w)), acc.send({ psbt_hex: acc.parent })]);
+    assert.deepEqual([c.status, s.status].sort(), [200, 409], `${JSON.stringify(c.body)} ${JSON.stringify(s.body)}`);
+    const claimed = await m.ctx.store.db.selectFrom('outpoint_claims').select('settlement_id').where('outpoint', '=', `${listing.utxo_txid}:${listing.utxo_vout}`).execute();
+    assert.equal(claimed.length, 1);
+  });
+
+  void it('a bidder who spends the funding output after the seller signed wins on chain: conflict_spend, claims released, recorded for the seller', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 27_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    await m.sync();
+    const at = await unit();
+    const { a } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, at);
+    const acc = await acceptWith(a.authorization_id);
+    const slot = placed.funding_slots[0]!;
+    await m.devnet.bitcoin.broadcast(buildTx([{ wallet: b.w, coin: coinOf(m.devnet, slot.txid, slot.vout) }], () => [{ script: b.w.script, amount: 26_000n }]));
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'conflict_spend');
+    assert.equal(r.body.claims_released, true);
+    const left = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${at.txid}:${at.vout}`).execute();
+    assert.equal(left.length, 0);
+    const feed = (await m.call('GET', `/v1/address/${seller.w.address}/events`, seller.token)).body.result;
+    assert.ok(feed.some((e: any) => e.kind === 'exact_offer_accept_conflicted' && e.authorization_id === a.authorization_id), JSON.stringify(feed.map((e: any) => e.kind)));
+  });
+});
