@@ -16,6 +16,9 @@ import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
 import { Indexer } from './indexer/indexer.js';
 import { settlementWatcher } from './indexer/settlement-watcher.js';
+import { HttpSigner, LazyInProcessSigner, type SignerPort } from './signer/port.js';
+import { openSigner } from './signer/open.js';
+import { nowSeconds } from './clock.js';
 import type { Area } from './area.js';
 import { AREAS } from './modules/areas.js';
 import { failpointFor } from './failpoint.js';
@@ -81,9 +84,17 @@ export async function bootstrap(
 
   const failpoint = failpointFor(config.CRASH_AT);
   const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger, failpoint);
+  let signer: SignerPort;
+  if (config.SIGNER_URL) signer = new HttpSigner(config.SIGNER_URL, config.SIGNER_SECRET!);
+  else {
+    const lazy = new LazyInProcessSigner(() => openSigner(config.SIGNER_DIR, () => nowSeconds(clock)));
+    closers.push(async () => lazy.close());
+    signer = lazy;
+  }
   const areas = over.areas ?? AREAS;
   const ctx: Context = {
     areas,
+    signer,
     config,
     store,
     chain: made.chain,

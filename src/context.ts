@@ -11,6 +11,7 @@ import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
 import type { Failpoint } from './failpoint.js';
+import type { SignerPort } from './signer/port.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -31,6 +32,8 @@ export interface Context {
   indexer: Indexer;
   /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
   devnet?: DevnetHandle;
+  /** The market signer (collection-offer co-signatures, soft cancels), in process or at SIGNER_URL. */
+  signer: SignerPort;
   /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
   areas: readonly Area[];
   /** Crash tests' named kill points (CRASH_AT); a no-op unless armed. */

@@ -9,6 +9,8 @@ export interface DevnetControl {
   credit(address: string, asset: string, quantityRaw: string): Promise<void>;
   /** Forgets every unconfirmed transaction (a node restarted without its mempool). */
   dropMempool(): Promise<{ dropped: number }>;
+  /** Moves an asset's issuance rights from its current owner to `to` (Core: an issuance with a transfer destination). */
+  transferIssuance(p: { asset: string; from: string; to: string }): Promise<void>;
   reorg(depth: number): Promise<{ disconnected: number; tip: { height: number; hash: string } }>;
   addressUtxos(address: string): Promise<Array<{ txid: string; vout: number; value_sats: number; confirmations: number }>>;
   close?(): Promise<void>;

@@ -67,6 +67,9 @@ const TABLE: Record<string, Row> = {
   'POST /v1/offer-cancellations': { limit: 'account_maintenance', session: true },
   'POST /v1/offer-cancellations/review': { limit: 'account_maintenance', session: true },
   'GET /v1/assets/:asset/best-offer': { limit: 'uncached_read' },
+  'GET /v1/market-signer': { limit: 'uncached_read' },
+  'GET /v1/artists/:key/profile/eligibility': { limit: 'artist_edit', session: true },
+  'PATCH /v1/artists/:key/profile': { limit: 'artist_edit', session: true },
   // Exact offers and counters: acting on someone's offer is the point (any holder may authorize or counter it).
   'POST /v1/offers/:id/exact-authorizations': { limit: 'expensive_write', session: true },
   'POST /v1/exact-offer-authorizations/:id/bidder-psbt': { limit: 'signed_completion', session: 'id' },
@@ -178,8 +181,9 @@ void test('an unknown method on every path is 405 method_not_allowed with Allow'
     byPath.set(r.url, (byPath.get(r.url) ?? new Set()).add(r.method));
   }
   for (const [url, methods] of byPath) {
-    const res = await m.app.inject({ method: 'PATCH', url: concrete(url), remoteAddress: '10.62.0.3' });
-    assert.equal(res.statusCode, 405, `PATCH ${url}: ${res.body}`);
+    const method = (['PATCH', 'PUT', 'DELETE'] as const).find((x) => !methods.has(x))!;
+    const res = await m.app.inject({ method, url: concrete(url), remoteAddress: '10.62.0.3' });
+    assert.equal(res.statusCode, 405, `${method} ${url}: ${res.body}`);
     assert.equal((JSON.parse(res.body) as { code: string }).code, 'method_not_allowed');
     assert.deepEqual(String(res.headers.allow).split(', ').sort(), [...methods].sort(), url);
   }

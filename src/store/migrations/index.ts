@@ -16,6 +16,7 @@ import * as m014 from './014_exact_offers.js';
 import * as m015 from './015_counters.js';
 import * as m016 from './016_book_asks.js';
 import * as m017 from './017_book_bids.js';
+import * as m018 from './018_artist_profiles.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '015_counters': m015,
   '016_book_asks': m016,
   '017_book_bids': m017,
+  '018_artist_profiles': m018,
 };
