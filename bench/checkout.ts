@@ -21,6 +21,8 @@ export interface CompletionResult {
   p50: number;
   p99: number;
   mean: number;
+  /** Process CPU (user + system) per completion, ms, p50: the server's work, client's fetch included. */
+  cpu_p50: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -90,12 +92,17 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   }
 
   const took: number[] = [];
+  const cpu: number[] = [];
   const started = performance.now();
   for (const c of signedCarts) {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await call('POST', `/v1/checkout/quotes/${c.id}/complete`, { psbt_hex: c.psbt }, c.token);
+    const used = process.cpuUsage(c0);
+    cpu.push((used.user + used.system) / 1000);
     took.push(performance.now() - t0);
   }
+  cpu.sort((a, b) => a - b);
   const secs = (performance.now() - started) / 1000;
   took.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 10) / 10;
@@ -106,5 +113,6 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     p50: round(percentile(took, 50)),
     p99: round(percentile(took, 99)),
     mean: round(took.reduce((s, x) => s + x, 0) / took.length),
+    cpu_p50: round(percentile(cpu, 50)),
   };
 }

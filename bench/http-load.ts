@@ -30,12 +30,15 @@ export async function load(name: string, opts: { url: string; method?: 'GET' | '
   };
 }
 
+/** Where the tables go: stdout, or stderr under `--json` (stdout then carries the JSON object only). */
+export const say: { line: (s: string) => void } = { line: (s) => console.log(s) };
+
 export function printTable(rows: Array<Record<string, string | number>>): void {
   if (!rows.length) return;
   const cols = Object.keys(rows[0]!);
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ');
-  console.log(line(cols));
-  console.log(line(width.map((w) => '-'.repeat(w))));
-  for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+  say.line(line(cols));
+  say.line(line(width.map((w) => '-'.repeat(w))));
+  for (const r of rows) say.line(line(cols.map((c) => String(r[c] ?? ''))));
 }

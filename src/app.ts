@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import http from 'node:http';
 import Fastify from 'fastify';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,6 +7,7 @@ import { BODY_LIMIT, type App } from './http/app-type.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
+import { CacheFrontDoor, requestIdOf } from './http/cache-front-door.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
 import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
@@ -14,19 +15,17 @@ import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook
 export type { App } from './http/app-type.js';
 export { BODY_LIMIT } from './http/app-type.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
 /** Builds the HTTP app from a Context. Listening is the caller's business. */
 export async function buildApp(ctx: Context): Promise<App> {
+  // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
+  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
   const app = Fastify({
     loggerInstance: ctx.logger,
+    serverFactory: (handler) => http.createServer(door.handler(handler)),
     bodyLimit: BODY_LIMIT,
     // Trust exactly the configured number of proxy hops for X-Forwarded-For (per-IP limits depend on it).
     trustProxy: (_addr: string, hop: number) => hop < ctx.config.TRUST_PROXY_HOPS,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // Fastify's Ajv compiler, plus the rules no schema keyword states (finite numbers, canonical query integers).
     schemaController: { compilersFactory: { buildValidator: strictValidatorFactory() } },
     ajv: {
@@ -64,10 +63,11 @@ export async function buildApp(ctx: Context): Promise<App> {
     maxAge: 600,
   });
 
-  const fresh = freshnessHooks(ctx.cache, ctx.clock);
-  // Order matters: who is asking, then a cache hit (which must not spend read budget), then the limiter.
-  app.addHook('onRequest', sessionHook(ctx));
+  const fresh = freshnessHooks(ctx.cache, ctx.clock, door);
+  // Order matters: a cache hit first (a public answer needs no session and spends no read
+  // budget), then who is asking, then the limiter.
   app.addHook('onRequest', fresh.serveFromCache);
+  app.addHook('onRequest', sessionHook(ctx));
   app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
   // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
   app.addHook('onRequest', enforceDeclaredSession);

@@ -47,6 +47,8 @@ export const ConfigSchema = Type.Object({
   SECRET: Type.Optional(Type.String({ minLength: 32 })),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
+  /** Log one in every N cache hits answered in front of the framework, at info (0: none). */
+  CACHE_HIT_LOG_EVERY: Type.Integer({ minimum: 0, default: 0 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },

@@ -7,9 +7,12 @@
  *   valid in a block but Bitcoin Core will not relay it. noble v2 rejects high-S by default; we
  *   pass `lowS` explicitly so callers choose: the market requires low-S (the transactions it
  *   accepts must relay), a block validator may pass `lowS: false`.
- * - Bitcoin signs the 32-byte sighash directly, so noble must not hash it again: `prehash: false`.
+ * - Bitcoin signs the 32-byte sighash directly, so it is never hashed again (see `secp.ts`).
+ * - The curve check runs on libsecp256k1 where it loads (`secp.ts`); the DER reading stays with
+ *   noble so every backend refuses the same encodings with the same words.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secpBackend } from './secp.js';
 
 /**
  * BIP-66 strict DER check of a signature *including* its trailing hash-type byte
@@ -70,11 +73,7 @@ export function verifyEcdsaDer(
     return { ok: false, error: 'signature is not valid DER' };
   }
   if (lowS && highS) return { ok: false, error: 'signature has high S (BIP-146 LOW_S)' };
-  let valid = false;
-  try {
-    valid = secp256k1.verify(compact, sighash, pubkey, { prehash: false, lowS: false, format: 'compact' });
-  } catch {
-    valid = false;
-  }
+  // Only the encodings noble reads: libsecp256k1 would also parse hybrid (0x06/0x07) keys.
+  const valid = isStrictPubkey(pubkey) && secpBackend().ecdsa(compact, sighash, pubkey);
   return valid ? { ok: true } : { ok: false, error: 'ECDSA signature does not verify' };
 }

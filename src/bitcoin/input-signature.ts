@@ -26,7 +26,8 @@ import {
   checkSequenceVerify, parseSchnorrSignature, parseSimpleTapscript, splitTaprootWitness,
   TAPSCRIPT_LEAF_VERSION, verifyControlBlock, verifySchnorr,
 } from './taproot.js';
-import { legacySighash, toTransaction, type Prevout } from './transaction.js';
+import { toTransaction, type Prevout } from './transaction.js';
+import { TxDigests } from './tx-digests.js';
 
 export type { Prevout } from './transaction.js';
 
@@ -68,30 +69,46 @@ export type InputSignatureFailure = Extract<InputSignatureResult, { ok: false }>
 type Sig = { hashType: number; pubkey: Uint8Array };
 type Check = { ok: true; family: SpendFamily; sigs: Sig[] } | { ok: false; error: string };
 
+/** What input `index` carries to unlock its prevout; by default the transaction's own fields. */
+export interface InputSpend {
+  scriptSig: Uint8Array;
+  witness: Uint8Array[];
+}
+
 /**
- * Verify input `index` of `tx` (a scure Transaction or raw bytes). `prevouts[k]` is the output
- * spent by input k, for every input of the transaction.
+ * Parse `tx` once and prepare the digests its inputs share (`TxDigests`), for several
+ * `verifyInputSignature` calls on one transaction. Throws when the bytes do not parse.
+ */
+export function prepareTransaction(tx: Transaction | Uint8Array, prevouts: readonly Prevout[]): TxDigests {
+  return new TxDigests(toTransaction(tx), prevouts);
+}
+
+/**
+ * Verify input `index` of `tx` (a scure Transaction, raw bytes, or a prepared `TxDigests`, whose
+ * own prevouts are then used). `prevouts[k]` is the output spent by input k, for every input.
+ * `spend` overrides the input's scriptSig and witness (a PSBT's partial signatures).
  */
 export function verifyInputSignature(
-  tx: Transaction | Uint8Array,
+  tx: Transaction | Uint8Array | TxDigests,
   index: number,
   prevouts: readonly Prevout[],
   options: VerifyInputOptions = {},
+  spend?: InputSpend,
 ): InputSignatureResult {
   const fail = (detail: string): InputSignatureResult => ({ ok: false, input: index, error: `input ${index}: ${detail}`, detail });
-  let t: Transaction;
+  let d: TxDigests;
   try {
-    t = toTransaction(tx);
+    d = tx instanceof TxDigests ? tx : prepareTransaction(tx, prevouts);
   } catch (e) {
     return fail(`transaction does not parse (${(e as Error).message})`);
   }
-  if (!Number.isInteger(index) || index < 0 || index >= t.inputsLength) return fail('no such input');
-  if (prevouts.length !== t.inputsLength) {
-    return fail(`expected ${t.inputsLength} prevouts, got ${prevouts.length}`);
+  if (!Number.isInteger(index) || index < 0 || index >= d.inputsLength) return fail('no such input');
+  if (d.prevouts.length !== d.inputsLength) {
+    return fail(`expected ${d.inputsLength} prevouts, got ${d.prevouts.length}`);
   }
   let res: Check;
   try {
-    res = checkInput(t, index, prevouts, options.rules ?? 'standard');
+    res = checkInput(d, index, spend ?? ownSpend(d.tx, index), options.rules ?? 'standard');
   } catch (e) {
     // scure throws on malformed data (e.g. an out-of-range value); report it, never rethrow.
     res = { ok: false, error: (e as Error).message };
@@ -115,49 +132,49 @@ export function verifyInputSignature(
 }
 
 /**
- * Verify every input (parse once, then each input in order). Returns the first failure, or every
- * input's result when all pass. Bytes that do not parse fail as input 0.
- * Cost: each taproot input rehashes all prevouts, O(inputs²) hashing: fine for the market's and
- * the devnet's transaction sizes.
+ * Verify every input (parse once, shared digests once, then each input in order). Returns the
+ * first failure, or every input's result when all pass. Bytes that do not parse fail as input 0.
  */
 export function verifyAllInputSignatures(
   tx: Transaction | Uint8Array,
   prevouts: readonly Prevout[],
   options: Omit<VerifyInputOptions, 'allowedSighashes'> = {},
 ): { ok: true; inputs: InputSignatureOk[] } | InputSignatureFailure {
-  let t: Transaction;
+  let d: TxDigests;
   try {
-    t = toTransaction(tx);
+    d = prepareTransaction(tx, prevouts);
   } catch (e) {
     const detail = `transaction does not parse (${(e as Error).message})`;
     return { ok: false, input: 0, error: detail, detail };
   }
   const inputs: InputSignatureOk[] = [];
-  for (let i = 0; i < t.inputsLength; i++) {
-    const r = verifyInputSignature(t, i, prevouts, options);
+  for (let i = 0; i < d.inputsLength; i++) {
+    const r = verifyInputSignature(d, i, prevouts, options);
     if (!r.ok) return r;
     inputs.push(r);
   }
   return { ok: true, inputs };
 }
 
-function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[], rules: 'standard' | 'consensus'): Check {
-  const prevout = prevouts[idx]!;
-  const s = prevout.script;
+function ownSpend(tx: Transaction, idx: number): InputSpend {
   const input = tx.getInput(idx);
-  const scriptSig = input.finalScriptSig ?? new Uint8Array();
-  const witness = input.finalScriptWitness ?? [];
+  return { scriptSig: input.finalScriptSig ?? new Uint8Array(), witness: input.finalScriptWitness ?? [] };
+}
+
+function checkInput(d: TxDigests, idx: number, { scriptSig, witness }: InputSpend, rules: 'standard' | 'consensus'): Check {
+  const prevout = d.prevouts[idx]!;
+  const s = prevout.script;
   if (s.length === 25 && s[0] === 0x76 && s[1] === 0xa9 && s[2] === 0x14 && s[23] === 0x88 && s[24] === 0xac) {
     if (witness.length) return { ok: false, error: 'P2PKH input carries a witness' };
-    return checkP2pkh(tx, idx, s, scriptSig, rules);
+    return checkP2pkh(d, idx, s, scriptSig, rules);
   }
   if (s.length === 22 && s[0] === 0x00 && s[1] === 0x14) {
     if (scriptSig.length) return { ok: false, error: 'native segwit input has a non-empty scriptSig' };
-    return checkP2wpkh(tx, idx, s.subarray(2), prevout.amount, witness, rules);
+    return checkP2wpkh(d, idx, s.subarray(2), prevout.amount, witness, rules);
   }
   if (s.length === 34 && s[0] === 0x51 && s[1] === 0x20) {
     if (scriptSig.length) return { ok: false, error: 'native segwit input has a non-empty scriptSig' };
-    return checkTaproot(tx, idx, s.subarray(2), prevouts, witness, rules);
+    return checkTaproot(d, idx, s.subarray(2), witness, rules);
   }
   return { ok: false, error: 'unsupported prevout script (P2PKH, P2WPKH and P2TR only)' };
 }
@@ -170,7 +187,7 @@ function ecdsaHashType(sig: Uint8Array, rules: 'standard' | 'consensus'): number
   return hashType;
 }
 
-function checkP2pkh(tx: Transaction, idx: number, script: Uint8Array, scriptSig: Uint8Array, rules: 'standard' | 'consensus'): Check {
+function checkP2pkh(d: TxDigests, idx: number, script: Uint8Array, scriptSig: Uint8Array, rules: 'standard' | 'consensus'): Check {
   let ops: ScriptType;
   try {
     ops = Script.decode(scriptSig);
@@ -188,13 +205,13 @@ function checkP2pkh(tx: Transaction, idx: number, script: Uint8Array, scriptSig:
   const hashType = ecdsaHashType(sig, rules);
   if (typeof hashType === 'string') return { ok: false, error: hashType };
   // Legacy sighash; scriptCode is the prevout script (it holds no OP_CODESEPARATOR or signature).
-  const msg = legacySighash(tx, idx, script, hashType);
+  const msg = d.legacy(idx, script, hashType);
   const v = verifyEcdsaDer(sig.subarray(0, -1), msg, pubkey, rules === 'standard');
   return v.ok ? { ok: true, family: 'p2pkh', sigs: [{ hashType, pubkey }] } : v;
 }
 
 function checkP2wpkh(
-  tx: Transaction, idx: number, program: Uint8Array, amount: bigint, witness: Uint8Array[], rules: 'standard' | 'consensus',
+  d: TxDigests, idx: number, program: Uint8Array, amount: bigint, witness: Uint8Array[], rules: 'standard' | 'consensus',
 ): Check {
   if (witness.length !== 2) return { ok: false, error: `P2WPKH witness must have 2 items, got ${witness.length}` };
   const [sig, pubkey] = witness as [Uint8Array, Uint8Array];
@@ -204,23 +221,18 @@ function checkP2wpkh(
   if (typeof hashType === 'string') return { ok: false, error: hashType };
   // BIP-143: the scriptCode of a P2WPKH input is the P2PKH script of the same key hash.
   const scriptCode = new Uint8Array([0x76, 0xa9, 0x14, ...program, 0x88, 0xac]);
-  const msg = tx.preimageWitnessV0(idx, scriptCode, hashType, amount);
+  const msg = d.witnessV0(idx, scriptCode, hashType, amount);
   const v = verifyEcdsaDer(sig.subarray(0, -1), msg, pubkey, rules === 'standard');
   return v.ok ? { ok: true, family: 'p2wpkh', sigs: [{ hashType, pubkey }] } : v;
 }
 
-function taprootMsg(
-  tx: Transaction, idx: number, prevouts: readonly Prevout[], hashType: number, leaf?: Uint8Array, annex?: Uint8Array,
-): Uint8Array | string {
+function taprootMsg(d: TxDigests, idx: number, hashType: number, leaf?: Uint8Array, annex?: Uint8Array): Uint8Array | string {
   // BIP-341: SIGHASH_SINGLE without a matching output has no digest: the signature is invalid.
-  if ((hashType & 0x03) === SIGHASH_SINGLE && idx >= tx.outputsLength) return 'sighash SINGLE without a matching output';
-  return tx.preimageWitnessV1(
-    idx, prevouts.map((p) => p.script), hashType, prevouts.map((p) => p.amount),
-    undefined, leaf, leaf ? TAPSCRIPT_LEAF_VERSION : undefined, annex,
-  );
+  if ((hashType & 0x03) === SIGHASH_SINGLE && idx >= d.outputsLength) return 'sighash SINGLE without a matching output';
+  return d.witnessV1(idx, hashType, leaf, annex, TAPSCRIPT_LEAF_VERSION);
 }
 
-function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevouts: readonly Prevout[], witness: Uint8Array[], rules: 'standard' | 'consensus'): Check {
+function checkTaproot(d: TxDigests, idx: number, outputKey: Uint8Array, witness: Uint8Array[], rules: 'standard' | 'consensus'): Check {
   const w = splitTaprootWitness(witness);
   if ('error' in w) return { ok: false, error: w.error };
   // BIP-341 reserves the annex; Bitcoin Core's policy refuses to relay any witness carrying one.
@@ -228,7 +240,7 @@ function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevo
   if (w.kind === 'key') {
     const sig = parseSchnorrSignature(w.signature);
     if ('error' in sig) return { ok: false, error: sig.error };
-    const msg = taprootMsg(tx, idx, prevouts, sig.hashType, undefined, w.annex);
+    const msg = taprootMsg(d, idx, sig.hashType, undefined, w.annex);
     if (typeof msg === 'string') return { ok: false, error: msg };
     if (!verifySchnorr(sig.sig, msg, outputKey)) return { ok: false, error: 'schnorr signature does not verify (key path)' };
     return { ok: true, family: 'p2tr-key', sigs: [{ hashType: sig.hashType, pubkey: outputKey }] };
@@ -239,7 +251,7 @@ function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevo
   const leaf = parseSimpleTapscript(w.script);
   if (!leaf) return { ok: false, error: 'unsupported tapscript leaf' };
   if (leaf.csv !== undefined) {
-    const csvErr = checkSequenceVerify(leaf.csv, tx.getInput(idx).sequence ?? 0xffffffff, tx.version);
+    const csvErr = checkSequenceVerify(leaf.csv, d.sequences[idx]!, d.version);
     if (csvErr) return { ok: false, error: csvErr };
   }
   // One signature per key; exactly that many items, or the final stack would not be clean (BIP-342).
@@ -252,7 +264,7 @@ function checkTaproot(tx: Transaction, idx: number, outputKey: Uint8Array, prevo
     const key = leaf.keys[leaf.keys.length - 1 - j]!;
     const sig = parseSchnorrSignature(w.stack[j]!);
     if ('error' in sig) return { ok: false, error: `signature ${j}: ${sig.error}` };
-    const msg = taprootMsg(tx, idx, prevouts, sig.hashType, w.script, w.annex);
+    const msg = taprootMsg(d, idx, sig.hashType, w.script, w.annex);
     if (typeof msg === 'string') return { ok: false, error: `signature ${j}: ${msg}` };
     if (!verifySchnorr(sig.sig, msg, key)) return { ok: false, error: `signature ${j} does not verify (script path)` };
     sigs.push({ hashType: sig.hashType, pubkey: key });

@@ -16,7 +16,7 @@
  */
 import { hex } from '@scure/base';
 import { equalBytes } from '@noble/curves/utils.js';
-import { RawTx, Script } from '@scure/btc-signer/script.js';
+import { Script } from '@scure/btc-signer/script.js';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { hash160, taprootTweakPubkey } from '@scure/btc-signer/utils.js';
 import type { Transaction } from '@scure/btc-signer';
@@ -27,6 +27,7 @@ import { parsePsbt, psbtPrevouts } from './psbt.js';
 import { formatSighash, SIGHASH_ANYONECANPAY } from './sighash.js';
 import { parseSchnorrSignature, TAPSCRIPT_LEAF_VERSION, verifySchnorr } from './taproot.js';
 import type { Prevout } from './transaction.js';
+import { TxDigests } from './tx-digests.js';
 
 export { extractFinalTransaction, compareToTemplate } from './psbt-template.js';
 
@@ -74,16 +75,27 @@ export function verifyPsbt(
   if (!parsed.ok) return { ok: false, error: parsed.error, inputs: [] };
   const tx = parsed.tx;
   const { prevouts, errors } = psbtPrevouts(tx);
-  const reports = expected.map((e) => verifyExpectedInput(tx, e, prevouts, errors, options.rules ?? 'standard'));
+  // One set of shared digests for every input checked (signatures do not enter the digests).
+  // BIP-143 and legacy digests never commit to other prevouts, BIP-341 ones do unless
+  // ANYONECANPAY: unknown ones are placeholders here and only fatal for taproot non-ACP.
+  const all: Prevout[] = prevouts.map((p) => p ?? { script: new Uint8Array([0x6a]), amount: 0n });
+  let digests: TxDigests;
+  try {
+    digests = new TxDigests(tx, all);
+  } catch (e) {
+    return { ok: false, error: `PSBT: ${(e as Error).message}`, inputs: [] };
+  }
+  const reports = expected.map((e) => verifyExpectedInput(digests, e, prevouts, errors, options.rules ?? 'standard'));
   const firstBad = reports.find((r) => !r.ok);
   if (firstBad && !firstBad.ok) return { ok: false, error: firstBad.error, inputs: reports };
   return { ok: true, inputs: reports as Extract<PsbtInputReport, { ok: true }>[] };
 }
 
 function verifyExpectedInput(
-  tx: Transaction, e: PsbtInputExpectation, prevouts: (Prevout | undefined)[], errors: (string | undefined)[],
+  d: TxDigests, e: PsbtInputExpectation, prevouts: (Prevout | undefined)[], errors: (string | undefined)[],
   rules: 'standard' | 'consensus',
 ): PsbtInputReport {
+  const tx = d.tx;
   const i = e.index;
   const fail = (detail: string): PsbtInputReport => ({ input: i, ok: false, error: `PSBT: input ${i} ${detail}` });
   if (!Number.isInteger(i) || i < 0 || i >= tx.inputsLength) return fail('does not exist');
@@ -98,20 +110,16 @@ function verifyExpectedInput(
   const allowed = allowedSighashes(e.sighash, taproot);
   const input = tx.getInput(i);
   const finalized = Boolean(input.finalScriptWitness?.length || input.finalScriptSig?.length);
-  // BIP-341 digests commit to every input's amount and script unless ANYONECANPAY; BIP-143 and
-  // legacy ones never do. Missing other prevouts are therefore only fatal for taproot non-ACP.
   const missing = prevouts.findIndex((p) => p === undefined);
-  const all: Prevout[] = prevouts.map((p) => p ?? { script: new Uint8Array([0x6a]), amount: 0n });
 
-  if (!finalized && input.tapScriptSig?.length) return verifyTapScriptPartial(tx, i, e, all, allowed, missing, fail);
+  if (!finalized && input.tapScriptSig?.length) return verifyTapScriptPartial(d, i, e, allowed, missing, fail);
   const witness = finalized ? undefined : partialWitness(input, own.script);
   if (!finalized && !witness) return fail('is not signed');
-  const raw = RawTx.decode(tx.toBytes(true, false));
-  const witnesses = raw.inputs.map((_, k) => (k === i && witness?.witness) || tx.getInput(k).finalScriptWitness || []);
-  raw.segwitFlag = witnesses.some((w) => w.length > 0);
-  raw.witnesses = raw.segwitFlag ? witnesses : undefined;
-  if (witness?.scriptSig) raw.inputs[i]!.finalScriptSig = witness.scriptSig;
-  const r = verifyInputSignature(RawTx.encode(raw), i, all, { rules });
+  const spend = {
+    scriptSig: witness?.scriptSig ?? input.finalScriptSig ?? new Uint8Array(),
+    witness: witness?.witness ?? input.finalScriptWitness ?? [],
+  };
+  const r = verifyInputSignature(d, i, d.prevouts, { rules }, spend);
   if (!r.ok) {
     if (taproot && missing >= 0) return fail(`${r.detail} (prevout of input ${missing} unknown: ${errors[missing]})`);
     return fail(r.detail);
@@ -141,9 +149,10 @@ function partialWitness(input: PsbtInput, script: Uint8Array): { witness?: Uint8
 
 /** One leaf signature in `tapScriptSig` by the expected key (e.g. the bidder's escrow pre-signature). */
 function verifyTapScriptPartial(
-  tx: Transaction, i: number, e: PsbtInputExpectation, prevouts: Prevout[], allowed: number[], missing: number,
+  d: TxDigests, i: number, e: PsbtInputExpectation, allowed: number[], missing: number,
   fail: (d: string) => PsbtInputReport,
 ): PsbtInputReport {
+  const tx = d.tx;
   if (!('pubkey' in e.signer)) return fail('script-path signatures need a pubkey expectation');
   const want = xOnly(e.signer.pubkey);
   const input = tx.getInput(i);
@@ -159,9 +168,7 @@ function verifyTapScriptPartial(
   if (!allowed.includes(sig.hashType)) return fail(`sighash ${formatSighash(sig.hashType)}, expected ${allowed.map(formatSighash).join(' or ')}`);
   if (missing >= 0 && !(sig.hashType & SIGHASH_ANYONECANPAY)) return fail(`prevout of input ${missing} is unknown`);
   if ((sig.hashType & 0x03) === 0x03 && i >= tx.outputsLength) return fail('sighash SINGLE without a matching output');
-  const msg = tx.preimageWitnessV1(
-    i, prevouts.map((p) => p.script), sig.hashType, prevouts.map((p) => p.amount), undefined, leafScript, TAPSCRIPT_LEAF_VERSION,
-  );
+  const msg = d.witnessV1(i, sig.hashType, leafScript, undefined, TAPSCRIPT_LEAF_VERSION);
   if (!verifySchnorr(sig.sig, msg, want)) return fail('script-path signature does not verify');
   return { input: i, ok: true, family: 'p2tr-script', sighashTypes: [sig.hashType], pubkeys: [want], finalized: false };
 }

@@ -8,6 +8,7 @@ import { equalBytes } from '@noble/curves/utils.js';
 import { OpToNum, Script, type ScriptType } from '@scure/btc-signer/script.js';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { taprootTweakPubkey } from '@scure/btc-signer/utils.js';
+import { secpBackend } from './secp.js';
 import { SIGHASH_DEFAULT, formatSighash, isValidTaprootExplicitSighash } from './sighash.js';
 
 /** BIP-342 tapscript leaf version. */
@@ -53,13 +54,9 @@ export function parseSchnorrSignature(raw: Uint8Array): SchnorrSig | { error: st
   return { error: `schnorr signature must be 64 or 65 bytes, got ${raw.length}` };
 }
 
-/** BIP-340 verification of a 64-byte signature over a 32-byte sighash (never throws). */
+/** BIP-340 verification of a 64-byte signature over a 32-byte sighash (never throws; `secp.ts`). */
 export function verifySchnorr(sig: Uint8Array, msg: Uint8Array, xonly: Uint8Array): boolean {
-  try {
-    return schnorr.verify(sig, msg, xonly);
-  } catch {
-    return false;
-  }
+  return sig.length === 64 && msg.length === 32 && xonly.length === 32 && secpBackend().schnorr(sig, msg, xonly);
 }
 
 /**

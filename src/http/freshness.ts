@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResponseCache } from './response-cache.js';
 import type { Clock } from '../clock.js';
+import { etagMatches, etagOf, type CacheFrontDoor } from './cache-front-door.js';
 
 export type CachePolicy = { public: number } | 'no-store';
 
@@ -37,7 +38,11 @@ export function cacheKeyOf(request: FastifyRequest): string {
   return `${request.method} ${request.routeOptions.url}|${paramPart.join('&')}|${parts.join('&')}`;
 }
 
-export function freshnessHooks(cache: ResponseCache, clock: Clock) {
+/**
+ * `door` (optional) learns each URL routed to a public read, so its next hits skip the framework
+ * (cache-front-door.ts). Every public 200 carries an ETag; a matching If-None-Match gets 304.
+ */
+export function freshnessHooks(cache: ResponseCache, clock: Clock, door?: CacheFrontDoor) {
   async function serveFromCache(request: FastifyRequest, reply: FastifyReply) {
     const policy = policyOf(request);
     if (!policy || policy === 'no-store' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
@@ -46,15 +51,17 @@ export function freshnessHooks(cache: ResponseCache, clock: Clock) {
     const hit = await cache.get(key);
     if (!hit) return;
     request.cacheHit = true;
+    door?.remember(request.url, key, policy.public);
     const age = Math.max(0, Math.floor((clock.now() - hit.storedAt) / 1000));
-    return reply
+    const etag = hit.etag ?? etagOf(hit.body);
+    reply
       .code(hit.status)
       .header('cache-control', `public, max-age=${Math.max(0, policy.public - age)}`)
       .header('age', String(age))
       .header('x-cache', 'hit')
-      .type(hit.contentType)
-      .serializer((p: unknown) => p as string)
-      .send(hit.body);
+      .header('etag', etag);
+    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    return reply.type(hit.contentType).serializer((p: unknown) => p as string).send(hit.body);
   }
 
   async function storeAndLabel(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -64,11 +71,18 @@ export function freshnessHooks(cache: ResponseCache, clock: Clock) {
       reply.header('cache-control', `public, max-age=${policy.public}`);
       reply.header('x-cache', 'miss');
       if (request.cacheKey && typeof payload === 'string') {
+        const etag = etagOf(payload);
+        reply.header('etag', etag);
         await cache.set(
           request.cacheKey,
-          { status: 200, body: payload, contentType: String(reply.getHeader('content-type') ?? 'application/json'), storedAt: clock.now() },
+          { status: 200, body: payload, contentType: String(reply.getHeader('content-type') ?? 'application/json'), etag, storedAt: clock.now() },
           policy.public * 1000,
         );
+        door?.remember(request.url, request.cacheKey, policy.public);
+        if (etagMatches(request.headers['if-none-match'], etag)) {
+          reply.code(304);
+          return '';
+        }
       }
     } else if (!reply.hasHeader('cache-control')) {
       reply.header('cache-control', 'no-store');

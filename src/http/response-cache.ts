@@ -7,6 +7,8 @@ export interface CachedResponse {
   status: number;
   body: string;
   contentType: string;
+  /** Strong ETag of `body`, computed once when stored (absent in entries older than it). */
+  etag?: string;
   /** When it was stored, ms; Age is derived from it. */
   storedAt: number;
 }

@@ -258,3 +258,18 @@ void test('two buyers complete quotes for the same listing at once: exactly one 
   await assert.rejects(new CheckoutCompletion(m.ctx, store).complete(stale, editPsbt(signed4, (tx) => tx.finalizeIdx(0))), (e: any) => e.code === 'state_changed');
   assert.equal((await settlementsFor(q4.id)).length, 1);
 });
+
+void test('a listing another buyer already reserved is refused from the listing read, before any signature is verified', async () => {
+  const { l, buyer, q } = await quoted('precheck-winner');
+  const late = await newBuyer(m, 'p2wpkh', 'precheck-loser');
+  const lateQuote = await quoteOk(m, late, { lines: [{ listing_id: l.id }] });
+  assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w))).status, 200);
+  // A signature by the wrong key would be 422 signature_invalid if it were verified: the
+  // reserved listing answers first, so no verification work is spent on a lost race.
+  const r = await complete(m, late, lateQuote.id, wrongKeySignature(lateQuote.psbt_hex, late));
+  assert.deepEqual([r.status, r.body.code, r.body.listing_id], [409, 'checkout_changed', l.id]);
+  // On a listing still active the same bytes are verified and refused as such.
+  const { buyer: b2, q: q2 } = await quoted('precheck-active');
+  const bad = await complete(m, b2, q2.id, wrongKeySignature(q2.psbt_hex, b2));
+  assert.deepEqual([bad.status, bad.body.code], [422, 'signature_invalid']);
+});

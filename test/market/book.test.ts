@@ -118,16 +118,66 @@ test('fills: the 20 most recent non-dropped fills of member assets, newest first
   assert.deepEqual([fills[1].confirmed_at, fills[1].block_index], [now - 1000 + BOOK_FILLS + 600, 200]);
 });
 
-test('both listing plans (one index window; per-level ranges for deep levels) build the same books', async () => {
+/** The levels as a plain group-by over listings and the catalogue computes them (the reference). */
+async function referenceLevels(slug: string, at: number) {
+  const rows = await t.ctx.store.db
+    .selectFrom('listings as l')
+    .innerJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
+    .where('l.state', '=', 'active')
+    .where('l.expires_at', '>', at)
+    .select('l.price_sats')
+    .select((eb) => eb.fn.countAll().as('depth'))
+    .groupBy('l.price_sats')
+    .orderBy('l.price_sats')
+    .limit(BOOK_LEVELS)
+    .execute();
+  return rows.map((r) => ({ price_sats: Number(r.price_sats), depth: Number(r.depth) }));
+}
+
+test('the levels kept by the store triggers equal a group-by over the listings, through every kind of write', async () => {
   const store = new BookStore(t.ctx.store.db);
-  const clock = () => nowSeconds(t.clock);
-  const windowed = new BookService(store, clock, Number.MAX_SAFE_INTEGER);
-  const ranged = new BookService(store, clock, 0);
-  for (const slug of ['main', 'side', 'deep', 'edge', 'empty']) {
-    const a = await windowed.book(slug);
-    assert.ok(a.asks.length > 0 || slug === 'empty', slug);
-    assert.deepEqual(await ranged.book(slug), a, slug);
-  }
+  // Both listing plans (one range for shallow levels, per-level ranges for deep ones) each time.
+  const ranged = new BookService(store, () => nowSeconds(t.clock), Number.MAX_SAFE_INTEGER);
+  const perLevel = new BookService(store, () => nowSeconds(t.clock), 0);
+  const db = t.ctx.store.db;
+  const check = async (why: string) => {
+    const at = nowSeconds(t.clock);
+    for (const slug of ['main', 'side', 'deep', 'edge', 'empty']) {
+      assert.deepEqual((await store.levels(slug, at, BOOK_LEVELS)), await referenceLevels(slug, at), `${why}: ${slug}`);
+      const b = await ranged.book(slug);
+      assert.deepEqual(b.asks.map((a) => [a.price_sats, a.depth]), (await referenceLevels(slug, at)).map((l) => [l.price_sats, l.depth]), `${why}: ${slug} book`);
+      assert.deepEqual(await perLevel.book(slug), b, `${why}: ${slug} plans agree`);
+    }
+  };
+  await check('as seeded');
+  const l = await insertListing(db, { asset: 'MAINTWO', price_sats: 12_345, now, state: 'pending' });
+  await check('a pending listing');
+  await db.updateTable('listings').set({ state: 'active' }).where('id', '=', l).execute();
+  await check('activated');
+  await db.updateTable('listings').set({ price_sats: 8_000, version: 2 }).where('id', '=', l).execute();
+  await check('repriced onto another level');
+  await db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', l).execute();
+  await check('reserved');
+  await db.updateTable('listings').set({ state: 'active' }).where('id', '=', l).execute();
+  await db.updateTable('listings').set({ state: 'ended' }).where('id', '=', ids.oneNew!).execute();
+  await check('released and ended');
+  // Catalogue membership moves: an asset leaves a collection, joins another, and is renamed.
+  await db.deleteFrom('catalog_assets').where('asset', '=', 'MAINONE').where('collection_slug', '=', 'side').execute();
+  await check('a membership removed');
+  await db.insertInto('catalog_assets').values({ asset: 'MAINONE', collection_slug: 'empty', is_primary: 0, artist: null, max_supply_units: null, issued_year: null, series: null, media_kind: null, protocol_subtype: null }).execute();
+  await check('a membership added');
+  await db.updateTable('catalog_assets').set({ collection_slug: 'side' }).where('asset', '=', 'MAINONE').where('collection_slug', '=', 'empty').execute();
+  await check('a membership moved');
+  await db.deleteFrom('listings').where('id', '=', l).execute();
+  await check('a listing deleted');
+  // Time alone moves a listing out (expiry is read at read time).
+  t.clock.set((now + 3600) * 1000);
+  await check('past an expiry');
+  t.clock.set(now * 1000);
+  await db.updateTable('listings').set({ state: 'active' }).where('id', '=', ids.oneNew!).execute();
+  await db.insertInto('catalog_assets').values({ asset: 'MAINONE', collection_slug: 'empty', is_primary: 0, artist: null, max_supply_units: null, issued_year: null, series: null, media_kind: null, protocol_subtype: null }).execute();
+  await db.deleteFrom('catalog_assets').where('asset', '=', 'MAINONE').where('collection_slug', '=', 'empty').execute();
+  await check('restored');
 });
 
 test('expiry is read against the clock: a listing past expires_at leaves the book', async () => {

@@ -7,6 +7,7 @@
  * Deliberate differences, documented in README.md: no RBF (a conflict is always
  * `txn-mempool-conflict`), no sigop limits, coinbase maturity not enforced.
  */
+import { prepareTransaction } from '../../bitcoin/input-signature.js';
 import type { Prevout } from '../../bitcoin/transaction.js';
 import type { Mempool } from './mempool.js';
 import {
@@ -165,10 +166,11 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   }
 
   const prevouts: Prevout[] = coins.map((c) => ({ script: c.script, amount: c.value }));
+  const digests = prepareTransaction(tx.tx, prevouts);
   for (let k = 0; k < tx.inputs.length; k++) {
-    const standard = verify(tx.tx, k, prevouts, 'standard');
+    const standard = verify(digests, k, 'standard');
     if (standard.ok) continue;
-    const consensusOnly = verify(tx.tx, k, prevouts, 'consensus');
+    const consensusOnly = verify(digests, k, 'consensus');
     if (consensusOnly.ok) return fail(`non-mandatory-script-verify-flag (${standard.error})`);
     return fail(`mandatory-script-verify-flag-failed (${consensusOnly.error})`);
   }

@@ -3,18 +3,20 @@
  * (P2PKH, P2WPKH, P2TR key path and simple tapscript leaves, every sighash type). Injected so
  * a test can stub it; an input the verifier cannot check is refused, never waved through.
  */
-import type { Transaction } from '@scure/btc-signer';
 import { verifyInputSignature } from '../../bitcoin/input-signature.js';
-import type { Prevout } from '../../bitcoin/transaction.js';
+import type { TxDigests } from '../../bitcoin/tx-digests.js';
 
+/**
+ * `tx` is parsed once per transaction with its prevouts (`prepareTransaction`), so the digests
+ * its inputs share are hashed once, not once per input and rule set.
+ */
 export type InputVerifier = (
-  tx: Transaction,
+  tx: TxDigests,
   index: number,
-  prevouts: readonly Prevout[],
   rules: 'standard' | 'consensus',
 ) => { ok: true } | { ok: false; error: string };
 
-export const defaultInputVerifier: InputVerifier = (tx, index, prevouts, rules) => {
-  const r = verifyInputSignature(tx, index, prevouts, { rules });
+export const defaultInputVerifier: InputVerifier = (tx, index, rules) => {
+  const r = verifyInputSignature(tx, index, tx.prevouts, { rules });
   return r.ok ? { ok: true } : { ok: false, error: r.error };
 };

@@ -67,13 +67,16 @@ export class CheckoutCompletion {
 
     const network = this.ctx.config.NETWORK;
     const lines = quoteLines(q);
-    const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
 
     let settlementId: string;
     try {
       const now = this.now();
+      // The cheap check first: under contention (many buyers, one listing) every loser is
+      // refused from this read, before any signature is parsed or verified. The claim in
+      // commit() stays the guard; this only spares the work.
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
       const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
+      const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
       const signed = withSellers(
         merged,
         current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),

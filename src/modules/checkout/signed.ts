@@ -77,9 +77,11 @@ export function withSellers(
   network: Network,
 ): { txid: string; hex: string } {
   for (const s of sellers) merged.updateInput(s.index, s.sig, true);
-  for (const s of sellers) {
-    const v = verifyPsbt(merged, [{ index: s.index, sighash: 'SINGLE|ANYONECANPAY', signer: { address: s.seller, network } }]);
-    if (!v.ok) throw new ApiError('checkout_changed', `listing ${s.listing_id} can no longer settle as quoted; quote again`, { listing_id: s.listing_id });
+  // One pass over the transaction (its shared digests hashed once), every seller input checked.
+  const v = verifyPsbt(merged, sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: { address: s.seller, network } })));
+  if (!v.ok) {
+    const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
+    throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
   }
   const final = extractFinalTransaction(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });

@@ -1,5 +1,5 @@
 import { notFound } from '../../http/errors.js';
-import type { BookStore } from './book-store.js';
+import { RANGE_MAX_ROWS, type BookStore } from './book-store.js';
 import { offerSide, type BookOffer, type OfferLevel } from './book-offers.js';
 import type { BookListing, Fill } from './public-rows.js';
 
@@ -7,8 +7,6 @@ import type { BookListing, Fill } from './public-rows.js';
 export const BOOK_LEVELS = 50;
 export const BOOK_LISTINGS_PER_LEVEL = 20;
 export const BOOK_FILLS = 20;
-/** Up to this many listings in the shown levels, one index-only window ranks them; above, per-level ranges do. */
-export const WINDOW_PLAN_MAX_ROWS = 2_000;
 
 export interface AskLevel {
   price_sats: number;
@@ -36,21 +34,22 @@ export class BookService {
   constructor(
     private readonly store: BookStore,
     private readonly nowSeconds: () => number,
-    private readonly windowPlanMaxRows = WINDOW_PLAN_MAX_ROWS,
+    /** Plan switch of `BookStore.firstOfEachLevel` (tests run both plans). */
+    private readonly rangeMaxRows = RANGE_MAX_ROWS,
   ) {}
 
   async book(slug: string): Promise<OrderBook> {
-    if (!(await this.store.collectionExists(slug))) throw notFound('collection');
     const now = this.nowSeconds();
-    const found = await this.store.levels(slug, now, BOOK_LEVELS + 1);
+    // Independent reads side by side (on PostgreSQL they run on separate pool connections).
+    const [exists, found, fills, offers] = await Promise.all([
+      this.store.collectionExists(slug),
+      this.store.levels(slug, now, BOOK_LEVELS + 1),
+      this.store.recentFills(slug, BOOK_FILLS),
+      offerSide(this.store.db, slug, now),
+    ]);
+    if (!exists) throw notFound('collection');
     const levels = found.slice(0, BOOK_LEVELS);
-    const shown = levels.reduce((n, l) => n + l.depth, 0);
-    const listings =
-      levels.length === 0
-        ? []
-        : shown <= this.windowPlanMaxRows
-          ? await this.store.rankedInLevels(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, BOOK_LISTINGS_PER_LEVEL)
-          : await this.store.firstOfEachLevel(slug, now, levels.map((l) => l.price_sats), BOOK_LISTINGS_PER_LEVEL);
+    const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.rangeMaxRows);
     const byPrice = new Map<number, BookListing[]>();
     for (const l of listings) {
       const level = byPrice.get(l.price_sats);
@@ -61,9 +60,9 @@ export class BookService {
     const asks = levels.filter((l) => byPrice.has(l.price_sats)).map((l) => ({ price_sats: l.price_sats, depth: l.depth, listings: byPrice.get(l.price_sats)! }));
     return {
       asks,
-      fills: await this.store.recentFills(slug, BOOK_FILLS),
+      fills,
       listings_truncated: found.length > BOOK_LEVELS || levels.some((l) => l.depth > BOOK_LISTINGS_PER_LEVEL),
-      ...(await offerSide(this.store.db, slug, now)),
+      ...offers,
     };
   }
 }

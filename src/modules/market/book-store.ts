@@ -1,24 +1,21 @@
 /**
  * SQL of the collection order book. Every query is bounded and index-driven, so the cost
- * follows the collection's own listings and what the book shows, never the whole market:
+ * follows what the book shows, never the whole market nor the whole collection:
  *
- * - levels: public fillable listings of the member assets grouped by price, cheapest first, at
- *   most `levels + 1` groups (the extra one only says "truncated"). Walked from the member
- *   assets (catalog_assets_members, then listings_member per asset), index entries only.
- * - listings, the first `perLevel` of each shown level (oldest first, then id), by one of two
- *   plans chosen from the level depths the first query returned:
- *   - `rankedInLevels`, when the shown levels hold few listings in all: one window over the
- *     same index walk ranks them, then only the winners' rows are read by id;
- *   - `firstOfEachLevel`, when levels are deep (thousands at one price): one statement of
- *     per-level branches, each an ordered range of listings_book at that price that stops
- *     after `perLevel` members.
- *   Both give the same rows in the same order; neither loads the collection to group in JS.
+ * - levels: read from `book_asks` (one row per collection and active listing, kept by the
+ *   database's triggers: book-tables.ts), cheapest first, by walking its level index from one
+ *   distinct price to the next (a recursive query that seeks, never a group-by over every
+ *   listing) and counting each shown level's live entries, at most `levels + 1` of them (the
+ *   extra one only says "truncated"). Expiry is filtered here, at read time, as everywhere.
+ * - listings, the first `perLevel` of each shown level in book order (price, oldest first, id):
+ *   one ordered range of the same table when the shown levels are shallow, else one statement of
+ *   per-level ranges each stopping after `perLevel`; then the rows by id.
  * - fills: the most recent non-dropped fills of the member assets.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
-import { publicFillable } from './listing-stats.js';
 import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, type BookListing, type Fill } from './public-rows.js';
+import './book-tables.js';
 
 export interface Level {
   price_sats: number;
@@ -27,6 +24,8 @@ export interface Level {
 
 /** Ids per `in (…)` list, well under either backend's parameter limit. */
 const CHUNK = 500;
+/** Up to this many entries in the shown levels, one ordered range reads them all; above, per-level ranges. */
+export const RANGE_MAX_ROWS = 2_000;
 
 const bookOrder = (a: BookListing, b: BookListing) =>
   a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -38,47 +37,32 @@ export class BookStore {
     return (await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst()) !== undefined;
   }
 
-  /** Public fillable listings of the collection's members (one catalogue row per asset and collection, so no duplicates). */
-  private members(slug: string, now: number) {
-    return this.db
-      .selectFrom('listings as l')
-      .innerJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
-      .where(publicFillable(now));
-  }
-
-  /**
-   * The same rows, walked from the collection's member assets (`cross join` keeps SQLite's
-   * loop order: catalogue first, then each asset's listings on `listings_member`), so the cost
-   * is the collection's own listings, whatever the rest of the market holds at those prices.
-   */
-  private fromMembers(slug: string, now: number) {
-    return this.db
-      .selectFrom('catalog_assets as ca')
-      .crossJoin('listings as l')
-      .whereRef('l.asset', '=', 'ca.asset')
-      .where('ca.collection_slug', '=', slug)
-      .where(publicFillable(now));
-  }
-
-  /** Price levels, cheapest first; at most `limit` of them. */
+  /** Price levels of live asks, cheapest first; at most `limit` of them. */
   async levels(slug: string, now: number, limit: number): Promise<Level[]> {
-    const rows = await this.levelsQuery(slug, now, limit).execute();
+    const live = (alias: string) => sql.raw(`(${alias}.expires_at IS NULL OR ${alias}.expires_at > `);
+    const { rows } = await sql<{ price_sats: number | string; depth: number | string }>`
+      WITH RECURSIVE lv(price, n) AS (
+        SELECT (SELECT min(b.price_sats) FROM book_asks b WHERE b.collection_slug = ${slug} AND ${live('b')}${now})), 1
+        UNION ALL
+        SELECT (SELECT min(b.price_sats) FROM book_asks b WHERE b.collection_slug = ${slug} AND b.price_sats > lv.price AND ${live('b')}${now})), lv.n + 1
+        FROM lv WHERE lv.price IS NOT NULL AND lv.n < ${limit}
+      )
+      SELECT lv.price AS price_sats,
+        (SELECT count(*) FROM book_asks b WHERE b.collection_slug = ${slug} AND b.price_sats = lv.price AND ${live('b')}${now})) AS depth
+      FROM lv WHERE lv.price IS NOT NULL ORDER BY lv.price`.execute(this.db);
     return rows.map((r) => ({ price_sats: Number(r.price_sats), depth: Number(r.depth) }));
   }
 
-  levelsQuery(slug: string, now: number, limit: number) {
-    return this.fromMembers(slug, now)
-      .select('l.price_sats')
-      .select((eb) => eb.fn.countAll().as('depth'))
-      .groupBy('l.price_sats')
-      .orderBy('l.price_sats')
-      .limit(limit);
-  }
-
-  /** Plan for shallow levels: rank every listing from `from` to `to` sats on the index, read the winners. */
-  async rankedInLevels(slug: string, now: number, from: number, to: number, perLevel: number): Promise<BookListing[]> {
-    const rows = await this.rankedQuery(slug, now, from, to, perLevel).execute();
-    const ids = rows.map((r) => r.id);
+  /**
+   * The first `perLevel` live listings of each level, in book order. Shallow levels (up to
+   * `rangeMaxRows` entries in all) are one ordered range of the level index cut per level here;
+   * deep ones one statement of per-level ranges that each stop after `perLevel`.
+   */
+  async firstOfEachLevel(slug: string, now: number, levels: readonly Level[], perLevel: number, rangeMaxRows = RANGE_MAX_ROWS): Promise<BookListing[]> {
+    if (levels.length === 0) return [];
+    const shown = levels.reduce((n, l) => n + l.depth, 0);
+    if (shown <= rangeMaxRows) return this.range(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats, perLevel, shown);
+    const ids = (await this.firstOfEachLevelQuery(slug, now, levels.map((l) => l.price_sats), perLevel).execute()).map((r) => r.listing_id);
     const out: BookListing[] = [];
     for (let i = 0; i < ids.length; i += CHUNK) {
       // Left joins keep the id lookups as the outer loop (the rows are members already).
@@ -94,35 +78,53 @@ export class BookStore {
     return out.sort(bookOrder);
   }
 
-  rankedQuery(slug: string, now: number, from: number, to: number, perLevel: number) {
-    const ranked = this.fromMembers(slug, now)
-      .select('l.id')
-      .select((eb) => eb.fn.agg<number>('row_number').over((o) => o.partitionBy('l.price_sats').orderBy('l.created_at').orderBy('l.id')).as('rank'))
-      .where('l.price_sats', '>=', from)
-      .where('l.price_sats', '<=', to)
-      .as('r');
-    return this.db.selectFrom(ranked).select('r.id').where('r.rank', '<=', perLevel);
-  }
-
-  /** Plan for deep levels: per level, an index range in book order that stops after `perLevel` rows. */
-  async firstOfEachLevel(slug: string, now: number, prices: readonly number[], perLevel: number): Promise<BookListing[]> {
-    if (prices.length === 0) return [];
-    const rows = await this.firstOfEachLevelQuery(slug, now, prices, perLevel).execute();
-    return rows.map(bookListingOf).sort(bookOrder);
+  /**
+   * Shallow levels: every live entry from `from` to `to` sats with its listing, in book order, cut
+   * per level. `rows` is how many the levels counted: as a LIMIT it tells PostgreSQL's planner
+   * the range is small (its estimate of a price range can be far off), so it walks the index
+   * and joins listings by key instead of hashing the whole table.
+   */
+  private async range(slug: string, now: number, from: number, to: number, perLevel: number, rows: number): Promise<BookListing[]> {
+    const found = await this.db
+      .selectFrom('book_asks as b')
+      .innerJoin('listings as l', 'l.id', 'b.listing_id')
+      .leftJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
+      .leftJoin('cp_assets as a', 'a.asset', 'l.asset')
+      .select([...LISTING_COLUMNS, 'l.expires_at'])
+      .where('b.collection_slug', '=', slug)
+      .where('b.price_sats', '>=', from)
+      .where('b.price_sats', '<=', to)
+      .where((eb) => eb.or([eb('b.expires_at', 'is', null), eb('b.expires_at', '>', now)]))
+      .orderBy('b.price_sats')
+      .orderBy('b.created_at')
+      .orderBy('b.listing_id')
+      .limit(rows)
+      .execute();
+    const out: BookListing[] = [];
+    let price: number | undefined;
+    let taken = 0;
+    for (const r of found) {
+      const l = bookListingOf(r);
+      if (l.price_sats !== price) [price, taken] = [l.price_sats, 0];
+      if (taken++ < perLevel) out.push(l);
+    }
+    return out;
   }
 
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {
     const level = (price: number) =>
       this.db
         .selectFrom(
-          this.members(slug, now)
-            .leftJoin('cp_assets as a', 'a.asset', 'l.asset')
-            .select([...LISTING_COLUMNS, 'l.expires_at'])
-            .where('l.price_sats', '=', price)
-            .orderBy('l.created_at')
-            .orderBy('l.id')
+          this.db
+            .selectFrom('book_asks as b')
+            .select('b.listing_id')
+            .where('b.collection_slug', '=', slug)
+            .where('b.price_sats', '=', price)
+            .where((eb) => eb.or([eb('b.expires_at', 'is', null), eb('b.expires_at', '>', now)]))
+            .orderBy('b.created_at')
+            .orderBy('b.listing_id')
             .limit(perLevel)
-            .as('b'),
+            .as('x'),
         )
         .selectAll();
     let q = level(prices[0]!);

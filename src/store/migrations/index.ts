@@ -14,6 +14,8 @@ import * as m012 from './012_auth_challenge_ids.js';
 import * as m013 from './013_offers.js';
 import * as m014 from './014_exact_offers.js';
 import * as m015 from './015_counters.js';
+import * as m016 from './016_book_asks.js';
+import * as m017 from './017_book_bids.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +34,6 @@ export const migrations: Record<string, Migration> = {
   '013_offers': m013,
   '014_exact_offers': m014,
   '015_counters': m015,
+  '016_book_asks': m016,
+  '017_book_bids': m017,
 };

@@ -1,0 +1,116 @@
+/**
+ * Cache hits answered before the framework: a public read whose exact URL already produced a
+ * cached 200 is sent from the stored bytes by the node:http handler itself, with headers made
+ * from the stored entry, and never reaches routing, the request logger, the session hook, the
+ * limiter, validation or serialization (none of which can change a public cached answer; a
+ * hit never spends read budget either). Anything else, including every URL not seen yet and
+ * every expired or evicted entry, goes to Fastify as before, whose `serveFromCache` hook
+ * (freshness.ts) still answers hits there and teaches this door the URL.
+ *
+ * Why an exact-URL table: the cache key comes from the route's pattern and its declared query
+ * parameters, which only routing knows. The URL → key pairs come from requests Fastify routed
+ * and validated, so the same URL always means the same key; the table is bounded.
+ */
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CachedResponse, ResponseCache } from './response-cache.js';
+
+const MAX_URLS = 20_000;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** What @fastify/cors (origin: true) exposes; kept equal by test/http/cache-front-door.test.ts. */
+const EXPOSED = 'x-request-id, retry-after';
+
+export interface HitLog {
+  info(obj: object, msg: string): void;
+}
+
+/** The caller's x-request-id when it is a sane token, else a new one (every response carries one). */
+export function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/** Strong ETag of a body: the same bytes always give the same tag, on every instance. */
+export const etagOf = (body: string): string => `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
+
+/** RFC 9110 If-None-Match: `*`, or a list of tags compared weakly. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
+interface Known {
+  key: string;
+  /** The route's public freshness in seconds. */
+  maxAge: number;
+}
+
+export class CacheFrontDoor {
+  private readonly urls = new Map<string, Known>();
+  /** Bytes and tag of an entry, derived once per stored entry (the memory cache returns the same object). */
+  private readonly wire = new WeakMap<CachedResponse, { body: Buffer; etag: string }>();
+  private hits = 0;
+
+  constructor(
+    private readonly cache: ResponseCache,
+    private readonly now: () => number,
+    private readonly log: HitLog,
+    /** Log one cache hit in every `logEvery` at info (0: none). */
+    private readonly logEvery = 0,
+  ) {}
+
+  /** Called by the freshness hooks for a URL Fastify routed to a public cached read. */
+  remember(url: string, key: string, maxAge: number): void {
+    if (this.urls.size >= MAX_URLS && !this.urls.has(url)) this.urls.clear();
+    this.urls.set(url, { key, maxAge });
+  }
+
+  /** Wraps Fastify's node:http handler. */
+  handler(next: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      const known = (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined ? this.urls.get(req.url) : undefined;
+      if (!known) return next(req, res);
+      this.cache.get(known.key).then(
+        (hit) => (hit ? this.send(req, res, hit, known.maxAge) : next(req, res)),
+        () => next(req, res),
+      );
+    };
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, hit: CachedResponse, maxAge: number): void {
+    let w = this.wire.get(hit);
+    if (!w) {
+      w = { body: Buffer.from(hit.body), etag: hit.etag ?? etagOf(hit.body) };
+      this.wire.set(hit, w);
+    }
+    const age = Math.max(0, Math.floor((this.now() - hit.storedAt) / 1000));
+    const id = requestIdOf(req.headers['x-request-id']);
+    const headers: Record<string, string | number> = {
+      'cache-control': `public, max-age=${Math.max(0, maxAge - age)}`,
+      age: String(age),
+      'x-cache': 'hit',
+      etag: w.etag,
+      vary: 'Origin',
+      'access-control-expose-headers': EXPOSED,
+      'x-request-id': id,
+    };
+    const origin = req.headers.origin;
+    if (origin) headers['access-control-allow-origin'] = origin;
+    const fresh = etagMatches(req.headers['if-none-match'], w.etag);
+    const status = fresh ? 304 : hit.status;
+    if (this.logEvery > 0 && ++this.hits % this.logEvery === 0) {
+      this.log.info({ reqId: id, method: req.method, url: req.url, statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
+    }
+    if (fresh) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers['content-type'] = hit.contentType;
+    headers['content-length'] = w.body.length;
+    res.writeHead(status, headers);
+    if (req.method === 'HEAD') res.end();
+    else res.end(w.body);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Cache hits answered in front of Fastify (src/http/cache-front-door.ts) over real HTTP: same
+ * bytes and headers as a hit through the framework, an ETag, 304 on If-None-Match, no hook run,
+ * and a fall-through to the framework when the entry expired.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { tableChain } from '../helpers/chain.js';
+import { etagMatches } from '../../src/http/cache-front-door.js';
+
+const fake = tableChain({ fees: { fastest: 25.04, half_hour: 12, hour: 8.01, economy: 2, minimum: 1 }, xcpFee: '50000000' });
+let t: TestApp;
+let base: string;
+let routed = 0;
+before(async () => {
+  t = await testApp({
+    chain: { chain: fake.chain },
+    beforeReady: (app) => app.addHook('onResponse', async () => void routed++),
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+after(async () => t.close());
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const r = await fetch(base + path, { headers });
+  return { status: r.status, headers: Object.fromEntries(r.headers), body: await r.text() };
+};
+/** Headers that differ per request by design. */
+const stable = (h: Record<string, string>) => {
+  const { date: _d, 'x-request-id': _id, age: _a, 'keep-alive': _k, connection: _c, ...rest } = h;
+  return rest;
+};
+
+test('a known URL is answered before routing with the stored bytes, the same headers and an ETag', async () => {
+  await t.ctx.cache.clear();
+  const miss = await get('/v1/fee-rate');
+  assert.equal(miss.status, 200);
+  assert.equal(miss.headers['x-cache'], 'miss');
+  assert.match(miss.headers.etag ?? '', /^"[A-Za-z0-9_-]{27}"$/);
+  // Another URL of the same key: a hit inside the framework (it routes), which teaches the door nothing new for /v1/fee-rate.
+  const r0 = routed;
+  const framework = await get('/v1/fee-rate?utm=1', { origin: 'https://wallet.example' });
+  assert.equal(framework.headers['x-cache'], 'hit');
+  assert.equal(routed, r0 + 1);
+  const door = await get('/v1/fee-rate', { origin: 'https://wallet.example' });
+  assert.equal(routed, r0 + 1, 'the hit ran no Fastify hook');
+  assert.equal(door.status, 200);
+  assert.equal(door.body, miss.body);
+  assert.deepEqual(stable(door.headers), stable(framework.headers));
+  assert.equal(door.headers['access-control-allow-origin'], 'https://wallet.example');
+  assert.match(door.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal((await get('/v1/fee-rate', { 'x-request-id': 'abc-123' })).headers['x-request-id'], 'abc-123');
+  const plainFramework = await get('/v1/fee-rate?utm=2');
+  const plainDoor = await get('/v1/fee-rate');
+  assert.deepEqual(stable(plainDoor.headers), stable(plainFramework.headers));
+  assert.equal(routed, r0 + 2);
+});
+
+test('If-None-Match with the ETag gets 304 without a body, at the door and in the framework', async () => {
+  await t.ctx.cache.clear();
+  const miss = await get('/v1/attach-fee-estimate');
+  const etag = miss.headers.etag!;
+  const r0 = routed;
+  const door = await get('/v1/attach-fee-estimate', { 'if-none-match': etag });
+  assert.equal(door.status, 304);
+  assert.equal(door.body, '');
+  assert.equal(door.headers.etag, etag);
+  assert.equal(routed, r0);
+  const framework = await get('/v1/attach-fee-estimate?x=1', { 'if-none-match': `W/${etag}, "other"` });
+  assert.equal(framework.status, 304);
+  assert.equal(framework.body, '');
+  assert.equal((await get('/v1/attach-fee-estimate', { 'if-none-match': '"other"' })).status, 200);
+  // A miss that computes the same bytes also answers 304 to a client holding them.
+  await t.ctx.cache.clear();
+  const again = await get('/v1/attach-fee-estimate', { 'if-none-match': etag });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers['x-cache'], 'miss');
+});
+
+test('an expired entry falls through to the framework, which reads the backend again', async () => {
+  await t.ctx.cache.clear();
+  await get('/v1/fee-rate');
+  const calls = fake.stats.calls;
+  assert.equal((await get('/v1/fee-rate')).headers['x-cache'], 'hit');
+  assert.equal(fake.stats.calls, calls);
+  t.clock.advance(31_000);
+  const r0 = routed;
+  const stale = await get('/v1/fee-rate');
+  assert.equal(stale.headers['x-cache'], 'miss');
+  assert.equal(routed, r0 + 1);
+  assert.equal(fake.stats.calls, calls + 1);
+});
+
+test('HEAD at the door sends the headers only; writes never take the door', async () => {
+  await get('/v1/fee-rate');
+  const head = await fetch(base + '/v1/fee-rate', { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get('x-cache'), 'hit');
+  assert.equal(await head.text(), '');
+  const post = await fetch(base + '/v1/fee-rate', { method: 'POST' });
+  assert.notEqual(post.headers.get('x-cache'), 'hit');
+});
+
+test('etagMatches: star, lists and weak forms', () => {
+  assert.ok(etagMatches('*', '"a"'));
+  assert.ok(etagMatches('"b", W/"a"', '"a"'));
+  assert.ok(!etagMatches('"b"', '"a"'));
+  assert.ok(!etagMatches(undefined, '"a"'));
+});
