@@ -21,6 +21,7 @@ import { signatureFigures, verificationBenchmarks } from './verify.js';
 import { marketScenarios } from './market.js';
 import { time } from './book.js';
 import { cartCompletionBench } from './checkout.js';
+import { bidFlowBench, offerBookTiming } from './offers.js';
 import { raceBench } from './race.js';
 import { indexerBench } from './indexer.js';
 
@@ -119,6 +120,21 @@ async function main() {
   figures.race200_winners = race.winners;
   figures.race200_conflicts = race.conflicts;
   figures.race200_other = race.others;
+
+  say.line('\n# Bids (devnet, real keys; the book in process without the cache)\n');
+  const offerBook = await offerBookTiming(boot.ctx);
+  const bids = await bidFlowBench(boot.ctx, api);
+  printTable([
+    { measure: seqBase.name, 'p50 ms': seqBase.p50, 'p99 ms': seqBase.p99 },
+    { measure: offerBook.name, 'p50 ms': offerBook.p50, 'p99 ms': offerBook.p99 },
+    { measure: 'POST /v1/funded-offers: 20 slots x 50 targets (1,000 offers), relay and place', 'p50 ms': bids.placement_1000_ms, 'p99 ms': '' },
+    { measure: 'POST /v1/exact-offer-authorizations/{id}/accept with a CPFP child (verify, claim, journal, submitpackage)', 'p50 ms': bids.accept_cpfp_ms, 'p99 ms': '' },
+  ]);
+  figures.book_with_offers_uncached_p50_ms = offerBook.p50;
+  figures.book_with_offers_uncached_p99_ms = offerBook.p99;
+  figures.offer_placement_1000_ms = bids.placement_1000_ms;
+  figures.exact_accept_cpfp_ms = bids.accept_cpfp_ms;
+  figures.sequential_baseline_p50_ms = seqBase.p50;
 
   say.line('\n# Indexer: one block of 2,000 payments\n');
   const idx = await indexerBench(boot.ctx);

@@ -16,6 +16,9 @@ import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
 import { Indexer } from './indexer/indexer.js';
 import { settlementWatcher } from './indexer/settlement-watcher.js';
+import { HttpSigner, LazyInProcessSigner, type SignerPort } from './signer/port.js';
+import { openSigner } from './signer/open.js';
+import { nowSeconds } from './clock.js';
 import type { Area } from './area.js';
 import { AREAS } from './modules/areas.js';
 
@@ -79,9 +82,17 @@ export async function bootstrap(
   if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
 
   const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger);
+  let signer: SignerPort;
+  if (config.SIGNER_URL) signer = new HttpSigner(config.SIGNER_URL, config.SIGNER_SECRET!);
+  else {
+    const lazy = new LazyInProcessSigner(() => openSigner(config.SIGNER_DIR, () => nowSeconds(clock)));
+    closers.push(async () => lazy.close());
+    signer = lazy;
+  }
   const areas = over.areas ?? AREAS;
   const ctx: Context = {
     areas,
+    signer,
     config,
     store,
     chain: made.chain,
@@ -102,14 +113,18 @@ export async function bootstrap(
   // Every area's contributions, from its manifest: the journal's settlement first in each block, then the areas' watchers.
   const watchers = [settlementWatcher(journal), ...areas.flatMap((a) => a.watchers?.(ctx) ?? [])];
   ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger);
-  // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
-  for (const area of areas) {
-    for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);
-  }
-  return {
-    ctx,
-    close: async () => {
-      for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
-    },
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
   };
+  // Registered when the context is built, so recovery and the indexer apply them whether or not this process serves HTTP.
+  try {
+    for (const area of areas) {
+      for (const [kind, handlers] of Object.entries(area.settlementHandlers?.(ctx) ?? {})) journal.register(kind, handlers);
+    }
+  } catch (e) {
+    // A boot that fails here (two areas claiming one settlement kind) must not leave Redis or the store open.
+    await close();
+    throw e;
+  }
+  return { ctx, close };
 }

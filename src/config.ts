@@ -45,6 +45,15 @@ export const ConfigSchema = Type.Object({
   AUTH_DOMAIN: Type.Optional(Type.String({ minLength: 1 })),
   /** Secret for cursors and ids that must not be forged; derived and stored when unset. */
   SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  /** A separate market signer (`npm run signer`); unset: the signer runs in this process over SIGNER_DIR. */
+  SIGNER_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  /** The shared secret of the signer's HTTP interface (required with SIGNER_URL and to serve one). */
+  SIGNER_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  /** The signer's own directory (its key file and decision log, never the market's database); default DATA_DIR/signer. */
+  SIGNER_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  /** `npm run signer`: where it listens (loopback by default). */
+  SIGNER_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 18444 }),
+  SIGNER_HOST: Type.String({ default: '127.0.0.1' }),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
   /** Log one in every N cache hits answered in front of the framework, at info (0: none). */
@@ -58,9 +67,10 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 export type Network = 'mainnet' | 'testnet4' | 'signet' | 'regtest';
 
-export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS' | 'AUTH_DOMAIN' | 'HOST'> & {
+export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS' | 'AUTH_DOMAIN' | 'HOST' | 'SIGNER_DIR'> & {
   NETWORK: Network;
   DATABASE_URL: string;
+  SIGNER_DIR: string;
   AUTH_ALLOWED_ORIGINS: string[];
   AUTH_DOMAIN: string;
   HOST: string;
@@ -100,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (raw.CHAIN !== 'devnet' && !raw.MARKET_FEE_ADDRESS && (raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0)) {
     throw new ConfigError('Invalid configuration:\n  MARKET_FEE_ADDRESS: required off the devnet while a platform fee is charged (MARKET_FEE_BPS or MARKET_FEE_MIN_SATS above 0)');
   }
+  if (raw.SIGNER_URL && !raw.SIGNER_SECRET) throw new ConfigError('Invalid configuration:\n  SIGNER_SECRET: required with SIGNER_URL (the signer authenticates every request with it)');
   // Defaults derived from the listen port follow PORT, so a browser sign-in on another port works.
   const origins = (raw.AUTH_ALLOWED_ORIGINS ?? `http://localhost:${raw.PORT},http://127.0.0.1:${raw.PORT}`).split(',').map((o) => o.trim()).filter(Boolean);
   for (const o of origins) {
@@ -109,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...raw,
     NETWORK: network,
     DATABASE_URL: raw.DATABASE_URL ?? `sqlite:${path.join(raw.DATA_DIR, 'market.sqlite')}`,
+    SIGNER_DIR: raw.SIGNER_DIR ?? path.join(raw.DATA_DIR, 'signer'),
     AUTH_ALLOWED_ORIGINS: origins,
     AUTH_DOMAIN: raw.AUTH_DOMAIN ?? `localhost:${raw.PORT}`,
     HOST: raw.HOST ?? (raw.CHAIN === 'devnet' ? '127.0.0.1' : '0.0.0.0'),

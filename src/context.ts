@@ -10,6 +10,7 @@ import type { Limiter } from './limits/limiter.js';
 import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
+import type { SignerPort } from './signer/port.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -30,6 +31,8 @@ export interface Context {
   indexer: Indexer;
   /** Present only when CHAIN=devnet: the in-process chain with its control actions. */
   devnet?: DevnetHandle;
+  /** The market signer (collection-offer co-signatures, soft cancels), in process or at SIGNER_URL. */
+  signer: SignerPort;
   /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
   areas: readonly Area[];
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */

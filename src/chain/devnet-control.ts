@@ -7,6 +7,8 @@ export interface DevnetControl {
   mine(blocks: number, address?: string): Promise<string[]>;
   issueAsset(p: { asset?: string; longname?: string; issuer: string; quantity_raw: string; divisible: boolean; description?: string }): Promise<{ asset: string }>;
   credit(address: string, asset: string, quantityRaw: string): Promise<void>;
+  /** Moves an asset's issuance rights from its current owner to `to` (Core: an issuance with a transfer destination). */
+  transferIssuance(p: { asset: string; from: string; to: string }): Promise<void>;
   reorg(depth: number): Promise<{ disconnected: number; tip: { height: number; hash: string } }>;
   addressUtxos(address: string): Promise<Array<{ txid: string; vout: number; value_sats: number; confirmations: number }>>;
   close?(): Promise<void>;

@@ -121,7 +121,12 @@ export interface CpAssetInfo {
   divisible: boolean;
   locked: boolean;
   supply_raw: string;
+  /** The first issuer (Core's asset record keeps the first issuance's issuer here). */
   issuer: string | null;
+  /**
+   * Who holds the issuance rights now: the issuer of the latest issuance, which a transfer of
+   * ownership moves. Null for XCP, or from a Core release without the field (then `issuer` is current).
+   */
   owner: string | null;
   description: string;
   first_issuance_block_index: number | null;

@@ -8,6 +8,7 @@ const USAGE = `usage: npm run devnet -- <command>
   assets ISSUER QUANTITY_RAW [NAME] [--divisible]
                                       issue an asset
   credit ADDRESS ASSET QUANTITY_RAW   credit an address-level balance (XCP included)
+  transfer ASSET FROM TO              move an asset's issuance rights to TO
   reorg DEPTH                         replace the last DEPTH blocks
   sync                                bring the market to the tip now
   utxos ADDRESS                       list an address's UTXOs
@@ -58,6 +59,9 @@ export async function runDevnetCommand(config: Config, args: string[]): Promise<
     case 'credit':
       need(3);
       return call('POST', '/devnet/credit', { address: rest[0], asset: rest[1], quantity_raw: rest[2] });
+    case 'transfer':
+      need(3);
+      return call('POST', '/devnet/transfer-issuance', { asset: rest[0], from: rest[1], to: rest[2] });
     case 'reorg':
       need(1);
       return call('POST', '/devnet/reorg', { depth: Number(rest[0]) });

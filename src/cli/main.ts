@@ -6,6 +6,8 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
  *   devnet [serve]        the devnet alone, speaking Bitcoin Core JSON-RPC and Counterparty API v2
  *   devnet <action> …     faucet|mine|assets|credit|reorg|sync|utxos against a running devnet
  *   catalog-import FILE   replace the curated catalogue
+ *   signer                the market signer as its own process (SIGNER_DIR, SIGNER_SECRET, SIGNER_PORT)
+ *   artist-edits [--artist KEY] [--since UNIX] [--limit N]   the artist profile edit record, JSON lines
  */
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
@@ -23,6 +25,10 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(config);
+    case 'signer': {
+      const { serveSigner } = await import('./signer.js');
+      return serveSigner(config);
+    }
     case 'devnet': {
       const { runDevnetCommand } = await import('./devnet.js');
       return runDevnetCommand(config, rest);
@@ -41,8 +47,19 @@ async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'artist-edits': {
+      const { bootstrap } = await import('../bootstrap.js');
+      const { artistEditsCommand } = await import('../modules/market/artist-edits-cli.js');
+      const { ctx, close } = await bootstrap(config);
+      try {
+        for (const e of await artistEditsCommand(ctx, rest)) process.stdout.write(`${JSON.stringify(e)}\n`);
+      } finally {
+        await close();
+      }
+      return;
+    }
     default:
-      process.stderr.write(`unknown command ${command}; use serve, devnet or catalog-import\n`);
+      process.stderr.write(`unknown command ${command}; use serve, devnet, signer, catalog-import or artist-edits\n`);
       process.exit(2);
   }
 }

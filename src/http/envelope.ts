@@ -44,6 +44,7 @@ export const ErrorEnvelope = Type.Object(
     field: Type.Optional(Type.String({ description: 'On invalid_request: the offending input, e.g. `body.price_sats`' })),
   },
   {
+    title: 'ErrorEnvelope',
     additionalProperties: true,
     description:
       'Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.',

@@ -121,6 +121,10 @@ export interface RouteEntry {
   url: string;
   re: RegExp;
   hidden: boolean;
+  /** The route's rate-limit class (config.limit), if any. */
+  limit?: string;
+  /** Whether its schema declares `security` (a session route). */
+  secured: boolean;
 }
 
 function patternOf(url: string): RegExp {
@@ -139,8 +143,8 @@ function patternOf(url: string): RegExp {
 const routeTables = new WeakMap<FastifyInstance, RouteEntry[]>();
 
 /** Every method and path the app serves (as registered), for documentation checks. */
-export function servedRoutes(app: FastifyInstance): Array<{ method: string; url: string; hidden: boolean }> {
-  return (routeTables.get(app) ?? []).map((r) => ({ method: r.method, url: r.url, hidden: r.hidden }));
+export function servedRoutes(app: FastifyInstance): Array<Omit<RouteEntry, 're'>> {
+  return (routeTables.get(app) ?? []).map(({ re: _re, ...r }) => r);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -150,7 +154,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
     for (const m of methods) {
       if (m === 'OPTIONS' || opts.url === '*' || opts.url === '/*') continue;
-      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean((opts.schema as { hide?: boolean } | undefined)?.hide) });
+      const schema = opts.schema as { hide?: boolean; security?: unknown[] } | undefined;
+      const limit = (opts.config as { limit?: string } | undefined)?.limit;
+      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean(schema?.hide), secured: Boolean(schema?.security?.length), ...(limit ? { limit } : {}) });
     }
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { finishDocument } from './openapi-components.js';
 
 const DESCRIPTION = `HTTP JSON API of a marketplace for Counterparty collectibles on Bitcoin.
 
@@ -10,9 +11,22 @@ Sessions: sign in with a Bitcoin message signature (\`/v1/auth/*\`) and send the
 
 Rate limits are exact sliding 60-second windows (429 \`rate_limited\` with \`retry_after_seconds\` and \`Retry-After\`). Public reads carry \`Cache-Control\`; owner reads are \`no-store\`.`;
 
+/** Kept in step with the faces' own tables by test/http/openapi.test.ts. */
+export const DEVNET_DESCRIPTION = `Devnet control (CHAIN=devnet only; never present in production; the server listens on 127.0.0.1 unless HOST is set, since these routes are unauthenticated by design).
+
+Besides the routes below, the devnet speaks two other projects' protocols so their real adapters can point at it (they are not part of this document):
+
+- \`POST /devnet/rpc\`: Bitcoin Core JSON-RPC (1.0 and 2.0, batches too). Methods: getblockchaininfo, getblockcount, getbestblockhash, getblockhash, getblockheader, getblock, getrawtransaction, gettxout, getrawmempool, getmempoolentry, getmempoolinfo, getnetworkinfo, estimatesmartfee, testmempoolaccept, sendrawtransaction, submitpackage, generatetoaddress, invalidateblock.
+- \`GET /devnet/counterparty/v2/…\`: Counterparty Core API v2. Routes: /, /routes, /addresses/{address}/balances, /utxos/{utxo}/balances, /utxos/withbalances, /assets/{asset}, /assets/{asset}/balances, /blocks/last, /blocks/{block_index}, /blocks/{block_index}/events, /blocks/{block_index}/events/{event}, /events, /mempool/events, /transactions/{tx_hash}, /compose/attach/estimatexcpfees, /bitcoin/addresses/{address}/utxos.
+
+Point the market at them with CHAIN=bitcoin-core BITCOIN_RPC_URL=http://127.0.0.1:PORT/devnet/rpc COUNTERPARTY_API_URL=http://127.0.0.1:PORT/devnet/counterparty (or run the devnet alone: npm run devnet).`;
+
 /** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
+    // Shared schemas as named $ref components, defaults not required (http/openapi-components.ts).
+    transformObject: (documentObject) =>
+      finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Counterparty Collectibles Marketplace API', version: '1.0.0', description: DESCRIPTION },
@@ -28,7 +42,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'checkout', description: 'Buyer side: quotes and completion' },
         { name: 'transactions', description: 'Bitcoin transaction status' },
         { name: 'events', description: 'Event feeds' },
-        { name: 'devnet', description: 'Devnet control (never present in production)' },
+        { name: 'devnet', description: DEVNET_DESCRIPTION },
         { name: 'health', description: 'Liveness and readiness' },
       ],
     },

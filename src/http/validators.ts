@@ -16,12 +16,14 @@ export const MAX_SATS = 9007199254740991;
  */
 export const AssetId = Type.String({
   pattern: '^(XCP|[B-Z][A-Z]{3,11}|A[1-9][0-9]{16,19})$',
+  title: 'AssetId',
   description: 'canonical compact Counterparty asset id (named, or numeric A…; never a longname)',
 });
 
 export const QuantityRaw = Type.String({
   pattern: '^(0|[1-9][0-9]*)$',
   maxLength: 20,
+  title: 'QuantityRaw',
   description: 'raw quantity: decimal string of atomic units',
 });
 
@@ -38,15 +40,15 @@ export const Sats = (opts: { minimum?: number; description?: string } = {}) =>
     description: opts.description ?? `satoshi amount, integer ${opts.minimum ?? 0}..${MAX_SATS}`,
   });
 
-export const Txid = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'transaction id: 64 lowercase hex characters' });
+export const Txid = Type.String({ title: 'Txid', pattern: '^[0-9a-f]{64}$', description: 'transaction id: 64 lowercase hex characters' });
 
 export const Vout = Type.Integer({ minimum: 0, maximum: 4294967295, description: 'output index 0..4294967295' });
 
-export const Outpoint = Type.Object({ txid: Txid, vout: Vout }, { additionalProperties: false });
+export const Outpoint = Type.Object({ txid: Txid, vout: Vout }, { title: 'Outpoint', additionalProperties: false, description: 'a transaction output: txid and output index' });
 
 export const FeeRate = Type.Number({ minimum: 0.1, maximum: 500, description: 'fee rate in sat/vB, 0.1 to 500' });
 
-export const Address = Type.String({ minLength: 14, maxLength: 100, pattern: '^[A-Za-z0-9]+$', description: 'Bitcoin address' });
+export const Address = Type.String({ title: 'Address', minLength: 14, maxLength: 100, pattern: '^[A-Za-z0-9]+$', description: 'Bitcoin address' });
 
 export const Hex = (description = 'hex string') =>
   Type.String({ pattern: '^([0-9a-fA-F]{2})+$', maxLength: 131072, description });
@@ -54,13 +56,14 @@ export const Hex = (description = 'hex string') =>
 export const PsbtHex = Type.String({
   pattern: '^70736274ff([0-9a-fA-F]{2})*$',
   maxLength: 131072,
+  title: 'PsbtHex',
   description: 'PSBT, hex (starts 70736274ff)',
 });
 
 /** The last second of year 9999: every date a client can mean, and far inside BIGINT and Date. */
 export const MAX_UNIX_SECONDS = 253_402_300_799;
 
-export const UnixSeconds = Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'unix time, seconds' });
+export const UnixSeconds = Type.Integer({ title: 'UnixSeconds', minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'unix time, seconds' });
 
 export const Cursor = Type.String({ maxLength: 400, description: 'opaque cursor from next_cursor' });
 

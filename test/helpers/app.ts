@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { bootstrap } from '../../src/bootstrap.js';
@@ -46,6 +49,8 @@ export async function testApp(
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
+    // The in-process signer's own directory (keys, decisions): a fresh one per app, never ./data.
+    SIGNER_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-')),
     ...(useRedis ? { REDIS_URL: redisUrl, REDIS_PREFIX: `t${crypto.randomBytes(5).toString('hex')}:` } : {}),
     ...opts.env,
   });
@@ -64,6 +69,11 @@ export async function testApp(
     ...(chain ? { chain } : {}),
     logger,
     ...(opts.areas ? { areas: opts.areas } : {}),
+  }).catch(async (e: unknown) => {
+    // A boot meant to fail (a test of a refusal) must not leave the store open: the run would never exit.
+    await closeChain();
+    await storeHandle.cleanup();
+    throw e;
   });
   const app = await buildApp(boot.ctx);
   opts.beforeReady?.(app, boot.ctx);

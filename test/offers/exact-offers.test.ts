@@ -213,6 +213,13 @@ describe('exact offers', () => {
     assert.deepEqual([c.status, s.status].sort(), [200, 409], `${JSON.stringify(c.body)} ${JSON.stringify(s.body)}`);
     const claimed = await m.ctx.store.db.selectFrom('outpoint_claims').select('settlement_id').where('outpoint', '=', `${listing.utxo_txid}:${listing.utxo_vout}`).execute();
     assert.equal(claimed.length, 1);
+    // Once the winner confirms, the loser's side is settled: a checkout that took the unit retires the authorization.
+    await m.mine();
+    await m.sync();
+    const auth = await m.ctx.store.db.selectFrom('exact_authorizations').select(['state', 'end_reason']).where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    if (c.status === 200) assert.deepEqual(auth, { state: 'retired', end_reason: 'asset_moved' });
+    else assert.equal(auth.state, 'used');
+    assert.equal((await m.ctx.store.db.selectFrom('listings').select('state').where('id', '=', listing.id).executeTakeFirstOrThrow()).state, 'sold');
   });
 
   void it('a bidder who spends the funding output after the seller signed wins on chain: conflict_spend, claims released, recorded for the seller', async () => {

@@ -264,6 +264,16 @@ describe('the bid side of the market', () => {
     assert.equal(none.status, 200);
     assert.deepEqual([none.body.result.best_offer_sats, none.body.result.live_offers], [null, 0]);
 
+    // The book's bid rows follow the catalogue: the asset joining a second collection brings its asset offer there.
+    const catalog = (slugs: string[]) => importCatalog(m.ctx.store.db, { collections: slugs.map((slug) => ({ slug, name: slug })), artists: [], assets: [{ asset, collection: 'bids', max_supply_units: 3, issued_year: 2016, also_in: slugs.slice(1) }] });
+    await catalog(['bids', 'more']);
+    await m.ctx.cache.clear();
+    const more = (await m.call('GET', '/v1/collections/more/book', null)).body.result;
+    assert.deepEqual(more.offer_levels.filter((l: any) => l.price_sats === 900_000).map((l: any) => [l.kind, l.funded_slots]), [['asset', 2]]);
+    await catalog(['bids']);
+    await m.ctx.cache.clear();
+    assert.equal((await m.call('GET', '/v1/collections/bids/book', null)).body.result.offer_levels.filter((l: any) => l.price_sats === 900_000).length, 3);
+
     // Cancelled: gone from the book.
     await m.call('POST', `/v1/offer-placements/${placed.body.result.placement_id}/cancel`, b.token);
     await m.ctx.cache.clear();

@@ -1,5 +1,5 @@
 /**
- * Devnet control operations: god-mode issuances and credits. They are not Bitcoin
+ * Devnet control operations: god-mode issuances, transfers of issuance rights and credits. They are not Bitcoin
  * transactions; each is carried by a block (persisted with it), so the ledger, its events and
  * a reorg treat them like any other confirmed change. Their events name a synthetic tx_hash
  * (sha256d of the operation and its place) that no Bitcoin transaction has.
@@ -19,7 +19,9 @@ export type ControlOp =
       description: string;
       locked: boolean;
     }
-  | { kind: 'credit'; address: string; asset: string; quantity: string };
+  | { kind: 'credit'; address: string; asset: string; quantity: string }
+  /** Core's issuance with a transfer destination: the rights move from the current owner to `to`, no units. */
+  | { kind: 'transfer'; asset: string; from: string; to: string };
 
 export function opTxHash(height: number, index: number, op: ControlOp): string {
   return hash256Display(utf8ToBytes(`devnet-op:${height}:${index}:${JSON.stringify(op)}`));

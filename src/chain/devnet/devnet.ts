@@ -20,7 +20,7 @@ import { DevnetCounterpartyBackend } from './counterparty-backend.js';
 import { Mutex } from './mutex.js';
 import { MinerWallet } from './miner-wallet.js';
 import { DevnetNode } from './node.js';
-import { planIssuance, planCredit, type IssueParams } from './issuance.js';
+import { planIssuance, planCredit, planTransfer, type IssueParams } from './issuance.js';
 import { loadDevnet, writeDevnet, type ChainWrite } from './persistence.js';
 import { BitcoinRpcViews } from './rpc-views.js';
 import { decodeTx, TxDecodeError, type DecodedTx } from './tx-decode.js';
@@ -194,6 +194,15 @@ export class Devnet implements DevnetControl {
       const block = this.mineOne([], [op], this.miner.script);
       await this.commit({ addBlocks: [block], pendingOps: [] });
       return { asset: op.asset };
+    });
+  }
+
+  /** Moves an asset's issuance rights from its current owner `from` to `to`, in a block of its own. */
+  async transferIssuance(p: { asset: string; from: string; to: string }): Promise<void> {
+    await this.lock.run(async () => {
+      const op = planTransfer(this.node.ledger, p, this.network);
+      const block = this.mineOne([], [op], this.miner.script);
+      await this.commit({ addBlocks: [block], pendingOps: [] });
     });
   }
 

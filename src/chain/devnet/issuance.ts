@@ -61,7 +61,9 @@ export function planIssuance(ledger: CpLedger, p: IssueParams, network: Network)
   if (asset === XCP || asset === BTC || !isCanonicalAssetId(asset)) throw new DevnetUsageError(`devnet: ${asset} is not an issuable asset name`);
   const existing = ledger.assets.get(asset);
   if (existing) {
-    if (existing.issuer !== issuer) throw new DevnetUsageError(`devnet: ${asset} belongs to ${existing.issuer}`);
+    // Reissuing is for whoever holds the rights now (Core's current issuer, `owner` in its asset record).
+    const holder = existing.owner ?? existing.issuer;
+    if (holder !== issuer) throw new DevnetUsageError(`devnet: ${asset} belongs to ${holder}`);
     if (existing.locked && q > 0n) throw new DevnetUsageError(`devnet: ${asset} is locked`);
     if (existing.divisible !== p.divisible) throw new DevnetUsageError(`devnet: ${asset} divisibility cannot change`);
   }
@@ -76,4 +78,16 @@ export function planCredit(ledger: CpLedger, p: { address: string; asset: string
   const rec = ledger.resolveAsset(p.asset);
   if (!rec) throw new DevnetUsageError(`devnet: unknown asset ${p.asset} (issue it first)`);
   return { kind: 'credit', address: to, asset: rec.asset, quantity: quantity(p.quantity_raw, false).toString() };
+}
+
+/** Moves an asset's issuance rights from its current owner to `to` (Core: an issuance with a transfer destination). */
+export function planTransfer(ledger: CpLedger, p: { asset: string; from: string; to: string }, network: Network): Extract<ControlOp, { kind: 'transfer' }> {
+  const from = address(p.from, network);
+  const to = address(p.to, network);
+  const rec = ledger.resolveAsset(p.asset);
+  if (!rec || rec.asset === XCP) throw new DevnetUsageError(`devnet: unknown asset ${p.asset} (issue it first)`);
+  const holder = rec.owner ?? rec.issuer;
+  if (holder !== from) throw new DevnetUsageError(`devnet: ${rec.asset} belongs to ${holder}, not ${from}`);
+  if (to === from) throw new DevnetUsageError(`devnet: ${rec.asset} already belongs to ${to}`);
+  return { kind: 'transfer', asset: rec.asset, from, to };
 }

@@ -125,9 +125,14 @@ export class BlockSession {
     const txIndex = this.ledger.nextTxIndex;
     const base = { tx_hash: txHash, tx_index: txIndex, block_index: this.block.height, block_time: this.block.time };
     const ctx = { txHash, txIndex, blockIndex: this.block.height, blockTime: this.block.time };
+    const row = { tx_index: txIndex, tx_hash: txHash, block_index: this.block.height, block_hash: this.block.hash, block_time: this.block.time };
+    if (op.kind === 'transfer') {
+      this.transfer(op, row, base);
+      return;
+    }
     const quantity = BigInt(op.quantity);
     this.ledger.putTransaction({
-      tx_index: txIndex, tx_hash: txHash, block_index: this.block.height, block_hash: this.block.hash, block_time: this.block.time,
+      ...row,
       source: op.kind === 'issue' ? op.issuer : '', destination: op.kind === 'credit' ? op.address : null, btc_amount: null, fee: null,
       data: null, supported: true, utxos_info: '', transaction_type: op.kind === 'issue' ? 'issuance' : 'devnet_credit',
     });
@@ -165,6 +170,29 @@ export class BlockSession {
       this.emit(creditEvent(ctx, { kind: 'address', address: op.issuer }, op.asset, quantity, 'issuance'));
     }
     this.listed.push(txHash);
+  }
+
+  /**
+   * As Core records a transfer: an issuance of no units whose source is the old owner and whose
+   * issuer is the new one. The asset's first `issuer` stays; its `owner` (the latest issuance's
+   * issuer) becomes the new holder of the rights.
+   */
+  private transfer(
+    op: Extract<ControlOp, { kind: 'transfer' }>,
+    row: { tx_index: number; tx_hash: string; block_index: number; block_hash: string; block_time: number },
+    base: { tx_hash: string; tx_index: number; block_index: number; block_time: number },
+  ): void {
+    const existing = this.ledger.assets.get(op.asset);
+    if (!existing) throw new Error(`devnet: transfer of unknown asset ${op.asset}`);
+    this.ledger.putTransaction({ ...row, source: op.from, destination: op.to, btc_amount: null, fee: null, data: null, supported: true, utxos_info: '', transaction_type: 'issuance' });
+    this.ledger.putAsset({ ...existing, owner: op.to, last_issuance_block_index: this.block.height, last_issuance_block_time: this.block.time });
+    this.emit({ event: 'ASSET_ISSUANCE', tx_hash: base.tx_hash, params: {
+      ...base, msg_index: 0, asset: op.asset, quantity: 0, divisible: existing.divisible, source: op.from,
+      issuer: op.to, transfer: true, callable: false, call_date: 0, call_price: 0, description: existing.description,
+      mime_type: 'text/plain', fee_paid: 0, locked: false, description_locked: false, reset: false, status: 'valid',
+      asset_longname: existing.asset_longname, asset_events: 'transfer',
+    } });
+    this.listed.push(base.tx_hash);
   }
 
   end(): void {

@@ -86,7 +86,7 @@ export const Operation = Type.Object(
       { additionalProperties: false },
     ),
     buyer_address: Type.String(),
-    expires_at: UnixSeconds,
+    expires_at: { ...UnixSeconds, description: "the quote's deadline: sign and complete before it (10 minutes after quoting; not the listings' own market expiries)" },
     reserves_inventory: Type.Literal(false),
     created_at: UnixSeconds,
     completed_at: Nullable(UnixSeconds),
@@ -98,5 +98,5 @@ export const Operation = Type.Object(
     block_index: Nullable(Type.Integer({ minimum: 0, description: 'on confirmed: the height of the confirming block' })),
     skipped_own_listings: Type.Optional(Type.Array(Type.String(), { description: 'quote reply only: {listing_id} lines skipped because the caller sells them' })),
   },
-  { additionalProperties: false },
+  { title: 'CheckoutQuote', additionalProperties: false },
 );

@@ -111,6 +111,25 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
   );
 
   app.post(
+    '/devnet/transfer-issuance',
+    {
+      schema: {
+        tags,
+        summary: "Transfer an asset's issuance rights",
+        description:
+          "Moves the issuance rights of `asset` from its current owner `from` to `to`, as Counterparty Core records an issuance with a transfer destination (no units move), in a block of its own. The asset record keeps its first `issuer`; its `owner` becomes `to`. Only the current owner can transfer or reissue. Artist profile edits follow the owner.",
+        body: Type.Object({ asset: Type.String({ minLength: 4, maxLength: 30 }), from: Address, to: Address }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ asset: Type.String(), from: Type.String(), to: Type.String() })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      requireAddressRole(req.body.to, 'delivery', network, 'body.to');
+      await wrap(() => devnet.transferIssuance(req.body));
+      return { result: req.body };
+    },
+  );
+
+  app.post(
     '/devnet/reorg',
     {
       schema: {

@@ -1,7 +1,7 @@
 /**
- * Authorizations follow their asset outpoint: a spend of it that is no settlement of ours (the
- * holder moved or sold the unit elsewhere) retires every live authorization over it
- * (`asset_moved`). A spend of the funding slot retires the offer, and with it its
+ * Authorizations follow their asset outpoint: a confirmed spend of it retires every live
+ * authorization over it (`asset_moved`) — the holder moved it, or a checkout or another accept
+ * took it (a used authorization is its own settlement's, and not live). A spend of the funding slot retires the offer, and with it its
  * authorizations (offers/lifecycle.ts). Reorg: a retired authorization stays retired (the bidder
  * asks for a new one); the offers themselves are restored by the offers watcher.
  */
@@ -14,9 +14,9 @@ async function retireMoved(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
   const keys = [...spentOutpoints(b).keys()];
   for (let i = 0; i < keys.length; i += 500) {
     const part = keys.slice(i, i + 500);
-    const live = await tx.selectFrom('exact_authorizations').selectAll().where('asset_outpoint', 'in', part).where('state', 'in', ['awaiting_bidder', 'active']).execute();
-    const mine = live.length ? new Set((await tx.selectFrom('outpoint_claims').select('outpoint').where('outpoint', 'in', live.map((a) => a.asset_outpoint)).execute()).map((r) => r.outpoint)) : new Set<string>();
-    const moved = live.filter((a) => !mine.has(a.asset_outpoint));
+    // Live (not used) authorizations: whatever spent their unit — the holder, a checkout, another
+    // accept — it was not their own settlement, so they can no longer fill.
+    const moved = await tx.selectFrom('exact_authorizations').selectAll().where('asset_outpoint', 'in', part).where('state', 'in', ['awaiting_bidder', 'active']).execute();
     if (moved.length) await retireAuthorizations(tx, moved, 'asset_moved', at);
   }
 }

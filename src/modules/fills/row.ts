@@ -23,7 +23,7 @@ export const FillRow = Type.Object(
     confirmed_at: Nullable({ ...UnixSeconds, description: 'When the market first saw the confirming block (not block time); null while unconfirmed' }),
     block_index: Nullable(Type.Integer({ minimum: 0, description: 'Height of the confirming block; null while unconfirmed' })),
   },
-  { additionalProperties: false, description: 'One unit sold. Pending (unconfirmed) fills have confirmed_at and block_index null; dropped fills never appear.' },
+  { title: 'Fill', additionalProperties: false, description: 'One unit sold. Pending (unconfirmed) fills have confirmed_at and block_index null; dropped fills never appear.' },
 );
 export type Fill = Static<typeof FillRow>;
 

@@ -27,7 +27,7 @@ export function listingRoutes(app: App, ctx: Context): void {
   const attaches = new AttachSubmission(ctx, store);
   const ownDraft = async (req: Parameters<typeof requireSession>[0], id: string) =>
     ownedOr404(req, await store.draft(id), (x) => x.seller, 'listing preflight');
-  const ListingExpiry = { ...UnixSeconds, description: 'marketplace expiry of the listing, unix seconds: in the future, at most 365 days ahead' };
+  const ListingExpiry = { ...UnixSeconds, description: "marketplace expiry of the listing (the seller's choice), unix seconds: in the future, at most 365 days ahead. Not the draft's expires_at (its 15-minute template deadline)." };
 
   app.post(
     '/v1/listing-preflights',

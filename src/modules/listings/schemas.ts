@@ -39,7 +39,7 @@ export const ListingTemplate = Type.Object(
     sighash: Type.Literal('SINGLE|ANYONECANPAY'),
     price_sats: Sats({ minimum: 1 }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ListingTemplate' },
 );
 
 const DraftStatus = Type.Union(
@@ -90,7 +90,7 @@ export const Draft = Type.Object(
     fee_rate: Nullable(Type.Number()),
     price_sats: Nullable(Sats({ minimum: 1 })),
     next_action: Nullable(Type.Union(['sign_attach', 'wait_for_indexer', 'set_price', 'sign_listing', 'list_again'].map((s) => Type.Literal(s)))),
-    expires_at: UnixSeconds,
+    expires_at: { ...UnixSeconds, description: "the draft's template deadline: sign and submit the attach within 15 minutes of the draft's creation, or it reads `expired`. Not the listing's market expiry (the `expires_at` you send when you sign the listing)." },
     last_error: Nullable(Type.String()),
     bitcoin_confirmed_at: Nullable(UnixSeconds),
     created_at: UnixSeconds,
@@ -100,7 +100,7 @@ export const Draft = Type.Object(
     listing_status: Nullable(ListingStatus),
     listing_end_reason: Nullable(EndReason),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ListingDraft' },
 );
 
 export const FinalizedListing = Type.Object(
@@ -111,7 +111,7 @@ export const FinalizedListing = Type.Object(
     price_sats: Sats({ minimum: 1 }),
     utxo_txid: Txid,
     utxo_vout: Vout,
-    expires_at: UnixSeconds,
+    expires_at: { ...UnixSeconds, description: "the listing's market expiry, chosen by the seller (not the draft's 15-minute template deadline)" },
     preflight_id: Type.String(),
     state: ListingStatus,
     version: Type.Integer({ minimum: 1 }),

@@ -24,7 +24,7 @@ const PAGING = 'To page, pass `next_cursor` back as `cursor` unchanged and keep 
 
 const PageCursor = Type.String({ maxLength: 200, description: 'opaque cursor from next_cursor, at most 200 characters' });
 const Query = Type.String({ maxLength: 200, description: 'substring, ASCII case-insensitive, at most 200 characters' });
-const ArtistKey = Type.String({
+export const ArtistKey = Type.String({
   minLength: 1,
   maxLength: 201,
   description: 'artist key: a readable slug, or `~` followed by the exact URL-encoded metadata credit (as returned in `key`; at most 201 characters)',
@@ -89,8 +89,11 @@ const isArtistsPosition = (p: unknown): p is ArtistsPosition =>
 const badCursor = () => invalid('cursor is not valid for this route and these filters', { field: 'query.cursor' });
 const blankToUndefined = (s: string | undefined) => (s === undefined || s === '' ? undefined : s);
 
+export const artistsServiceOf = (ctx: Context) =>
+  new ArtistsService(new ArtistsStore(ctx.store.db), new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+
 export function artistRoutes(app: App, ctx: Context): void {
-  const service = new ArtistsService(new ArtistsStore(ctx.store.db), new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+  const service = artistsServiceOf(ctx);
   const config = { cache: { public: 30 }, limit: 'uncached_read' } as const;
   const KeyParams = Type.Object({ key: ArtistKey });
 
@@ -131,7 +134,7 @@ export function artistRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         summary: 'One artist',
-        description: `${CREDITS} \`key\` is a readable slug or \`~\` + the exact URL-encoded metadata credit, as returned in \`key\` by the list. A slug two curated artists share is ambiguous and answers 404 not_found (use their \`~\` keys); an unknown key answers 404. \`assets\` counts distinct credited assets; \`collections\` lists where they are. ${LISTING_FIGURES} \`id\`, \`bio\`, \`website\`, \`x_url\` and \`version\` come from the curated profile and are null for an uncurated credit. Public; cached up to 30 seconds.`,
+        description: `${CREDITS} \`key\` is a readable slug or \`~\` + the exact URL-encoded metadata credit, as returned in \`key\` by the list. A slug two curated artists share is ambiguous and answers 404 not_found (use their \`~\` keys); an unknown key answers 404. \`assets\` counts distinct credited assets; \`collections\` lists where they are. ${LISTING_FIGURES} \`id\`, \`bio\`, \`website\`, \`x_url\` and \`version\` come from the curated profile and are null for an uncurated credit; \`version\` moves with every profile change (an edit by an eligible address through PATCH /v1/artists/{key}/profile, or a catalogue import), and \`name\` is the edited display name where the catalogue allows one. Profile fields are plain text: escape them when rendering. Public; cached up to 30 seconds, so an edit shows here within 30 seconds.`,
         params: KeyParams,
         response: { 200: Ok(ArtistDetail), 400: BadRequest, 404: NotFound, ...errorResponses },
       },

@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../../http/errors.js';
 import { CREDIT_PREFIX, asciiIncludes, asciiLower, compareNames, creditCandidates, creditKey, fingerprint, letterOf } from './artist-keys.js';
-import type { ArtistsStore, CreditedMembership, CuratedArtist } from './artists-store.js';
+import { displayNameOf, type ArtistsStore, type CreditedMembership, type CuratedArtist } from './artists-store.js';
 import { type ListingStats, type ListingStatsReader, NO_LISTINGS, statsOf } from './listing-stats.js';
 
 export type ArtistSort = 'name' | 'artworks';
@@ -61,7 +61,7 @@ export interface ArtistAssetFilters {
   listed: boolean;
 }
 
-interface Resolved {
+export interface Resolved {
   credit: string;
   curated: CuratedArtist | undefined;
   key: string;
@@ -82,7 +82,7 @@ export class ArtistsService {
     const rows: ArtistRow[] = curated.map((a) => ({
       key: slugUses.get(a.slug) === 1 ? a.slug : creditKey(a.name),
       id: a.id,
-      name: a.name,
+      name: displayNameOf(a),
       curated: true,
       artworks: artworks.get(a.name) ?? 0,
       ...statsOf(stats, a.name),
@@ -144,7 +144,7 @@ export class ArtistsService {
     return {
       key: canonical,
       id: curated?.id ?? null,
-      name: curated?.name ?? credit,
+      name: curated ? displayNameOf(curated) : credit,
       curated: curated !== undefined,
       bio: curated?.bio ?? null,
       website: curated?.website ?? null,

@@ -24,9 +24,17 @@ export interface CreditedMembership {
   protocol_subtype: string | null;
 }
 
-const ARTIST_COLUMNS = ['id', 'slug', 'name', 'bio', 'website', 'x_url', 'version'] as const;
+const ARTIST_COLUMNS = ['id', 'slug', 'name', 'bio', 'website', 'x_url', 'version', 'name_editable', 'display_name', 'edited_at'] as const;
 
-const toCurated = (r: CuratedArtist): CuratedArtist => ({ ...r, version: Number(r.version) });
+const toCurated = (r: CuratedArtist): CuratedArtist => ({
+  ...r,
+  version: Number(r.version),
+  name_editable: Number(r.name_editable),
+  edited_at: r.edited_at === null ? null : Number(r.edited_at),
+});
+
+/** What collectors see as the artist's name: the edited display name, else the credit. */
+export const displayNameOf = (a: Pick<CuratedArtist, 'name' | 'display_name'>): string => a.display_name ?? a.name;
 
 /** SQL of the artist reads; the rules (effective credits, keys, order) live in artists-service.ts. */
 export class ArtistsStore {

@@ -1,24 +1,24 @@
 /**
- * The bid side of a collection's book: live public offers that reach the collection — its
- * collection and trait offers, and asset offers on its member assets. Live: active and not
- * past the market expiry. Exact-unit offers (target_outpoint) are private to the seller they
- * target and never shown. `funded_slots` counts distinct funding outputs within one level: one
- * output backing several targets appears in each of their levels and is never summed across
- * them.
+ * The bid side of a collection's book, read from `book_bids` (kept by triggers: one row per
+ * collection a live public offer reaches; migrations/017_book_bids.ts): its collection and trait
+ * offers, and asset offers on its member assets. Live: active and not past the market expiry;
+ * exact-unit offers are private and never there. Levels are walked in index order (best price
+ * first, one group per target) and the walk stops at the levels shown. `funded_slots` counts
+ * distinct funding outputs within one level — a level's rows, since a slot has at most one offer
+ * per target — and one output backing several targets appears in each of their levels, never
+ * summed across them.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 
 export const BOOK_OFFER_LEVELS = 50;
 export const BOOK_OFFERS = 100;
 
-const TRAITS = ['scope', 'kind', 'asset', 'collection', 'max_supply_units', 'min_supply_units', 'issued_year', 'series', 'artist'] as const;
+type Scope = 'asset' | 'collection';
+type Kind = 'asset' | 'collection' | 'trait';
 
-export interface OfferLevel {
-  price_sats: number;
-  funded_slots: number;
-  scope: 'asset' | 'collection';
-  kind: 'asset' | 'collection' | 'trait';
+export interface OfferTarget {
+  scope: Scope;
+  kind: Kind;
   asset: string | null;
   collection: string | null;
   max_supply_units: number | null;
@@ -28,12 +28,18 @@ export interface OfferLevel {
   artist: string | null;
 }
 
-export interface BookOffer extends Omit<OfferLevel, 'funded_slots'> {
+export interface OfferLevel extends OfferTarget {
+  price_sats: number;
+  funded_slots: number;
+}
+
+export interface BookOffer extends OfferTarget {
   id: string;
   bidder: string;
   bid_txid: string;
   bid_vout: number;
   funding_slot_id: string;
+  price_sats: number;
   expires_at: number;
   created_at: number;
 }
@@ -49,69 +55,50 @@ export interface OfferSide {
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** A level's target from its key (offers/rules.ts levelKey: the normalized target as a JSON array). */
+function targetOf(key: string): OfferTarget {
+  const [scope, kind, asset, collection, max, min, year, series, artist] = JSON.parse(key) as unknown[];
+  return { scope: scope as Scope, kind: kind as Kind, asset: (asset as string) ?? null, collection: (collection as string) ?? null, max_supply_units: num(max), min_supply_units: num(min), issued_year: num(year), series: num(series), artist: (artist as string) ?? null };
+}
+
 export async function offerSide(db: Db, slug: string, now: number): Promise<OfferSide> {
-  const live = db
-    .selectFrom('offers as o')
-    .where('o.state', '=', 'active')
-    .where('o.expires_at', '>', now)
-    .where('o.target_txid', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb('o.collection', '=', slug),
-        eb.and([eb('o.scope', '=', 'asset'), eb('o.asset', 'in', eb.selectFrom('catalog_assets').select('asset').where('collection_slug', '=', slug))]),
-      ]),
-    );
-  const [levels, offers, tops] = await Promise.all([
+  const live = db.selectFrom('book_bids as b').where('b.collection_slug', '=', slug).where('b.expires_at', '>', now);
+  const [levels, picked, best, topCollection] = await Promise.all([
     live
-      .select(['o.price_sats', ...TRAITS.map((t) => `o.${t}` as const)])
-      .select(sql<number>`count(distinct o.slot_id)`.as('funded_slots'))
-      .groupBy(['o.price_sats', ...TRAITS.map((t) => `o.${t}` as const)])
-      .orderBy('o.price_sats', 'desc')
-      .orderBy('o.kind')
-      .orderBy('o.asset')
+      .select(['b.price_sats', 'b.level_key', (eb) => eb.fn.countAll<number>().as('funded_slots')])
+      .groupBy(['b.price_sats', 'b.level_key'])
+      .orderBy('b.price_sats', 'desc')
+      .orderBy('b.level_key')
       .limit(BOOK_OFFER_LEVELS + 1)
       .execute(),
-    live
-      .select(['o.id', 'o.bidder', 'o.bid_txid', 'o.bid_vout', 'o.slot_id', 'o.price_sats', 'o.expires_at', 'o.created_at', ...TRAITS.map((t) => `o.${t}` as const)])
-      .orderBy('o.price_sats', 'desc')
-      .orderBy('o.created_at')
-      .orderBy('o.id')
-      .limit(BOOK_OFFERS + 1)
-      .execute(),
-    live
-      .select((eb) => [
-        eb.fn.max('o.price_sats').as('best'),
-        eb.fn.max(eb.case().when('o.scope', '=', 'collection').then(eb.ref('o.price_sats')).else(null).end()).as('top_collection'),
-      ])
-      .executeTakeFirst(),
+    live.select('b.offer_id').orderBy('b.price_sats', 'desc').orderBy('b.created_at').orderBy('b.offer_id').limit(BOOK_OFFERS + 1).execute(),
+    live.select('b.price_sats').orderBy('b.price_sats', 'desc').limit(1).executeTakeFirst(),
+    live.select('b.price_sats').where('b.kind', '!=', 'asset').orderBy('b.price_sats', 'desc').limit(1).executeTakeFirst(),
   ]);
-  const traits = (r: Record<string, unknown>) => ({
-    scope: r.scope as OfferLevel['scope'],
-    kind: r.kind as OfferLevel['kind'],
-    asset: (r.asset as string | null) ?? null,
-    collection: (r.collection as string | null) ?? null,
-    max_supply_units: num(r.max_supply_units),
-    min_supply_units: num(r.min_supply_units),
-    issued_year: num(r.issued_year),
-    series: num(r.series),
-    artist: (r.artist as string | null) ?? null,
-  });
+  const ids = picked.slice(0, BOOK_OFFERS).map((r) => r.offer_id);
+  const rows = ids.length
+    ? await db.selectFrom('offers').select(['id', 'bidder', 'bid_txid', 'bid_vout', 'slot_id', 'price_sats', 'level_key', 'expires_at', 'created_at']).where('id', 'in', ids).execute()
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
   return {
-    offer_levels: levels.slice(0, BOOK_OFFER_LEVELS).map((l) => ({ price_sats: Number(l.price_sats), funded_slots: Number(l.funded_slots), ...traits(l) })),
-    offers: offers.slice(0, BOOK_OFFERS).map((o) => ({
-      id: o.id,
-      bidder: o.bidder,
-      bid_txid: o.bid_txid,
-      bid_vout: o.bid_vout,
-      funding_slot_id: o.slot_id,
-      price_sats: Number(o.price_sats),
-      ...traits(o),
-      expires_at: Number(o.expires_at),
-      created_at: Number(o.created_at),
-    })),
-    top_collection_offer_sats: num(tops?.top_collection),
-    best_offer_sats: num(tops?.best),
+    offer_levels: levels.slice(0, BOOK_OFFER_LEVELS).map((l) => ({ price_sats: Number(l.price_sats), funded_slots: Number(l.funded_slots), ...targetOf(l.level_key) })),
+    offers: ids
+      .map((id) => byId.get(id))
+      .filter((o): o is NonNullable<typeof o> => !!o)
+      .map((o) => ({
+        id: o.id,
+        bidder: o.bidder,
+        bid_txid: o.bid_txid,
+        bid_vout: o.bid_vout,
+        funding_slot_id: o.slot_id,
+        price_sats: Number(o.price_sats),
+        ...targetOf(o.level_key),
+        expires_at: Number(o.expires_at),
+        created_at: Number(o.created_at),
+      })),
+    top_collection_offer_sats: num(topCollection?.price_sats),
+    best_offer_sats: num(best?.price_sats),
     offer_levels_truncated: levels.length > BOOK_OFFER_LEVELS,
-    offers_truncated: offers.length > BOOK_OFFERS,
+    offers_truncated: picked.length > BOOK_OFFERS,
   };
 }

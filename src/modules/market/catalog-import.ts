@@ -3,8 +3,8 @@ import crypto from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Context } from '../../context.js';
-import type { Db } from '../../store/db.js';
-import { AssetId } from '../../http/validators.js';
+import type { Db, Tx } from '../../store/db.js';
+import { Address, AssetId } from '../../http/validators.js';
 
 const Slug = Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 200 });
 const MediaKind = Type.Union(['image', 'animation', 'video', 'html', 'svg'].map((k) => Type.Literal(k)));
@@ -18,6 +18,10 @@ export const CatalogFile = Type.Object({
       bio: Type.Optional(Type.String()),
       website: Type.Optional(Type.String()),
       x_url: Type.Optional(Type.String()),
+      /** Lets eligible editors change the display name (the credit itself never changes). */
+      name_editable: Type.Optional(Type.Boolean()),
+      /** Addresses that may edit this artist's profile besides the issuers of its credited assets. */
+      editors: Type.Optional(Type.Array(Address, { maxItems: 50 })),
     }),
   ),
   assets: Type.Array(
@@ -53,21 +57,19 @@ export async function importCatalog(db: Db, file: unknown): Promise<{ collection
   for (const a of file.assets) {
     for (const s of [a.collection, ...(a.also_in ?? [])]) if (!slugs.has(s)) throw new Error(`asset ${a.asset} names unknown collection ${s}`);
   }
+  const names = new Set<string>();
+  for (const a of file.artists) {
+    if (names.has(a.name)) throw new Error(`artist ${a.name} is listed twice`);
+    names.add(a.name);
+  }
   await db.transaction().execute(async (tx) => {
     await tx.deleteFrom('catalog_assets').execute();
     await tx.deleteFrom('collections').execute();
-    await tx.deleteFrom('artists').execute();
     let order = 0;
     for (const c of file.collections) {
       await tx.insertInto('collections').values({ slug: c.slug, name: c.name, description: c.description ?? null, sort_order: order++ }).execute();
     }
-    for (const a of file.artists) {
-      const id = crypto.createHash('sha256').update(a.name).digest('hex').slice(0, 16);
-      await tx
-        .insertInto('artists')
-        .values({ id, slug: a.slug ?? slugify(a.name), name: a.name, bio: a.bio ?? null, website: a.website ?? null, x_url: a.x_url ?? null, version: 1 })
-        .execute();
-    }
+    await replaceArtists(tx, file.artists);
     for (const a of file.assets) {
       for (const [i, slug] of [a.collection, ...(a.also_in ?? [])].entries()) {
         await tx
@@ -88,6 +90,52 @@ export async function importCatalog(db: Db, file: unknown): Promise<{ collection
     }
   });
   return { collections: file.collections.length, assets: file.assets.length, artists: file.artists.length };
+}
+
+type FileArtist = CatalogFile['artists'][number];
+
+export const artistIdOf = (name: string) => crypto.createHash('sha256').update(name).digest('hex').slice(0, 16);
+
+/**
+ * Artists are matched by id (a hash of the credit), not deleted and re-added, so a profile keeps
+ * its `version` across imports. A profile an editor has changed (`edited_at` set) keeps the
+ * edited bio, website and x_url: the artist's own words are not overwritten by a catalogue
+ * refresh. An unedited profile takes the file's, and its version moves when they differ (or
+ * when the name permission changes). The edited display name survives only while the
+ * catalogue still allows name edits. Artists no
+ * longer in the file are removed (their edit record stays).
+ */
+async function replaceArtists(tx: Tx, artists: FileArtist[]): Promise<void> {
+  const existing = new Map((await tx.selectFrom('artists').selectAll().execute()).map((r) => [r.id, r]));
+  const ids = artists.map((a) => artistIdOf(a.name));
+  await tx.deleteFrom('artist_editors').execute();
+  const gone = [...existing.keys()].filter((id) => !ids.includes(id));
+  if (gone.length) await tx.deleteFrom('artists').where('id', 'in', gone).execute();
+  for (const [i, a] of artists.entries()) {
+    const id = ids[i]!;
+    const nameEditable = a.name_editable === true ? 1 : 0;
+    const profile = { bio: a.bio ?? null, website: a.website ?? null, x_url: a.x_url ?? null };
+    const old = existing.get(id);
+    if (!old) {
+      await tx.insertInto('artists').values({ id, slug: a.slug ?? slugify(a.name), name: a.name, ...profile, version: 1, name_editable: nameEditable, display_name: null, edited_at: null }).execute();
+    } else {
+      const kept = old.edited_at !== null ? { bio: old.bio, website: old.website, x_url: old.x_url } : profile;
+      const displayName = nameEditable ? old.display_name : null;
+      // The name permission counts as a change too: an edit read under the old permission must not write under the new one.
+      const changed =
+        kept.bio !== old.bio || kept.website !== old.website || kept.x_url !== old.x_url || displayName !== old.display_name || nameEditable !== Number(old.name_editable);
+      // Guarded on the version read above: an edit committed meanwhile fails the import (run it
+      // again) instead of being overwritten under a version number its editor already holds.
+      const r = await tx
+        .updateTable('artists')
+        .set({ slug: a.slug ?? slugify(a.name), ...kept, display_name: displayName, name_editable: nameEditable, version: Number(old.version) + (changed ? 1 : 0) })
+        .where('id', '=', id)
+        .where('version', '=', old.version)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) throw new Error(`artist ${a.name} was edited during the import; nothing was imported, run it again`);
+    }
+    for (const address of new Set(a.editors ?? [])) await tx.insertInto('artist_editors').values({ artist_id: id, address }).execute();
+  }
 }
 
 export async function importCatalogFile(ctx: Context, path: string) {

@@ -14,7 +14,19 @@ export interface CatalogTables {
     bio: string | null;
     website: string | null;
     x_url: string | null;
+    /** Bumped by every profile change (an edit, or a catalogue import that changes the profile). */
     version: number;
+    /** 1 when the catalogue lets eligible editors change the display name. */
+    name_editable: number;
+    /** The edited display name; null shows `name` (the credit, which never changes). */
+    display_name: string | null;
+    /** Unix seconds of the last edit by an editor; null when never edited. */
+    edited_at: number | null;
+  };
+  /** Addresses the operator names in the catalogue as editors of an artist's profile. */
+  artist_editors: {
+    artist_id: string;
+    address: string;
   };
   catalog_assets: {
     asset: string;

@@ -27,12 +27,12 @@ const listingFields = {
 };
 
 /** In offer-targets: the listing row without `expires_at`. */
-export const TargetListingRow = Type.Object(listingFields, { additionalProperties: false });
+export const TargetListingRow = Type.Object(listingFields, { title: 'TargetListing', additionalProperties: false });
 
 /** In the order book: with the marketplace expiry. */
 export const BookListingRow = Type.Object(
-  { ...listingFields, expires_at: Nullable(UnixSeconds) },
-  { additionalProperties: false },
+  { ...listingFields, expires_at: Nullable({ ...UnixSeconds, description: "the listing's market expiry, chosen by its seller; null: none" }) },
+  { title: 'BookListing', additionalProperties: false },
 );
 
 export type TargetListing = Static<typeof TargetListingRow>;

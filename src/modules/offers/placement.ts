@@ -16,7 +16,7 @@ import { ApiError, invalid } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { platformFee } from '../listings/rules.js';
 import { createPlacement, endOffers } from './lifecycle.js';
-import { checkOfferExpiry, checkOfferPrice, MAX_OFFER_ROWS, newOfferId, priceOfSlot } from './rules.js';
+import { checkOfferExpiry, checkOfferPrice, levelKey, MAX_OFFER_ROWS, newOfferId, priceOfSlot } from './rules.js';
 import { resolveTargets, type ResolvedTarget, type TargetBody } from './targets.js';
 import type { OfferTables } from './tables.js';
 import { placementResult, type PlacementResult } from './view.js';
@@ -150,6 +150,7 @@ export async function place(ctx: Context, plan: PlacementPlan): Promise<Placemen
       issued_year: t.issued_year,
       series: t.series,
       artist: t.artist,
+      level_key: levelKey(t),
       target_txid: t.target_outpoint?.txid ?? null,
       target_vout: t.target_outpoint?.vout ?? null,
       delivery_mode: plan.mode,

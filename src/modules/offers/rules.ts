@@ -49,3 +49,7 @@ export function signatureValidity(o: Pick<OfferRow, 'expires_at' | 'bid_txid' | 
     bitcoin_invalidation: { type: 'spend_funding_outpoint' as const, outpoint: { txid: o.bid_txid, vout: o.bid_vout } },
   };
 }
+
+/** The target part of a book level (price aside): equal for two offers exactly when their normalized targets are. */
+export const levelKey = (t: { scope: string; kind: string; asset: string | null; collection: string | null; max_supply_units: number | null; min_supply_units: number | null; issued_year: number | null; series: number | null; artist: string | null }) =>
+  JSON.stringify([t.scope, t.kind, t.asset, t.collection, t.max_supply_units, t.min_supply_units, t.issued_year, t.series, t.artist]);

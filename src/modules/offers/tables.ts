@@ -74,6 +74,8 @@ export interface OfferTables {
     issued_year: number | null;
     series: number | null;
     artist: string | null;
+    /** The book level an offer belongs to besides its price: its normalized target (rules.levelKey). */
+    level_key: string;
     /** An exact asset outpoint (asset scope only): private, never in public reads. */
     target_txid: string | null;
     target_vout: number | null;

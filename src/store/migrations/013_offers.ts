@@ -60,6 +60,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('issued_year', 'integer')
     .addColumn('series', 'integer')
     .addColumn('artist', 'text')
+    .addColumn('level_key', 'text', (c) => c.notNull())
     .addColumn('target_txid', 'text')
     .addColumn('target_vout', 'integer')
     .addColumn('delivery_mode', 'text', (c) => c.notNull())

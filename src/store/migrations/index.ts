@@ -15,6 +15,8 @@ import * as m013 from './013_offers.js';
 import * as m014 from './014_exact_offers.js';
 import * as m015 from './015_counters.js';
 import * as m016 from './016_book_asks.js';
+import * as m017 from './017_book_bids.js';
+import * as m018 from './018_artist_profiles.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const migrations: Record<string, Migration> = {
   '014_exact_offers': m014,
   '015_counters': m015,
   '016_book_asks': m016,
+  '017_book_bids': m017,
+  '018_artist_profiles': m018,
 };

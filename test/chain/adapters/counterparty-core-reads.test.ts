@@ -161,6 +161,20 @@ void describe('CounterpartyCoreBackend reads', () => {
     assert.equal(await cp.getAsset('NOSUCHASSET'), null);
   });
 
+  void it('getAsset after a transfer of ownership: owner is the current holder, issuer the first; a release without owner maps it to null', async () => {
+    const NEW_OWNER = 'bc1q0u2cv36t4nhfwnpnrck554ft0p6nj40qahwqwp';
+    const base = example<{ result: Record<string, unknown> }>('/v2/assets/{asset}');
+    const { owner: _dropped, ...noOwner } = base.result;
+    serve({
+      '/v2/assets/{asset}': (_r, p) => ({ body: { result: p.asset === 'BURNER' ? { ...base.result, owner: NEW_OWNER } : { ...noOwner, asset: p.asset } } }),
+    });
+    const moved = await cp.getAsset('BURNER');
+    assert.deepEqual([moved!.issuer, moved!.owner], [base.result.issuer, NEW_OWNER]);
+    const older = await cp.getAsset('OLDCORE');
+    assert.deepEqual([older!.issuer, older!.owner], [base.result.issuer, null]);
+    serve({});
+  });
+
   void it('estimateAttachXcpFee: the example (0) as a decimal string', async () => {
     assert.equal(await cp.estimateAttachXcpFee(), '0');
   });

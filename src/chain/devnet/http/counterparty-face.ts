@@ -149,6 +149,14 @@ function send(reply: FastifyReply, d: Devnet, status: number, body: unknown): Fa
   return reply.code(status).headers(counterpartyHeaders(d)).type('application/json').send(coreJson(body));
 }
 
+/** The API v2 routes the devnet serves (under /devnet/counterparty/v2), as its `/routes` lists them. */
+export const DEVNET_COUNTERPARTY_ROUTES: readonly string[] = Object.keys(ROUTES);
+
+// The root advertises a `routes` link, as Core does: it answers with the routes this face serves.
+ROUTES['/routes'] = () => ({
+  body: { result: Object.fromEntries(DEVNET_COUNTERPARTY_ROUTES.map((r) => [`/v2${r === '/' ? '/' : r.replace(/:([a-z_]+)/g, '<$1>')}`, { method: 'GET' }])) },
+});
+
 /** Registers the API v2 routes on `app` (an encapsulated child context). */
 export function registerCounterpartyFace(app: FastifyInstance, d: Devnet): void {
   for (const [path, handler] of Object.entries(ROUTES)) {

@@ -1,0 +1,10 @@
+import { DecisionLog } from './decisions.js';
+import { SignerKeys } from './keys.js';
+import { MarketSigner } from './service.js';
+
+/** Opens the signer over its own directory (keys.json, decisions.sqlite). */
+export function openSigner(dir: string, now: () => number = () => Math.floor(Date.now() / 1000)): { signer: MarketSigner; close(): void } {
+  const log = new DecisionLog(dir);
+  const signer = new MarketSigner(SignerKeys.open(dir, now), log, now);
+  return { signer, close: () => log.close() };
+}

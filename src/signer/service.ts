@@ -1,0 +1,110 @@
+/**
+ * The market signer: the oracle that co-signs a collection-offer acceptance the market has
+ * checked, and the keeper of soft cancels. It signs one child per parent, never after a recorded
+ * cancel, never with a retired key, and gives the bidder a receipt of its cancel signed by the
+ * market key, so a later co-signature would be provable misconduct.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { hex } from '@scure/base';
+import { equalBytes } from '@noble/curves/utils.js';
+import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
+import { TAPSCRIPT_LEAF_VERSION } from '../bitcoin/taproot.js';
+import { DecisionLog, type Decision } from './decisions.js';
+import { KeyRefused, SignerKeys, type SignerKey } from './keys.js';
+
+export interface CosignRequest {
+  parent_txid: string;
+  /** The child with every input's prevout (witnessUtxo); input `input_index` spends the escrow. */
+  child_psbt_hex: string;
+  input_index: number;
+  /** The escrow's spending leaf; it must name the signer's key of `key_version`. */
+  leaf_script_hex: string;
+  key_version: number;
+}
+
+export interface CosignResult {
+  parent_txid: string;
+  child_txid: string;
+  key_version: number;
+  /** 64-byte BIP-340 signature (SIGHASH_DEFAULT, which Counterparty reads as ALL). */
+  signature: string;
+  already_signed: boolean;
+}
+
+export interface CancelResult {
+  parent_txid: string;
+  cancelled: boolean;
+  already_signed: boolean;
+  recorded_at: number;
+  receipt: { key_version: number; pubkey: string; message: string; signature: string } | null;
+}
+
+const receiptMessage = (parent: string, recordedAt: number) => `counterparty-marketplace policy-offer cancel receipt\n${parent}\n${recordedAt}`;
+
+export class MarketSigner {
+  constructor(
+    private readonly keys: SignerKeys,
+    private readonly log: DecisionLog,
+    private readonly now: () => number,
+  ) {}
+
+  info(): { current: SignerKey; keys: SignerKey[] } {
+    return { current: this.keys.current(), keys: this.keys.all() };
+  }
+
+  cosign(req: CosignRequest): CosignResult {
+    const p = parsePsbt(req.child_psbt_hex);
+    if (!p.ok) throw new KeyRefused('bad_request', `child: ${p.error}`);
+    const tx = p.tx;
+    const input = req.input_index < tx.inputsLength ? tx.getInput(req.input_index) : undefined;
+    if (!input?.txid || hex.encode(input.txid) !== req.parent_txid || input.index !== 0) throw new KeyRefused('bad_request', `child input ${req.input_index} does not spend ${req.parent_txid}:0`);
+    const leaf = hex.decode(req.leaf_script_hex);
+    const key = this.keys.all().find((k) => k.version === req.key_version);
+    if (!key) throw new KeyRefused('key_unknown', `no signer key version ${req.key_version}`);
+    if (!containsPush(leaf, hex.decode(key.pubkey))) throw new KeyRefused('leaf_without_market_key', 'the leaf does not name the market key of that version');
+    const { prevouts, errors } = psbtPrevouts(tx);
+    const missing = prevouts.findIndex((x) => !x);
+    if (missing !== -1) throw new KeyRefused('bad_request', `child input ${missing}: ${errors[missing] ?? 'no prevout'}`);
+    const msg = tx.preimageWitnessV1(req.input_index, prevouts.map((x) => x!.script), 0, prevouts.map((x) => x!.amount), undefined, leaf, TAPSCRIPT_LEAF_VERSION);
+    const childTxid = tx.id;
+    const { decision, first } = this.log.decide(req.parent_txid, (): Decision => ({
+      parent_txid: req.parent_txid,
+      state: 'signed',
+      child_txid: childTxid,
+      signature: hex.encode(this.keys.sign(req.key_version, msg)),
+      key_version: req.key_version,
+      recorded_at: this.now(),
+    }));
+    if (decision.state === 'cancelled') throw new KeyRefused('parent_cancelled', `the bidder cancelled ${req.parent_txid} at ${decision.recorded_at}; the signer never co-signs it`);
+    if (decision.child_txid !== childTxid) throw new KeyRefused('already_signed_other', `${req.parent_txid} was already co-signed for another child (${decision.child_txid})`);
+    return { parent_txid: req.parent_txid, child_txid: childTxid, key_version: decision.key_version!, signature: decision.signature!, already_signed: !first };
+  }
+
+  /** The soft cancel, linearized with cosign: a cancel recorded first stands; a signature released first makes it `already_signed`. */
+  cancel(parentTxid: string): CancelResult {
+    const { decision } = this.log.decide(parentTxid, () => ({ parent_txid: parentTxid, state: 'cancelled', child_txid: null, signature: null, key_version: null, recorded_at: this.now() }));
+    if (decision.state === 'signed') return { parent_txid: parentTxid, cancelled: false, already_signed: true, recorded_at: decision.recorded_at, receipt: null };
+    const k = this.keys.current();
+    const message = receiptMessage(parentTxid, decision.recorded_at);
+    return {
+      parent_txid: parentTxid,
+      cancelled: true,
+      already_signed: false,
+      recorded_at: decision.recorded_at,
+      receipt: { key_version: k.version, pubkey: k.pubkey, message, signature: hex.encode(this.keys.sign(k.version, sha256(new TextEncoder().encode(message)))) },
+    };
+  }
+
+  /** Retires the current key; the next version signs from now on. */
+  rotate(): SignerKey {
+    return this.keys.rotate(this.now());
+  }
+}
+
+/** Whether `script` pushes exactly `data` (a 32-byte x-only key push: 0x20 ‖ key). */
+function containsPush(script: Uint8Array, data: Uint8Array): boolean {
+  for (let i = 0; i + data.length < script.length; i++) {
+    if (script[i] === data.length && equalBytes(script.subarray(i + 1, i + 1 + data.length), data)) return true;
+  }
+  return false;
+}

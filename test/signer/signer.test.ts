@@ -1,0 +1,197 @@
+/**
+ * The market signer: its own key file and decision log, one linearized decision per parent
+ * (co-sign or cancel, never both), signed cancel receipts, versioned keys, durability across a
+ * restart and a kill -9, and its HTTP face with a shared secret, in process and as its own process.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { hex } from '@scure/base';
+import { p2tr, Script, TAPROOT_UNSPENDABLE_KEY, Transaction } from '@scure/btc-signer';
+import { networkParams } from '../../src/bitcoin/networks.js';
+import { TAPSCRIPT_LEAF_VERSION } from '../../src/bitcoin/taproot.js';
+import { openSigner } from '../../src/signer/open.js';
+import { HttpSigner, InProcessSigner, SignerRefused, SignerUnavailable } from '../../src/signer/port.js';
+import { makeWallet } from '../helpers/wallets.js';
+import { REPO_ROOT } from '../helpers/fixtures.js';
+import { testApp } from '../helpers/app.js';
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-test-'));
+  dirs.push(d);
+  return d;
+};
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const bidder = makeWallet('p2tr', 'signer-bidder');
+const seller = makeWallet('p2wpkh', 'signer-seller');
+
+/** A child spending `parent`:0 (an escrow whose leaf names the market key) and a seller input. */
+function child(parent: string, marketKey: string, sellerSats = 55_000n) {
+  const leaf = Script.encode([bidder.xOnly, 'CHECKSIGVERIFY', hex.decode(marketKey), 'CHECKSIG']);
+  const escrow = p2tr(TAPROOT_UNSPENDABLE_KEY, [{ script: leaf }], networkParams('regtest'), true);
+  const tx = new Transaction({ version: 3, allowUnknownOutputs: true });
+  tx.addInput({ txid: parent, index: 0, witnessUtxo: { script: escrow.script, amount: 61_000n } });
+  tx.addInput({ txid: 'cd'.repeat(32), index: 0, witnessUtxo: { script: seller.script, amount: 330n } });
+  tx.addOutput({ script: seller.script, amount: sellerSats });
+  const prevouts = [{ script: escrow.script, amount: 61_000n }, { script: seller.script, amount: 330n }];
+  const msg = tx.preimageWitnessV1(0, prevouts.map((p) => p.script), 0, prevouts.map((p) => p.amount), undefined, leaf, TAPSCRIPT_LEAF_VERSION);
+  return { psbt: hex.encode(tx.toPSBT()), leaf: hex.encode(leaf), msg, txid: tx.id };
+}
+
+const txid = () => crypto.randomBytes(32).toString('hex');
+
+describe('market signer (in process)', () => {
+  void it('makes its key on first start, co-signs one child per parent with a verifiable signature, and repeats it', async () => {
+    const dir = tmp();
+    const { signer, close } = openSigner(dir, () => 1_700_000_000);
+    const port = new InProcessSigner(signer);
+    const info = await port.info();
+    assert.equal(info.current.version, 1);
+    assert.equal(fs.statSync(path.join(dir, 'keys.json')).mode & 0o777, 0o600);
+    const parent = txid();
+    const c = child(parent, info.current.pubkey);
+    const r = await port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+    assert.equal(r.child_txid, c.txid);
+    assert.ok(schnorr.verify(hex.decode(r.signature), c.msg, hex.decode(info.current.pubkey)), 'a BIP-340 signature of the tapscript sighash');
+    const again = await port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+    assert.equal(again.signature, r.signature);
+    assert.equal(again.already_signed, true);
+    const other = child(parent, info.current.pubkey, 54_000n);
+    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: other.psbt, input_index: 0, leaf_script_hex: other.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'already_signed_other');
+    // A cancel after the signature: already_signed, nothing recorded as cancelled.
+    const cx = await port.cancel(parent);
+    assert.deepEqual([cx.cancelled, cx.already_signed, cx.receipt], [false, true, null]);
+    close();
+  });
+
+  void it('never co-signs after a recorded cancel; the receipt is signed by the market key; a leaf without the key is refused', async () => {
+    const { signer, close } = openSigner(tmp(), () => 1_700_000_100);
+    const port = new InProcessSigner(signer);
+    const key = (await port.info()).current;
+    const parent = txid();
+    const cx = await port.cancel(parent);
+    assert.deepEqual([cx.cancelled, cx.already_signed, cx.recorded_at], [true, false, 1_700_000_100]);
+    assert.ok(schnorr.verify(hex.decode(cx.receipt!.signature), sha256(new TextEncoder().encode(cx.receipt!.message)), hex.decode(key.pubkey)));
+    assert.ok(cx.receipt!.message.includes(parent));
+    assert.equal((await port.cancel(parent)).recorded_at, 1_700_000_100, 'the first recorded time stands');
+    const c = child(parent, key.pubkey);
+    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'parent_cancelled');
+    const stranger = child(txid(), hex.encode(makeWallet('p2tr', 'not-market').xOnly));
+    await assert.rejects(port.cosign({ parent_txid: txid(), child_psbt_hex: stranger.psbt, input_index: 0, leaf_script_hex: stranger.leaf, key_version: 1 }), (e) => e instanceof SignerRefused);
+    close();
+  });
+
+  void it('interleaved cancels and co-signatures over one parent: exactly one kind of decision, durable across a restart', async () => {
+    const dir = tmp();
+    let opened = openSigner(dir);
+    const port = new InProcessSigner(opened.signer);
+    const key = (await port.info()).current;
+    const parent = txid();
+    const c = child(parent, key.pubkey);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? port.cancel(parent) : port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }))),
+    );
+    const signed = results.filter((r) => r.status === 'fulfilled' && 'signature' in r.value).length;
+    const cancelled = results.filter((r) => r.status === 'fulfilled' && 'cancelled' in r.value && r.value.cancelled).length;
+    assert.ok((signed === 0) !== (cancelled === 0), `one kind wins: ${signed} signed, ${cancelled} cancelled`);
+    opened.close();
+    opened = openSigner(dir);
+    const after = await new InProcessSigner(opened.signer).cancel(parent);
+    assert.equal(after.already_signed, signed > 0);
+    opened.close();
+  });
+
+  void it('a retired key never signs again; the next version does', async () => {
+    const { signer, close } = openSigner(tmp());
+    const port = new InProcessSigner(signer);
+    const v1 = (await port.info()).current;
+    const v2 = signer.rotate();
+    assert.equal(v2.version, 2);
+    const parent = txid();
+    const old = child(parent, v1.pubkey);
+    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: old.psbt, input_index: 0, leaf_script_hex: old.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'key_retired');
+    const fresh = child(parent, v2.pubkey);
+    const r = await port.cosign({ parent_txid: parent, child_psbt_hex: fresh.psbt, input_index: 0, leaf_script_hex: fresh.leaf, key_version: 2 });
+    assert.ok(schnorr.verify(hex.decode(r.signature), fresh.msg, hex.decode(v2.pubkey)));
+    assert.deepEqual((await port.info()).keys.map((k) => [k.version, k.retired_at !== null]), [[1, true], [2, false]]);
+    close();
+  });
+});
+
+describe('market signer (its own process)', () => {
+  void it('serves over HTTP with the shared secret; killed with SIGKILL and restarted, it keeps its key and every decision', { timeout: 90_000 }, async () => {
+    const dir = tmp();
+    const secret = crypto.randomBytes(24).toString('hex');
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const start = () => {
+      const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+      return p;
+    };
+    const url = `http://127.0.0.1:${port}`;
+    const client = new HttpSigner(url, secret, 2_000);
+    const ready = async () => {
+      for (let i = 0; i < 200; i++) {
+        try {
+          return await client.info();
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      throw new Error('signer did not start');
+    };
+    let proc = start();
+    try {
+      const info = await ready();
+      assert.ok((await fetch(`${url}/signer/keys`, { headers: { authorization: 'Bearer wrong' } })).status === 401);
+      const parent = txid();
+      const c = child(parent, info.current.pubkey);
+      const signed = await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+      const cancelledParent = txid();
+      assert.equal((await client.cancel(cancelledParent)).cancelled, true);
+      proc.kill('SIGKILL');
+      await new Promise((r) => proc.once('exit', r));
+      await assert.rejects(client.info(), (e) => e instanceof SignerUnavailable);
+      proc = start();
+      const again = await ready();
+      assert.equal(again.current.pubkey, info.current.pubkey, 'the same key after a restart');
+      assert.equal((await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 })).signature, signed.signature);
+      const cc = child(cancelledParent, info.current.pubkey);
+      await assert.rejects(client.cosign({ parent_txid: cancelledParent, child_psbt_hex: cc.psbt, input_index: 0, leaf_script_hex: cc.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'parent_cancelled');
+    } finally {
+      proc.kill('SIGKILL');
+    }
+  });
+
+  void it('the API publishes the signer key; with the signer unreachable it answers 503 service_unavailable and nothing else breaks', async () => {
+    const t = await testApp();
+    try {
+      const r = await t.app.inject({ method: 'GET', url: '/v1/market-signer' });
+      assert.equal(r.statusCode, 200, r.body);
+      const body = JSON.parse(r.body).result;
+      assert.equal(body.current.version, 1);
+      assert.ok(body.refusal_codes.includes('parent_cancelled'));
+    } finally {
+      await t.close();
+    }
+    const down = await testApp({ env: { SIGNER_URL: 'http://127.0.0.1:9', SIGNER_SECRET: 'x'.repeat(32) } });
+    try {
+      const r = await down.app.inject({ method: 'GET', url: '/v1/market-signer' });
+      assert.equal(r.statusCode, 503, r.body);
+      assert.equal(JSON.parse(r.body).code, 'service_unavailable');
+      assert.equal((await down.app.inject({ method: 'GET', url: '/v1/collections' })).statusCode, 200);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
