@@ -21,7 +21,17 @@ export async function buildApp(ctx: Context): Promise<App> {
   const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
   const app = Fastify({
     loggerInstance: ctx.logger,
-    serverFactory: (handler) => http.createServer(door.handler(handler)),
+    // The same node:http server Fastify would make (its timeouts: without them Node's 5 s keep-alive
+    // closes idle sockets a client is about to reuse, and it sees ECONNRESET), in front of Fastify.
+    serverFactory: (handler, options) => {
+      const o = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
+      const server = http.createServer(door.handler(handler));
+      server.keepAliveTimeout = o.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = o.requestTimeout ?? 0;
+      server.setTimeout(o.connectionTimeout ?? 0);
+      if (o.maxRequestsPerSocket) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      return server;
+    },
     bodyLimit: BODY_LIMIT,
     // Trust exactly the configured number of proxy hops for X-Forwarded-For (per-IP limits depend on it).
     trustProxy: (_addr: string, hop: number) => hop < ctx.config.TRUST_PROXY_HOPS,

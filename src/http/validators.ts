@@ -35,6 +35,8 @@ export const PositiveQuantityRaw = Type.String({
 
 export const Sats = (opts: { minimum?: number; description?: string } = {}) =>
   Type.Integer({
+    // Named OpenAPI components (http/openapi-components.ts): any amount, and an amount of at least 1 sat.
+    ...((opts.minimum ?? 0) === 0 ? { title: 'Sats' } : opts.minimum === 1 ? { title: 'PositiveSats' } : {}),
     minimum: opts.minimum ?? 0,
     maximum: MAX_SATS,
     description: opts.description ?? `satoshi amount, integer ${opts.minimum ?? 0}..${MAX_SATS}`,
@@ -42,7 +44,7 @@ export const Sats = (opts: { minimum?: number; description?: string } = {}) =>
 
 export const Txid = Type.String({ title: 'Txid', pattern: '^[0-9a-f]{64}$', description: 'transaction id: 64 lowercase hex characters' });
 
-export const Vout = Type.Integer({ minimum: 0, maximum: 4294967295, description: 'output index 0..4294967295' });
+export const Vout = Type.Integer({ title: 'Vout', minimum: 0, maximum: 4294967295, description: 'output index 0..4294967295' });
 
 export const Outpoint = Type.Object({ txid: Txid, vout: Vout }, { title: 'Outpoint', additionalProperties: false, description: 'a transaction output: txid and output index' });
 

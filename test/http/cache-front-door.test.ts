@@ -104,6 +104,10 @@ test('HEAD at the door sends the headers only; writes never take the door', asyn
   assert.notEqual(post.headers.get('x-cache'), 'hit');
 });
 
+test("the server in front keeps Fastify's timeouts (Node's 5 s keep-alive would reset sockets clients reuse)", () => {
+  assert.equal(t.app.server.keepAliveTimeout, 72_000);
+});
+
 test('etagMatches: star, lists and weak forms', () => {
   assert.ok(etagMatches('*', '"a"'));
   assert.ok(etagMatches('"b", W/"a"', '"a"'));
