@@ -9,24 +9,13 @@
  * summed across them.
  */
 import type { Db } from '../../store/db.js';
+import type { PolicyTarget, TargetKind, TargetScope } from './policy-predicate.js';
 
 export const BOOK_OFFER_LEVELS = 50;
 export const BOOK_OFFERS = 100;
 
-type Scope = 'asset' | 'collection';
-type Kind = 'asset' | 'collection' | 'trait';
-
-export interface OfferTarget {
-  scope: Scope;
-  kind: Kind;
-  asset: string | null;
-  collection: string | null;
-  max_supply_units: number | null;
-  min_supply_units: number | null;
-  issued_year: number | null;
-  series: number | null;
-  artist: string | null;
-}
+/** A level's target: the normalized policy (policy-predicate.ts). */
+type OfferTarget = PolicyTarget;
 
 export interface OfferLevel extends OfferTarget {
   price_sats: number;
@@ -58,7 +47,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 /** A level's target from its key (offers/rules.ts levelKey: the normalized target as a JSON array). */
 function targetOf(key: string): OfferTarget {
   const [scope, kind, asset, collection, max, min, year, series, artist] = JSON.parse(key) as unknown[];
-  return { scope: scope as Scope, kind: kind as Kind, asset: (asset as string) ?? null, collection: (collection as string) ?? null, max_supply_units: num(max), min_supply_units: num(min), issued_year: num(year), series: num(series), artist: (artist as string) ?? null };
+  return { scope: scope as TargetScope, kind: kind as TargetKind, asset: (asset as string) ?? null, collection: (collection as string) ?? null, max_supply_units: num(max), min_supply_units: num(min), issued_year: num(year), series: num(series), artist: (artist as string) ?? null };
 }
 
 export async function offerSide(db: Db, slug: string, now: number): Promise<OfferSide> {

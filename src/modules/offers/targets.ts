@@ -9,21 +9,12 @@ import type { Context } from '../../context.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { scriptToAddress } from '../../bitcoin/address.js';
 import { hex } from '@scure/base';
-import { normalizeTarget, oneUnitRaw, type PolicyTarget } from '../market/policy-predicate.js';
+import { normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from '../market/policy-predicate.js';
 import { outpointKey } from '../listings/rules.js';
 import { LIVE } from '../listings/store.js';
 
-export interface TargetBody {
-  scope: string;
-  asset?: string | null;
-  collection?: string | null;
-  max_supply_units?: number | null;
-  min_supply_units?: number | null;
-  issued_year?: number | null;
-  series?: number | null;
-  artist?: string | null;
-  target_outpoint?: { txid: string; vout: number } | null;
-}
+/** A target as the request gives it: the policy's fields, and an exact unit. */
+export type TargetBody = TargetInput & { target_outpoint?: { txid: string; vout: number } | null };
 
 export interface ResolvedTarget extends PolicyTarget {
   target_outpoint: { txid: string; vout: number } | null;

@@ -1,5 +1,6 @@
 /** How offers and placements read on the wire. */
 import type { Db } from '../../store/db.js';
+import type { PolicyTarget } from '../market/policy-predicate.js';
 import { DELIVERY_UTXO_SATS } from './rules.js';
 import { offerStatus, signatureValidity } from './rules.js';
 import type { OfferTables } from './tables.js';
@@ -7,17 +8,8 @@ import type { OfferTables } from './tables.js';
 type PlacementRow = OfferTables['offer_placements'];
 type OfferRow = OfferTables['offers'];
 
-export interface TargetOut {
-  target_outpoint?: { txid: string; vout: number };
-  scope: string;
-  asset: string | null;
-  collection: string | null;
-  max_supply_units: number | null;
-  min_supply_units: number | null;
-  issued_year: number | null;
-  series: number | null;
-  artist: string | null;
-}
+/** A placement's target as it reads back: the normalized policy without its kind, and the exact unit when named. */
+export type TargetOut = Omit<PolicyTarget, 'kind'> & { target_outpoint?: { txid: string; vout: number } };
 
 export interface PlacementResult {
   placement_id: string;
