@@ -15,7 +15,8 @@ const NotFound = { ...ErrorEnvelope, description: 'not_found: unknown collection
 
 const Kind = Type.Union([Type.Literal('asset'), Type.Literal('collection'), Type.Literal('trait')]);
 const Scope = Type.Union([Type.Literal('asset'), Type.Literal('collection')]);
-const traitFields = {
+/** An offer target's fields as every bid-side read shows them (the book, the bidder's offers, placements). */
+export const traitFields = {
   scope: Scope,
   kind: Kind,
   asset: Nullable(Type.String()),

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Hex, Id, Nullable, Outpoint, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { MAX_BIDS, MAX_FUNDING_SLOTS, MAX_TARGETS } from './rules.js';
+import { traitFields } from '../market/book-routes.js';
 
 const SmallInt = (min: number, description: string) => Type.Integer({ minimum: min, maximum: 1_000_000_000, description });
 
@@ -62,17 +63,8 @@ export const FundingResult = Type.Object({
   vsize: Type.Integer(),
 });
 
-const TargetOut = Type.Object({
-  target_outpoint: Type.Optional(Outpoint),
-  scope: Type.String(),
-  asset: Nullable(Type.String()),
-  collection: Nullable(Type.String()),
-  max_supply_units: Nullable(Type.Integer()),
-  min_supply_units: Nullable(Type.Integer()),
-  issued_year: Nullable(Type.Integer()),
-  series: Nullable(Type.Integer()),
-  artist: Nullable(Type.String()),
-});
+const { kind: _kind, ...targetFields } = traitFields;
+const TargetOut = Type.Object({ target_outpoint: Type.Optional(Outpoint), ...targetFields });
 
 const Delivery = Type.Object({ mode: Type.String(), address: Type.String(), utxo_value_sats: Type.Optional(Type.Integer()) });
 
@@ -106,15 +98,7 @@ export const OfferOut = Type.Object({
   bid_vout: Vout,
   price_sats: Sats(),
   platform_fee_sats: Sats(),
-  scope: Type.String(),
-  kind: Type.String({ description: 'asset, collection or trait' }),
-  asset: Nullable(Type.String()),
-  collection: Nullable(Type.String()),
-  max_supply_units: Nullable(Type.Integer()),
-  min_supply_units: Nullable(Type.Integer()),
-  issued_year: Nullable(Type.Integer()),
-  series: Nullable(Type.Integer()),
-  artist: Nullable(Type.String()),
+  ...traitFields,
   target_outpoint: Nullable(Outpoint),
   delivery: Delivery,
   status: Type.String({ description: 'active, filled, cancelled, expired (at read time past expires_at), retired, consumed' }),
