@@ -9,6 +9,8 @@ import { sessionSecurity as security } from '../../http/security.js';
 import { requireOwner, requireSession } from '../auth/guard.js';
 import { counterOffer, counterRow, counterStatus, COUNTER_STEP_SATS } from './service.js';
 import { withdrawCounter } from './lifecycle.js';
+import { before } from '../../store/keyset.js';
+import { sql } from 'kysely';
 
 const tags = ['counters'];
 
@@ -96,7 +98,7 @@ export function counterRoutes(app: App, ctx: Context): void {
       const route = 'counters';
       const after = ctx.cursors.decode<[number, string]>(req.query.cursor, route, { me });
       let q = db.selectFrom('offer_counters').selectAll().where('bidder', '=', me).where('state', '=', 'active').where('expires_at', '>', now);
-      if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
+      if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(req.query.limit + 1).execute();
       const page = rows.slice(0, req.query.limit);
       const last = page.at(-1);

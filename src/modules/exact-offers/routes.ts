@@ -14,6 +14,8 @@ import { validateSelection } from './selection.js';
 import { retireAuthorizations } from './lifecycle.js';
 import { bidderView, inboxRow } from './view.js';
 import { AcceptBody, AcceptPreflight, AcceptPreflightBody, AcceptResult, Activated, AuthorizeBody, BidderAuthorization, InboxRow, PsbtBody, SelectionBody, SelectionResult } from './schemas.js';
+import { before } from '../../store/keyset.js';
+import { sql } from 'kysely';
 
 const tags = ['exact offers'];
 const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
@@ -108,7 +110,7 @@ export function exactOfferRoutes(app: App, ctx: Context): void {
       const route = 'exact-authorizations';
       const after = ctx.cursors.decode<[number, string]>(req.query.cursor, route, { me });
       let q = db.selectFrom('exact_authorizations').selectAll().where('bidder', '=', me);
-      if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
+      if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(req.query.limit + 1).execute();
       const page = rows.slice(0, req.query.limit);
       const last = page.at(-1);
@@ -146,7 +148,7 @@ export function exactOfferRoutes(app: App, ctx: Context): void {
         .where('a.expires_at', '>', now)
         .where('o.state', '=', 'active')
         .where('o.expires_at', '>', now);
-      if (after) q = q.where((eb) => eb.or([eb('a.created_at', '<', after[0]), eb.and([eb('a.created_at', '=', after[0]), eb('a.id', '<', after[1])])]));
+      if (after) q = q.where(before(sql.ref('a.created_at'), sql.ref('a.id'), after));
       const rows = await q.orderBy('a.created_at', 'desc').orderBy('a.id', 'desc').limit(req.query.limit + 1).execute();
       const page = rows.slice(0, req.query.limit);
       const confirmed = await Promise.all(

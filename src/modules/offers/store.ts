@@ -1,6 +1,8 @@
 /** Reads of the bid side (the writes belong to lifecycle.ts). */
 import type { Db, Tx } from '../../store/db.js';
 import type { OfferTables } from './tables.js';
+import { before } from '../../store/keyset.js';
+import { sql } from 'kysely';
 
 export type OfferRow = OfferTables['offers'];
 export type SlotRow = OfferTables['offer_slots'];
@@ -33,13 +35,13 @@ export class OfferStore {
   bidderOffers(bidder: string, limit: number, after: [number, string] | undefined, state?: OfferRow['state']): Promise<OfferRow[]> {
     let q = this.db.selectFrom('offers').selectAll().where('bidder', '=', bidder);
     if (state) q = q.where('state', '=', state);
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
+    if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   bidderPlacements(bidder: string, limit: number, after: [number, string] | undefined): Promise<PlacementRow[]> {
     let q = this.db.selectFrom('offer_placements').selectAll().where('bidder', '=', bidder);
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '<', after[1])])]));
+    if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 }
