@@ -7,8 +7,7 @@
 import { SigHash } from '@scure/btc-signer';
 import type { Context } from '../src/context.js';
 import type { Devnet } from '../src/chain/devnet/devnet.js';
-import { attachOutputScript } from '../src/counterparty/attach-detach.js';
-import { buildTx, coinOf } from '../test/helpers/devnet.js';
+import { attachFreshUnit } from './units.js';
 import { signPsbt } from '../test/helpers/market.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
 
@@ -57,15 +56,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   const units: Array<{ seller: (typeof sellers)[number]; asset: string; txid: string }> = [];
   for (let k = 0; k < carts; k++) {
     for (const s of sellers) {
-      const { asset } = await devnet.issueAsset({ issuer: s.w.address, quantity_raw: '1', divisible: false });
-      const f = await devnet.faucet(s.w.address, 20_000);
-      const coin = coinOf(devnet, f.txid, f.vout);
-      const raw = buildTx([{ wallet: s.w, coin, sighash: s.w.family === 'p2tr' ? SigHash.DEFAULT : SigHash.ALL }], (input0) => [
-        { script: s.w.script, amount: 330n },
-        { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
-        { script: s.w.script, amount: coin.amount - 330n - 1_000n },
-      ]);
-      units.push({ seller: s, asset, txid: await devnet.bitcoin.broadcast(raw) });
+      units.push({ seller: s, ...(await attachFreshUnit(devnet, s.w)) });
     }
   }
   await devnet.mine(1);

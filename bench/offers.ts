@@ -13,10 +13,9 @@ import type { Context } from '../src/context.js';
 import type { Db } from '../src/store/db.js';
 import type { Devnet } from '../src/chain/devnet/devnet.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
-import { attachOutputScript } from '../src/counterparty/attach-detach.js';
+import { attachFreshUnit } from './units.js';
 import { BookService } from '../src/modules/market/book-service.js';
 import { BookStore } from '../src/modules/market/book-store.js';
-import { buildTx, coinOf } from '../test/helpers/devnet.js';
 import { signPsbt } from '../test/helpers/market.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
 import { seedBook } from './book-seed.js';
@@ -122,17 +121,10 @@ export async function bidFlowBench(ctx: Context, base: string): Promise<BidBench
   const seller = makeWallet('p2wpkh', 'bench-offer-seller');
   await devnet.faucet(bidder.address, 2_000_000);
   await devnet.faucet(bidder.address, 2_000_000);
-  const { asset } = await devnet.issueAsset({ issuer: seller.address, quantity_raw: '1', divisible: false });
+  const { asset, txid: unitTxid } = await attachFreshUnit(devnet, seller);
+  const unit = { txid: unitTxid, vout: 0 };
   await ctx.store.db.insertInto('collections').values({ slug: 'bench-placement', name: 'Bench placement', description: null, sort_order: 2000 }).execute();
   await ctx.store.db.insertInto('catalog_assets').values({ asset, collection_slug: 'bench-placement', is_primary: 1, artist: null, max_supply_units: 10, issued_year: 2016, series: 1, media_kind: 'image', protocol_subtype: null }).execute();
-  const f = await devnet.faucet(seller.address, 20_000);
-  const coin = coinOf(devnet, f.txid, f.vout);
-  const attach = buildTx([{ wallet: seller, coin }], (input0) => [
-    { script: seller.script, amount: 330n },
-    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
-    { script: seller.script, amount: coin.amount - 330n - 1_000n },
-  ]);
-  const unit = { txid: await devnet.bitcoin.broadcast(attach), vout: 0 };
   await devnet.mine(3);
   await ctx.sync();
   const [bt, st] = [await signIn(bidder), await signIn(seller)];

@@ -7,7 +7,7 @@
 import { SigHash } from '@scure/btc-signer';
 import type { Context } from '../src/context.js';
 import type { Devnet } from '../src/chain/devnet/devnet.js';
-import { attachOutputScript } from '../src/counterparty/attach-detach.js';
+import { attachFreshUnit } from './units.js';
 import { buildTx, coinOf } from '../test/helpers/devnet.js';
 import { signPsbt } from '../test/helpers/market.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
@@ -67,15 +67,7 @@ export async function raceBench(ctx: Context, api: string, buyers = 200): Promis
   const seller = makeWallet('p2wpkh', 'race-seller');
   const sellerIp = ipOf(60_000);
   const sellerToken = await signIn(seller, sellerIp);
-  const { asset } = await devnet.issueAsset({ issuer: seller.address, quantity_raw: '1', divisible: false });
-  const f = await devnet.faucet(seller.address, 20_000);
-  const coin = coinOf(devnet, f.txid, f.vout);
-  const attach = buildTx([{ wallet: seller, coin }], (input0) => [
-    { script: seller.script, amount: 330n },
-    { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
-    { script: seller.script, amount: coin.amount - 330n - 1_000n },
-  ]);
-  const attachTxid = await devnet.bitcoin.broadcast(attach);
+  const { asset, txid: attachTxid } = await attachFreshUnit(devnet, seller);
   const wallets = Array.from({ length: buyers }, (_, k) => makeWallet(k % 2 ? 'p2tr' : 'p2wpkh', `race-buyer-${k}`));
   await fanOut(devnet, makeWallet('p2wpkh', 'race-payer'), wallets, 200_000n);
   await ctx.sync();
