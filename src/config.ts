@@ -55,6 +55,12 @@ export const ConfigSchema = Type.Object({
   /** `npm run signer`: where it listens (loopback by default). */
   SIGNER_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 18444 }),
   SIGNER_HOST: Type.String({ default: '127.0.0.1' }),
+  /** The market wallet that funds collection-offer anchors (its key file lives here, never in the database); default DATA_DIR/market-wallet. */
+  MARKET_WALLET_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  /** Confirmed free anchors the pool keeps (one per open collection-offer funding set being placed); 0 disables collection offers' capacity. */
+  ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
+  /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
+  ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
   /** Crash tests only: die by SIGKILL at this named failpoint (src/failpoint.ts). Never set in production. */
@@ -70,7 +76,8 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 export type Network = 'mainnet' | 'testnet4' | 'signet' | 'regtest';
 
-export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS' | 'AUTH_DOMAIN' | 'HOST' | 'SIGNER_DIR'> & {
+export type Config = Omit<RawConfig, 'NETWORK' | 'DATABASE_URL' | 'AUTH_ALLOWED_ORIGINS' | 'AUTH_DOMAIN' | 'HOST' | 'SIGNER_DIR' | 'MARKET_WALLET_DIR'> & {
+  MARKET_WALLET_DIR: string;
   NETWORK: Network;
   DATABASE_URL: string;
   SIGNER_DIR: string;
@@ -124,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     NETWORK: network,
     DATABASE_URL: raw.DATABASE_URL ?? `sqlite:${path.join(raw.DATA_DIR, 'market.sqlite')}`,
     SIGNER_DIR: raw.SIGNER_DIR ?? path.join(raw.DATA_DIR, 'signer'),
+    MARKET_WALLET_DIR: raw.MARKET_WALLET_DIR ?? path.join(raw.DATA_DIR, 'market-wallet'),
     AUTH_ALLOWED_ORIGINS: origins,
     AUTH_DOMAIN: raw.AUTH_DOMAIN ?? `localhost:${raw.PORT}`,
     HOST: raw.HOST ?? (raw.CHAIN === 'devnet' ? '127.0.0.1' : '0.0.0.0'),

@@ -15,6 +15,10 @@ export const FAILPOINTS = [
   'indexer-block-before-commit',
   /** The indexer rolled a reorg's blocks back, before deleting their cursor rows and the commit. */
   'indexer-rollback-before-commit',
+  /** Collection-offer accept: the signer co-signed, before the settlement row and the commit. */
+  'policy-accept-after-cosign',
+  /** Collection-offer accept: journaled and committed, before the package is submitted. */
+  'policy-accept-after-journal',
 ] as const;
 
 export type FailpointName = (typeof FAILPOINTS)[number];

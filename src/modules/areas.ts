@@ -6,6 +6,7 @@ import { checkoutArea } from './checkout/manifest.js';
 import { offersArea } from './offers/manifest.js';
 import { exactOffersArea } from './exact-offers/manifest.js';
 import { countersArea } from './counters/manifest.js';
+import { policyOffersArea } from './policy-offers/manifest.js';
 import { signerArea } from './signer/manifest.js';
 import { fillsArea } from './fills/manifest.js';
 import { inventoryArea } from './inventory/manifest.js';
@@ -27,6 +28,7 @@ export const AREAS: readonly Area[] = [
   offersArea,
   exactOffersArea,
   countersArea,
+  policyOffersArea,
   signerArea,
   fillsArea,
   inventoryArea,

@@ -83,17 +83,38 @@ export class SettlementJournal {
    * live settlement (the caller's transaction then rolls back whole: all or none).
    */
   async journal(tx: Tx, input: { kind: string; ref_id: string; txs: SignedTx[]; claims: string[] }): Promise<SettlementRow> {
+    return this.journalWith(tx, input, () => Promise.resolve(input.txs));
+  }
+
+  /**
+   * The same, for bytes that can only be completed once the claims are held: the claims are
+   * taken first, then `sign` runs (a co-signer that must never sign for a settlement that lost
+   * its claims: the collection-offer accept), then the settlement row is written — all in the
+   * caller's transaction, so a failure anywhere leaves nothing behind.
+   */
+  async journalWith(tx: Tx, input: { kind: string; ref_id: string; claims: string[] }, sign: () => Promise<SignedTx[]>): Promise<SettlementRow> {
     const now = this.clock.now();
-    const main = input.txs[input.txs.length - 1];
+    const id = `stl_${crypto.randomBytes(12).toString('hex')}`;
+    for (const outpoint of [...new Set(input.claims)].sort()) {
+      // Sorted so two settlements over the same outpoints lock them in the same order.
+      try {
+        await tx.insertInto('outpoint_claims').values({ outpoint, settlement_id: id, created_at: now }).execute();
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new ClaimLost(outpoint);
+        throw e;
+      }
+    }
+    const txs = await sign();
+    const main = txs[txs.length - 1];
     if (!main) throw new Error('journal: no transaction');
     const row: SettlementRow = {
-      id: `stl_${crypto.randomBytes(12).toString('hex')}`,
+      id,
       kind: input.kind,
       ref_id: input.ref_id,
       state: 'journaled',
-      txs: JSON.stringify(input.txs),
+      txs: JSON.stringify(txs),
       txid: main.txid,
-      is_package: input.txs.length > 1 ? 1 : 0,
+      is_package: txs.length > 1 ? 1 : 0,
       attempts: 0,
       last_error: null,
       mempool_reason: null,
@@ -105,15 +126,6 @@ export class SettlementJournal {
       confirmed_at: null,
     };
     await tx.insertInto('settlements').values(row).execute();
-    for (const outpoint of [...new Set(input.claims)].sort()) {
-      // Sorted so two settlements over the same outpoints lock them in the same order.
-      try {
-        await tx.insertInto('outpoint_claims').values({ outpoint, settlement_id: row.id, created_at: now }).execute();
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new ClaimLost(outpoint);
-        throw e;
-      }
-    }
     return row;
   }
 

@@ -51,6 +51,8 @@ export async function testApp(
     SEED_DEMO: 'false',
     // The in-process signer's own directory (keys, decisions): a fresh one per app, never ./data.
     SIGNER_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-')),
+    // The market wallet's key file (collection-offer anchors): fresh per app too.
+    MARKET_WALLET_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-wallet-')),
     ...(useRedis ? { REDIS_URL: redisUrl, REDIS_PREFIX: `t${crypto.randomBytes(5).toString('hex')}:` } : {}),
     ...opts.env,
   });

@@ -8,6 +8,7 @@
  * per target — and one output backing several targets appears in each of their levels, never
  * summed across them.
  */
+import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import type { PolicyTarget, TargetKind, TargetScope } from './policy-predicate.js';
 
@@ -68,7 +69,17 @@ export async function offerSide(db: Db, slug: string, now: number): Promise<Offe
   const rows = ids.length
     ? await db.selectFrom('offers').select(['id', 'bidder', 'bid_txid', 'bid_vout', 'slot_id', 'price_sats', 'level_key', 'expires_at', 'created_at']).where('id', 'in', ids).execute()
     : [];
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Collection offers (policy_offers, migration 019) share the book: their funding set stands for the slot, the escrow for the bid output.
+  const missing = ids.filter((id) => !rows.some((r) => r.id === id));
+  const policy = missing.length
+    ? await db
+        .selectFrom('policy_offers as p')
+        .innerJoin('policy_funding_sets as s', 's.id', 'p.funding_set_id')
+        .select(['p.id', 'p.bidder', 's.parent_txid as bid_txid', sql<number>`0`.as('bid_vout'), 'p.funding_set_id as slot_id', 'p.price_sats', 'p.level_key', 'p.expires_at', 'p.created_at'])
+        .where('p.id', 'in', missing)
+        .execute()
+    : [];
+  const byId = new Map([...rows, ...policy].map((r) => [r.id, r]));
   return {
     offer_levels: levels.slice(0, BOOK_OFFER_LEVELS).map((l) => ({ price_sats: Number(l.price_sats), funded_slots: Number(l.funded_slots), ...targetOf(l.level_key) })),
     offers: ids

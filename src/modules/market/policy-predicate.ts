@@ -134,3 +134,29 @@ export const oneUnitRaw = (divisible: boolean): string => (divisible ? UNIT.toSt
 
 /** True when a listing or UTXO of `quantityRaw` holds exactly one whole unit. */
 export const isOneUnit = (quantityRaw: string, divisible: boolean): boolean => quantityRaw === oneUnitRaw(divisible);
+
+/** A stored row's (or a resolved target's) policy fields as a PolicyTarget: integers may come back from the database as strings. */
+export function policyTargetOf(r: {
+  scope: string;
+  kind: string;
+  asset: string | null;
+  collection: string | null;
+  max_supply_units: number | string | null;
+  min_supply_units: number | string | null;
+  issued_year: number | string | null;
+  series: number | string | null;
+  artist: string | null;
+}): PolicyTarget {
+  const n = (v: number | string | null) => (v === null ? null : Number(v));
+  return {
+    scope: r.scope as TargetScope,
+    kind: r.kind as TargetKind,
+    asset: r.asset,
+    collection: r.collection,
+    max_supply_units: n(r.max_supply_units),
+    min_supply_units: n(r.min_supply_units),
+    issued_year: n(r.issued_year),
+    series: n(r.series),
+    artist: r.artist,
+  };
+}

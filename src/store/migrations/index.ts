@@ -17,6 +17,7 @@ import * as m015 from './015_counters.js';
 import * as m016 from './016_book_asks.js';
 import * as m017 from './017_book_bids.js';
 import * as m018 from './018_artist_profiles.js';
+import * as m019 from './019_policy_offers.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '016_book_asks': m016,
   '017_book_bids': m017,
   '018_artist_profiles': m018,
+  '019_policy_offers': m019,
 };

@@ -1,0 +1,170 @@
+/**
+ * The one owner of the collection-offer state machines (tables.ts): funding sets and their
+ * alternatives. Every transition is one guarded UPDATE naming the states it may leave, with the
+ * bidder's owner event (`collection_offer_filled`, `_cancelled`, `_expired`, `_retired`). The
+ * anchor a set holds follows it (anchors.ts).
+ */
+import type { Tx } from '../../store/db.js';
+import { eventId } from '../listings/store.js';
+import { recordEvent } from '../listings/lifecycle.js';
+import { freeAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
+import type { FundingSetState, PolicyOfferState, PolicyOfferTables } from './tables.js';
+
+export type FundingSetRow = PolicyOfferTables['policy_funding_sets'];
+export type PolicyOfferRow = PolicyOfferTables['policy_offers'];
+
+const KIND: Record<'filled' | 'cancelled' | 'expired' | 'retired', string> = {
+  filled: 'collection_offer_filled',
+  cancelled: 'collection_offer_cancelled',
+  expired: 'collection_offer_expired',
+  retired: 'collection_offer_retired',
+};
+
+function ownerEvent(o: PolicyOfferRow, state: keyof typeof KIND, at: number, extra: Record<string, unknown> & { status?: string; subject?: string; txid?: string | null } = {}) {
+  const { status, subject, txid, ...data } = extra;
+  return {
+    event_id: eventId(KIND[state], subject ?? o.id),
+    address: o.bidder,
+    role: 'bidder' as const,
+    kind: KIND[state],
+    at,
+    listing_id: null,
+    asset: o.asset,
+    price_sats: o.price_sats,
+    txid: txid ?? null,
+    status: status ?? state,
+    data: JSON.stringify({ offer_id: o.id, funding_set_id: o.funding_set_id, kind: o.kind, ...(o.collection ? { collection: o.collection } : {}), ...data }),
+  };
+}
+
+async function setState(tx: Tx, id: string, from: readonly FundingSetState[], to: FundingSetState, at: number, extra: Partial<FundingSetRow> = {}): Promise<boolean> {
+  const r = await tx.updateTable('policy_funding_sets').set({ ...extra, state: to, updated_at: at }).where('id', '=', id).where('state', 'in', [...from]).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+async function endAlternatives(tx: Tx, setId: string, from: PolicyOfferState, to: 'cancelled' | 'expired' | 'retired', reason: string, at: number, extra: Record<string, unknown> = {}) {
+  const rows = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', setId).where('state', '=', from).execute();
+  for (const o of rows) {
+    const r = await tx.updateTable('policy_offers').set({ state: to, end_reason: reason, ended_at: at, updated_at: at }).where('id', '=', o.id).where('state', '=', from).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    await recordEvent(tx, ownerEvent(o, to, at, { end_reason: reason, ...extra, ...(to === 'retired' && reason !== 'superseded' ? { status: 'invalid', subject: `${o.id}:${reason}` } : {}) }));
+  }
+  return rows;
+}
+
+/** A preflight: the set awaits the bidder's signatures; its anchor is reserved by the caller. */
+export async function createFundingSet(tx: Tx, row: FundingSetRow, fundingOutpoints: string[]): Promise<void> {
+  await tx.insertInto('policy_funding_sets').values(row).execute();
+  await tx.insertInto('policy_funding_inputs').values(fundingOutpoints.map((outpoint) => ({ outpoint, funding_set_id: row.id }))).execute();
+}
+
+/** awaiting_signatures → open, with the verified signatures and the alternatives. False when the preflight lapsed or was placed meanwhile. */
+export async function placeFundingSet(tx: Tx, set: FundingSetRow, signedParent: string, requestSha256: string, offers: PolicyOfferRow[], at: number): Promise<boolean> {
+  if (!(await setState(tx, set.id, ['awaiting_signatures'], 'open', at, { parent_signed_psbt: signedParent, request_sha256: requestSha256 }))) return false;
+  for (let i = 0; i < offers.length; i += 100) await tx.insertInto('policy_offers').values(offers.slice(i, i + 100)).execute();
+  return true;
+}
+
+/** awaiting_signatures → lapsed: never placed; the anchor's signature never left, so it is free again at once. */
+export async function lapseFundingSet(tx: Tx, set: FundingSetRow, at: number): Promise<void> {
+  if (await setState(tx, set.id, ['awaiting_signatures'], 'lapsed', at, { end_reason: 'preflight_expired' })) await freeAnchor(tx, set.anchor_outpoint, set.id, at);
+}
+
+/**
+ * open → filled by the journaled accept: the alternative filled, its siblings retired
+ * (superseded), the anchor spent by the parent. False (the caller rolls back) when the set or
+ * the alternative changed meanwhile.
+ */
+export async function fillFundingSet(tx: Tx, set: FundingSetRow, offer: PolicyOfferRow, acceptId: string, childTxid: string, at: number): Promise<boolean> {
+  if (!(await setState(tx, set.id, ['open'], 'filled', at, { accept_id: acceptId }))) return false;
+  const r = await tx
+    .updateTable('policy_offers')
+    .set({ state: 'filled', end_reason: 'filled', filled_txid: childTxid, ended_at: at, updated_at: at })
+    .where('id', '=', offer.id)
+    .where('state', '=', 'active')
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) return false;
+  await endAlternatives(tx, set.id, 'active', 'retired', 'superseded', at, { filled_offer_id: offer.id });
+  await spendAnchor(tx, set.anchor_outpoint, set.id, at);
+  await recordEvent(tx, ownerEvent(offer, 'filled', at, { txid: childTxid, parent_txid: set.parent_txid }));
+  return true;
+}
+
+/** quoted → accepted: the accept journaled (in the same transaction). */
+export async function markAccepted(tx: Tx, acceptId: string, settlementId: string, listingId: string | null, at: number): Promise<void> {
+  await tx.updateTable('policy_accepts').set({ state: 'accepted', settlement_id: settlementId, listing_id: listingId, updated_at: at }).where('id', '=', acceptId).where('state', '=', 'quoted').execute();
+}
+
+/** open → cancelled: the signer recorded the soft cancel; every alternative is cancelled and the anchor goes to the next sweep. */
+export async function cancelFundingSet(tx: Tx, set: FundingSetRow, cancelJson: string, at: number): Promise<boolean> {
+  if (!(await setState(tx, set.id, ['open'], 'cancelled', at, { cancel_json: cancelJson, end_reason: 'cancelled' }))) return false;
+  await endAlternatives(tx, set.id, 'active', 'cancelled', 'cancelled', at, { parent_txid: set.parent_txid });
+  await retireAnchor(tx, set.anchor_outpoint, set.id, at);
+  return true;
+}
+
+/**
+ * A funding input was spent by a transaction that is not our parent (the bidder's hard cancel,
+ * or any spend): open | cancelled | expired → invalid. Live alternatives retire; soft-cancelled
+ * ones turn from `collection_offer_cancelled` to `collection_offer_retired` with status
+ * `invalid` (a new event id).
+ */
+export async function invalidateFundingSet(tx: Tx, set: FundingSetRow, reason: string, spentTxid: string | null, height: number | null, at: number): Promise<boolean> {
+  if (!(await setState(tx, set.id, ['open', 'cancelled', 'expired'], 'invalid', at, { end_reason: reason, spent_txid: spentTxid, spent_height: height }))) return false;
+  await endAlternatives(tx, set.id, 'active', 'retired', reason, at, { spent_txid: spentTxid });
+  await endAlternatives(tx, set.id, 'cancelled', 'retired', reason, at, { spent_txid: spentTxid, previously: 'cancelled' });
+  await endAlternatives(tx, set.id, 'expired', 'retired', reason, at, { spent_txid: spentTxid, previously: 'expired' });
+  await retireAnchor(tx, set.anchor_outpoint, set.id, at);
+  return true;
+}
+
+/**
+ * filled → invalid: the package that filled it was released (refused by the node, or an input
+ * spent elsewhere). The signer has co-signed that one child and never signs another for this
+ * parent, so the set cannot reopen: the bidder places again. The filled alternative retires.
+ */
+export async function failFilledSet(tx: Tx, set: FundingSetRow, reason: string, at: number): Promise<void> {
+  if (!(await setState(tx, set.id, ['filled'], 'invalid', at, { end_reason: reason }))) return;
+  await endAlternatives(tx, set.id, 'filled', 'retired', reason, at);
+  await unspendAnchor(tx, set.anchor_outpoint, set.id, at);
+}
+
+/** Alternatives past their market expiry → expired; a set left with none live → expired, its anchor to the sweep. */
+export async function expireAlternatives(tx: Tx, at: number, limit = 500): Promise<number> {
+  const due = await tx.selectFrom('policy_offers').selectAll().where('state', '=', 'active').where('expires_at', '<=', at).limit(limit).execute();
+  const sets = new Set<string>();
+  for (const o of due) {
+    const r = await tx.updateTable('policy_offers').set({ state: 'expired', end_reason: 'expired', ended_at: o.expires_at, updated_at: at }).where('id', '=', o.id).where('state', '=', 'active').executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    await recordEvent(tx, ownerEvent(o, 'expired', Math.min(at, o.expires_at), { expires_at: o.expires_at }));
+    sets.add(o.funding_set_id);
+  }
+  for (const id of sets) {
+    const live = await tx.selectFrom('policy_offers').select('id').where('funding_set_id', '=', id).where('state', '=', 'active').limit(1).executeTakeFirst();
+    if (live) continue;
+    const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', id).executeTakeFirst();
+    if (set && (await setState(tx, id, ['open'], 'expired', at, { end_reason: 'expired' }))) await retireAnchor(tx, set.anchor_outpoint, id, at);
+  }
+  return due.length;
+}
+
+/**
+ * A disconnected block had spent funding inputs: sets it invalidated come back (open, or
+ * cancelled if the bidder had soft-cancelled), their alternatives too, and the retired events
+ * go — unless the set's anchor was swept meanwhile (the parent can never be valid again).
+ */
+export async function restoreFundingSets(tx: Tx, fromHeight: number, at: number): Promise<void> {
+  const sets = await tx.selectFrom('policy_funding_sets').selectAll().where('state', '=', 'invalid').where('end_reason', '=', 'funding_spent').where('spent_height', '>=', fromHeight).execute();
+  for (const set of sets) {
+    const back: FundingSetState = set.cancel_json ? 'cancelled' : 'open';
+    if (back === 'open' && !(await unretireAnchor(tx, set.anchor_outpoint, set.id, at))) continue;
+    if (!(await setState(tx, set.id, ['invalid'], back, at, { end_reason: set.cancel_json ? 'cancelled' : null, spent_txid: null, spent_height: null }))) continue;
+    const retired = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', set.id).where('state', '=', 'retired').where('end_reason', '=', 'funding_spent').execute();
+    for (const o of retired) {
+      const prev: PolicyOfferState = back === 'cancelled' ? 'cancelled' : 'active';
+      await tx.updateTable('policy_offers').set({ state: prev, end_reason: prev === 'cancelled' ? 'cancelled' : null, ended_at: prev === 'cancelled' ? o.ended_at : null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
+      await tx.deleteFrom('owner_events').where('event_id', '=', eventId(KIND.retired, `${o.id}:funding_spent`)).execute();
+    }
+  }
+}

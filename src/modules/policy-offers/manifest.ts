@@ -1,0 +1,48 @@
+import { nowSeconds } from '../../clock.js';
+import type { Area } from '../../area.js';
+import type { Context } from '../../context.js';
+import { policyOfferRoutes } from './routes.js';
+import { policyAcceptHandlers } from './handlers.js';
+import { policyOffersWatcher, lapsePreflights } from './watcher.js';
+import { AnchorPool, anchorRefillHandlers } from './anchor-pool.js';
+import { expireAlternatives } from './lifecycle.js';
+import { MarketWallet } from './market-wallet.js';
+
+/** One market wallet per service context, opened on first use (its directory is created only by a market that needs it). */
+const wallets = new WeakMap<Context, MarketWallet>();
+export function marketWallet(ctx: Context): MarketWallet {
+  let w = wallets.get(ctx);
+  if (!w) {
+    w = MarketWallet.open(ctx.config.MARKET_WALLET_DIR, ctx.config.NETWORK);
+    wallets.set(ctx, w);
+  }
+  return w;
+}
+
+export const anchorPool = (ctx: Context) => new AnchorPool(ctx, marketWallet(ctx));
+
+/** The time-driven part of the area: lapse unplaced preflights, expire alternatives, refill and sweep the anchor pool. */
+export async function policyOfferUpkeep(ctx: Context): Promise<string | null> {
+  const at = nowSeconds(ctx.clock);
+  await ctx.store.db.transaction().execute(async (tx) => {
+    await lapsePreflights(tx, at);
+    await expireAlternatives(tx, at);
+  });
+  return anchorPool(ctx).refill();
+}
+
+/**
+ * Collection (policy) offers, `funded_policy_offer_v1`: preflight and placement, soft and hard
+ * cancel, the seller's accept (settlement kind `policy_accept`), the anchor pool (kind
+ * `anchor_refill`), reads; its watcher follows funding spends and expiries.
+ */
+export const policyOffersArea: Area = {
+  name: 'policy-offers',
+  routes: (app, ctx) => policyOfferRoutes(app, ctx, () => marketWallet(ctx)),
+  watchers: () => [policyOffersWatcher()],
+  settlementHandlers: (ctx) => ({
+    policy_accept: policyAcceptHandlers(() => nowSeconds(ctx.clock)),
+    anchor_refill: anchorRefillHandlers(() => nowSeconds(ctx.clock)),
+  }),
+  jobs: (ctx) => [{ name: 'policy-offer-upkeep', intervalMs: Math.min(ctx.config.RECOVERY_INTERVAL_MS, 30_000), run: async () => void (await policyOfferUpkeep(ctx)) }],
+};

@@ -1,0 +1,65 @@
+/**
+ * Collection (policy) offers with real keys on the devnet: the anchor pool, a collection and a
+ * trait offer placed, a seller's accept co-signed and relayed as a TRUC package, the unit at the
+ * bidder's delivery address after mining, siblings retired, reads and the book.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { importCatalog } from '../../src/modules/market/catalog-import.js';
+import { openMarket, type Market } from '../helpers/market.js';
+import { newSeller, type Seller } from '../helpers/listing.js';
+import { newBidder } from '../offers/exact-helpers.js';
+import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+
+let m: Market;
+let seller: Seller;
+
+before(async () => {
+  m = await openMarket({ ANCHOR_POOL_SIZE: '3' });
+  seller = await newSeller(m, 'p2wpkh', 'po-seller', 5);
+  await importCatalog(m.ctx.store.db, { collections: [{ slug: 'cards', name: 'Cards' }], artists: [], assets: [{ asset: seller.asset, collection: 'cards', max_supply_units: 5, issued_year: 2016 }] });
+  await fillPool(m);
+});
+after(async () => m?.close());
+
+describe('collection offers', () => {
+  void it('places a collection and a trait alternative, and a seller fills the best one with an attached unit', async () => {
+    const cap = await m.call('GET', '/v1/policy-offers/capacity', null);
+    assert.equal(cap.status, 200, JSON.stringify(cap.body));
+    assert.equal(cap.body.result.free, 3);
+    const b = await newBidder(m, [200_000], 'p2tr');
+    const { pf, set } = await placePolicy(m, b.w, b.token, [
+      { scope: 'collection', collection: 'cards', price_sats: 40_000 },
+      { scope: 'collection', collection: 'cards', max_supply_units: 300, issued_year: 2016, price_sats: 50_000 },
+    ]);
+    assert.equal(set.status, 'open');
+    assert.equal(set.offers.length, 2);
+    assert.deepEqual(set.offers.map((o: any) => o.kind), ['collection', 'trait']);
+    assert.equal(set.escrow_value_sats, 50_330);
+
+    const asset = await m.call('GET', `/v1/assets/${seller.asset}/policy-offers`, null);
+    assert.equal(asset.status, 200, JSON.stringify(asset.body));
+    assert.deepEqual(asset.body.result.map((o: any) => o.price_sats), [50_000, 40_000]);
+
+    const book = await m.call('GET', '/v1/collections/cards/book', null);
+    assert.equal(book.status, 200, JSON.stringify(book.body));
+    assert.equal(book.body.result.top_collection_offer_sats, 50_000);
+
+    const unit = await m.attachDirect(seller.w, seller.asset, '1');
+    await m.mine();
+    await m.sync();
+    const { q, signed } = await acceptQuote(m, seller.w, seller.token, pf.parent.expected_txid, unit);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    assert.equal(q.body.result.price_sats, 50_000);
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: q.body.result.accept_id, psbt_hex: signed });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.result.settlement_state, 'relayed');
+    await m.mine();
+    await m.sync();
+    const held = await m.devnet.chain.counterparty.getUtxoBalances(`${r.body.result.txid}:0`);
+    assert.deepEqual(held.map((h) => [h.asset, h.quantity_raw]), [[seller.asset, '1']]);
+    const mine = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.deepEqual(mine.body.result.map((o: any) => o.status).sort(), ['filled', 'retired']);
+  });
+});
