@@ -32,6 +32,21 @@ import { equalBytes } from '@noble/curves/utils.js';
 import { networkParams, type Network } from '../bitcoin/networks.js';
 import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../bitcoin/taproot.js';
 
+/** What the market's protocol verifier refuses (the `refusal_code` values beside the market signer's own). */
+export const VERIFIER_REFUSAL_CODES = [
+  'presignature_missing',
+  'presignature_invalid',
+  'presignature_sighash',
+  'unit_outside_policy',
+  'unit_not_one_unit',
+  'unit_unconfirmed',
+  'unit_unattached',
+  'unit_not_owned',
+  'funding_spent',
+  'seller_net_below_minimum',
+  'funding_set_closed',
+] as const;
+
 export const POLICY_PROTOCOL_VERSION = 'funded_policy_offer_v1' as const;
 export const TRUC_VERSION = 3;
 /** The escrow's refund leaf: the bidder alone, about a week after a parent confirmed without its child. */

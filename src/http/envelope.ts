@@ -1,5 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.js';
+import { REFUSAL_CODES } from '../signer/keys.js';
+import { VERIFIER_REFUSAL_CODES } from '../counterparty/policy-offer.js';
+
+/** `refusal_code` of policy_offer_refused: the market signer's codes and the protocol verifier's. */
+export const POLICY_REFUSAL_CODES = [...REFUSAL_CODES, ...VERIFIER_REFUSAL_CODES] as const;
+export type PolicyRefusalCode = (typeof POLICY_REFUSAL_CODES)[number];
 
 /** `{result: T}`: every success. */
 export const Ok = <T extends TSchema>(result: T, description?: string) =>
@@ -41,6 +47,12 @@ export const ErrorEnvelope = Type.Object(
       ),
     ),
     retry_after_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    refusal_code: Type.Optional(
+      Type.Union(POLICY_REFUSAL_CODES.map((c) => Type.Literal(c)), {
+        description:
+          "On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request. The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.",
+      }),
+    ),
     field: Type.Optional(Type.String({ description: 'On invalid_request: the offending input, e.g. `body.price_sats`' })),
   },
   {

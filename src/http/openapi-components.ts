@@ -32,6 +32,13 @@ export const SHARED_COMPONENTS = [
   'TargetListing',
   'Fill',
   'CheckoutQuote',
+  'PolicyOffer',
+  'PolicyPreflight',
+  'PolicyFundingSet',
+  'PolicyAcceptQuote',
+  'PolicyAcceptRecord',
+  'PolicyAlternativeIn',
+  'CancelReceipt',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */

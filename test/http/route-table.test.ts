@@ -82,6 +82,17 @@ const TABLE: Record<string, Row> = {
   'POST /v1/offers/:id/counters': { limit: 'expensive_write', session: true },
   'POST /v1/counters/:id/withdraw': { limit: 'account_maintenance', session: 'id' },
   'GET /v1/address/:address/counters': { limit: 'uncached_read', session: 'address' },
+  // Collection offers: the preflight and placement are the bidder's, the accept any unit holder's.
+  'POST /v1/policy-offers/preflight': { limit: 'expensive_write', session: true },
+  'POST /v1/policy-offers': { limit: 'expensive_write', session: true },
+  'GET /v1/policy-offers/capacity': { limit: 'uncached_read' },
+  'GET /v1/policy-offers/cancelled': { limit: 'uncached_read' },
+  'POST /v1/policy-offers/:id/cancel': { limit: 'account_maintenance', session: 'id' },
+  'POST /v1/policy-offers/:id/cancel-transaction': { limit: 'expensive_write', session: 'id' },
+  'GET /v1/address/:address/policy-offers': { limit: 'uncached_read', session: 'address' },
+  'GET /v1/assets/:asset/policy-offers': { limit: 'uncached_read' },
+  'POST /v1/policy-accepts/preflight': { limit: 'expensive_write', session: true },
+  'POST /v1/policy-accepts': { limit: 'signed_completion', session: true },
 };
 
 /** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
@@ -98,6 +109,8 @@ const VALID_BODY: Record<string, (now: number) => object> = {
   'POST /v1/exact-offer-authorizations/:id/bidder-psbt': () => ({ psbt_hex: '70736274ff00' }),
   'POST /v1/exact-offer-authorizations/:id/accept-preflight': () => ({}),
   'POST /v1/exact-offer-authorizations/:id/accept': () => ({ psbt_hex: '70736274ff00' }),
+  'POST /v1/policy-offers/:id/cancel': () => ({ address: 'bcrt1qxxxxxxxxxxxxxxxxxx', signature: 'AA==' }),
+  'POST /v1/policy-offers/:id/cancel-transaction': () => ({}),
 };
 
 let m: Market;

@@ -17,6 +17,11 @@ const OWNERS: Record<string, string> = {
   offer_placements: 'src/modules/offers/lifecycle.ts',
   exact_authorizations: 'src/modules/exact-offers/lifecycle.ts',
   offer_counters: 'src/modules/counters/lifecycle.ts',
+  policy_funding_sets: 'src/modules/policy-offers/lifecycle.ts',
+  policy_funding_inputs: 'src/modules/policy-offers/lifecycle.ts',
+  policy_offers: 'src/modules/policy-offers/lifecycle.ts',
+  policy_accepts: 'src/modules/policy-offers/lifecycle.ts',
+  market_anchors: 'src/modules/policy-offers/anchors.ts',
 };
 
 function sources(dir: string): string[] {

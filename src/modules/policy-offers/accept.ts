@@ -37,7 +37,7 @@ import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
 import { recordFills } from '../fills/ledger.js';
 import { bestAlternative, sellerUnit } from './eligibility.js';
 import { estimateChildVsize } from './estimate.js';
-import { fillFundingSet, markAccepted, type FundingSetRow } from './lifecycle.js';
+import { createAcceptQuote, fillFundingSet, markAccepted, type FundingSetRow } from './lifecycle.js';
 import { refused } from './refusals.js';
 import { ACCEPT_QUOTE_TTL_S, newPolicyId } from './rules.js';
 import { fundingOutpoints } from './view.js';
@@ -144,7 +144,7 @@ export async function acceptPreflight(ctx: Context, gate: SignerGate, seller: st
     expires_at: now + ACCEPT_QUOTE_TTL_S,
     updated_at: now,
   };
-  await ctx.store.db.insertInto('policy_accepts').values(row).execute();
+  await createAcceptQuote(ctx.store.db, row);
   return quoteView(row, set, family === 'p2tr' ? 'DEFAULT' : 'ALL');
 }
 

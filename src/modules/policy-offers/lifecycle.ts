@@ -4,7 +4,7 @@
  * bidder's owner event (`collection_offer_filled`, `_cancelled`, `_expired`, `_retired`). The
  * anchor a set holds follows it (anchors.ts).
  */
-import type { Tx } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
 import { eventId } from '../listings/store.js';
 import { recordEvent } from '../listings/lifecycle.js';
 import { freeAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
@@ -89,6 +89,11 @@ export async function fillFundingSet(tx: Tx, set: FundingSetRow, offer: PolicyOf
   await spendAnchor(tx, set.anchor_outpoint, set.id, at);
   await recordEvent(tx, ownerEvent(offer, 'filled', at, { txid: childTxid, parent_txid: set.parent_txid }));
   return true;
+}
+
+/** A seller's accept quote (status quoted; it reserves nothing). */
+export async function createAcceptQuote(db: Db, row: PolicyOfferTables['policy_accepts']): Promise<void> {
+  await db.insertInto('policy_accepts').values(row).execute();
 }
 
 /** quoted → accepted: the accept journaled (in the same transaction). */

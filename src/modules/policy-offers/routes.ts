@@ -28,7 +28,6 @@ import {
   PolicyPlaceBody,
   PolicyPreflightBody,
   PolicyPreflightResult,
-  RefusalCode,
   SoftCancelBody,
   SoftCancelResult,
 } from './schemas.js';
@@ -40,12 +39,10 @@ const Paging = Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, 
 
 const DOWN = 'Needs the market signer: 503 service_unavailable when it cannot be reached.';
 
-const LAYOUT = `**Protocol \`funded_policy_offer_v1\`.** Parent (version 3, zero fee, held by the market until a seller accepts): in 0..n−1 the bidder's funding (at most ${MAX_FUNDING_INPUTS} confirmed, asset-free SegWit coins, signed ALL/DEFAULT at placement), in n one market anchor (signed by the market wallet only when an accept is journaled); out 0 the escrow (\`max price + 330\` sats, taproot, NUMS internal key, leaves \`<bidder> CHECKSIGVERIFY <market> CHECKSIG\` and \`<csv> CSV DROP <bidder> CHECKSIG\`), out 1 the anchor back to the market wallet, out 2 the bidder's change. Child (version 3, one per accept): in 0 the escrow with witness [market signature (DEFAULT, so Counterparty reads ALL on input 0), bidder pre-signature (SINGLE|ANYONECANPAY), leaf, control], in 1 the seller's unit; out 0 \`330 + (max price − price)\` sats to the bidder's delivery address — the child carries no message, so Counterparty moves the unit there, and the bidder's own signature commits to it; out 1 the seller; out 2 the platform fee. Parent and child are submitted as one TRUC package; the seller pays the platform fee and the whole package fee. Refusals: 422/409 policy_offer_refused with \`refusal_code\` (schema PolicyRefusalCode).`;
+const LAYOUT = `**Protocol \`funded_policy_offer_v1\`.** Parent (version 3, zero fee, held by the market until a seller accepts): in 0..n−1 the bidder's funding (at most ${MAX_FUNDING_INPUTS} confirmed, asset-free SegWit coins, signed ALL/DEFAULT at placement), in n one market anchor (signed by the market wallet only when an accept is journaled); out 0 the escrow (\`max price + 330\` sats, taproot, NUMS internal key, leaves \`<bidder> CHECKSIGVERIFY <market> CHECKSIG\` and \`<csv> CSV DROP <bidder> CHECKSIG\`), out 1 the anchor back to the market wallet, out 2 the bidder's change. Child (version 3, one per accept): in 0 the escrow with witness [market signature (DEFAULT, so Counterparty reads ALL on input 0), bidder pre-signature (SINGLE|ANYONECANPAY), leaf, control], in 1 the seller's unit; out 0 \`330 + (max price − price)\` sats to the bidder's delivery address — the child carries no message, so Counterparty moves the unit there, and the bidder's own signature commits to it; out 1 the seller; out 2 the platform fee. Parent and child are submitted as one TRUC package; the seller pays the platform fee and the whole package fee. Refusals: 422/409 policy_offer_refused with \`refusal_code\` (the error envelope's \`refusal_code\` enum).`;
 
 export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWallet): void {
   const gate = new SignerGate(ctx);
-  // Referenced so the enum is a named component of the document even where no route returns it inline.
-  app.addSchema({ ...RefusalCode, $id: 'PolicyRefusalCode' });
 
   app.post(
     '/v1/policy-offers/preflight',
@@ -220,7 +217,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Quote the acceptance of a collection offer with one of your units',
-        description: `Session required. The unit \`asset_txid:asset_vout\` must be an attached, confirmed UTXO of the session address holding exactly one whole unit of one asset (listed or merely prepared); the best live alternative of the parent's funding set that the asset matches is chosen. Builds the unsigned version-3 child; the seller pays the platform fee and the whole package fee (\`network_fee_sats\`); \`seller_min_net_sats\` refuses a quote below it (policy_offer_refused seller_net_below_minimum). Sign input 1 (\`signing\`) and POST /v1/policy-accepts within \`expires_at\`. Reserves nothing. ${DOWN}\n\n${LAYOUT}`,
+        description: `Session required. The unit \`asset_txid:asset_vout\` must be an attached, confirmed UTXO of the session address holding exactly one whole unit of one asset (listed or merely prepared); the best live alternative of the parent's funding set that the asset matches is chosen. Builds the unsigned version-3 child; the seller pays the platform fee and the whole package fee (\`network_fee_sats\`); \`seller_min_net_sats\` refuses a quote below it (policy_offer_refused seller_net_below_minimum). Sign input 1 (\`signing\`) and POST /v1/policy-accepts within \`expires_at\`. Reserves nothing. The transaction layouts: see POST /v1/policy-offers/preflight. ${DOWN}`,
         body: AcceptPreflightBody,
         response: { 200: Ok(AcceptQuote), ...errorResponses },
       },

@@ -4,7 +4,6 @@ import { Address, FeeRate, Hex, Id, Nullable, Outpoint, PsbtHex, Sats, Txid, Uni
 import { traitFields } from '../market/book-routes.js';
 import { OfferTarget } from '../offers/schemas.js';
 import { MAX_ALTERNATIVES, MAX_FUNDING_INPUTS } from './rules.js';
-import { POLICY_REFUSAL_CODES } from './refusals.js';
 
 const { target_outpoint: _exact, ...policyTargetFields } = OfferTarget.properties;
 
@@ -13,11 +12,6 @@ export const PolicyTargetIn = Type.Object(
   { title: 'PolicyAlternativeIn', additionalProperties: false, description: 'One alternative: an eligibility policy (asset, collection or trait) and its price. Exact units go through exact offers instead.' },
 );
 
-export const RefusalCode = Type.Union(POLICY_REFUSAL_CODES.map((c) => Type.Literal(c)), {
-  title: 'PolicyRefusalCode',
-  description:
-    "`refusal_code` of 422/409 policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request. The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.",
-});
 
 export const PolicyPreflightBody = Type.Object(
   {
@@ -76,7 +70,7 @@ export const PolicyPreflightResult = Type.Object({
   fee_rate: Type.Number(),
   expires_at: UnixSeconds,
   preflight_expires_at: UnixSeconds,
-});
+}, { title: 'PolicyPreflight' });
 
 export const PolicyPlaceBody = Type.Object(
   {
