@@ -57,8 +57,8 @@ export interface AcceptPreflightBody {
 }
 
 async function setByParent(ctx: Context, parentTxid: string): Promise<FundingSetRow> {
-  const set = await ctx.store.db.selectFrom('policy_funding_sets').selectAll().where('parent_txid', '=', parentTxid).executeTakeFirst();
-  if (!set || set.state === 'awaiting_signatures' || set.state === 'lapsed') throw notFound('collection offer');
+  const set = await ctx.store.db.selectFrom('policy_funding_sets').selectAll().where('parent_txid', '=', parentTxid).where('state', 'not in', ['awaiting_signatures', 'lapsed']).executeTakeFirst();
+  if (!set) throw notFound('collection offer');
   return set;
 }
 

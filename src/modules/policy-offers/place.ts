@@ -63,6 +63,7 @@ export async function place(ctx: Context, gate: SignerGate, bidder: string, body
   const requestSha = sha(body);
   if (set.state !== 'awaiting_signatures') {
     if (set.request_sha256 === requestSha) return { set, repeated: true };
+    if (set.state === 'lapsed') throw new ApiError('expired', 'the collection-offer preflight expired; its anchor went back to the pool: preflight again', { funding_set_id: set.id });
     throw new ApiError('state_changed', `the funding set is ${set.state}; it was placed with other signatures or has ended`, { funding_set_id: set.id, state: set.state });
   }
   const now = nowSeconds(ctx.clock);

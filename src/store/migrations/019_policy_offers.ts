@@ -8,7 +8,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('bidder', 'text', (c) => c.notNull())
     .addColumn('bidder_key', 'text', (c) => c.notNull())
     .addColumn('delivery_address', 'text', (c) => c.notNull())
-    .addColumn('parent_txid', 'text', (c) => c.notNull().unique())
+    .addColumn('parent_txid', 'text', (c) => c.notNull())
     .addColumn('parent_psbt', 'text', (c) => c.notNull())
     .addColumn('parent_signed_psbt', 'text')
     .addColumn('parent_vsize', 'integer', (c) => c.notNull())
@@ -35,6 +35,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+  // Not unique: a preflight that lapsed unplaced leaves its parent free to be built again from the same coins and anchor.
+  await db.schema.createIndex('policy_sets_parent').on('policy_funding_sets').column('parent_txid').execute();
   await db.schema.createIndex('policy_sets_bidder').on('policy_funding_sets').columns(['bidder', 'state']).execute();
   await db.schema.createIndex('policy_sets_state').on('policy_funding_sets').columns(['state', 'expires_at']).execute();
 
