@@ -31,9 +31,10 @@ export async function sellerUnit(ctx: Context, seller: string, txid: string, vou
   const key = outpointKey(txid, vout);
   const [out, balances] = await Promise.all([ctx.chain.bitcoin.getTxOut(txid, vout, true), ctx.chain.counterparty.getUtxoBalances(key)]);
   if (!out) throw refused('unit_unattached', `${key} is not an unspent output`, { outpoint: key }, 409);
+  // Unconfirmed first: Counterparty credits an attach only once it is mined, and a version-3 child cannot spend an unconfirmed output beside its parent anyway.
+  if (out.confirmations < 1) throw refused('unit_unconfirmed', `${key} is not confirmed yet; wait for its confirmation`, { outpoint: key }, 409);
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   if (!held.length) throw refused('unit_unattached', `${key} carries no Counterparty balance`, { outpoint: key });
-  if (out.confirmations < 1) throw refused('unit_unconfirmed', `${key} is not confirmed yet; a version-3 child cannot spend an unconfirmed output beside its parent`, { outpoint: key }, 409);
   const script = hex.decode(out.script_hex);
   if (scriptToAddress(script, ctx.config.NETWORK) !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;

@@ -1,0 +1,165 @@
+/**
+ * A seller's accept of a collection offer: a unit outside the policy, one with two units,
+ * an unconfirmed or unattached one, a stale price guard; and the races — two sellers accepting
+ * one funding set, an accept racing a checkout of the same listed unit, an accept racing the
+ * bidder's soft cancel. Exactly one side wins each time, and the signer never signs twice.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { importCatalog } from '../../src/modules/market/catalog-import.js';
+import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
+import { openMarket, type Market } from '../helpers/market.js';
+import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
+import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
+import { signMessageBip322 } from '../helpers/wallets.js';
+import { buildTx } from '../helpers/devnet.js';
+import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
+import { newBidder } from '../offers/exact-helpers.js';
+import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+
+let m: Market;
+let seller: Seller;
+let outsider: Seller;
+let s2: Seller;
+
+before(async () => {
+  m = await openMarket({ ANCHOR_POOL_SIZE: '8' });
+  seller = await newSeller(m, 'p2wpkh', 'pa-seller', 10);
+  outsider = await newSeller(m, 'p2tr', 'pa-outsider', 2);
+  s2 = await newSeller(m, 'p2wpkh', 'pa-seller-2', 1);
+  await importCatalog(m.ctx.store.db, {
+    collections: [{ slug: 'pa', name: 'PA' }, { slug: 'other', name: 'Other' }],
+    artists: [],
+    assets: [{ asset: seller.asset, collection: 'pa', max_supply_units: 10 }, { asset: s2.asset, collection: 'pa', max_supply_units: 1 }, { asset: outsider.asset, collection: 'other', max_supply_units: 2 }],
+  });
+  await fillPool(m);
+});
+after(async () => m?.close());
+
+async function unit(s: Seller, qty = '1') {
+  const at = await m.attachDirect(s.w, s.asset, qty);
+  await m.mine();
+  await m.sync();
+  return at;
+}
+
+const offer = async (price = 30_000) => {
+  const b = await newBidder(m, [200_000], 'p2tr');
+  const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pa', price_sats: price }]);
+  return { b, parent: pf.parent.expected_txid as string, set };
+};
+
+describe('policy accept: bad units', () => {
+  void it('refuses a unit outside the policy, two units, an unconfirmed or unattached output, and a net below the seller minimum', async () => {
+    const { parent } = await offer();
+    const out = await unit(outsider);
+    const r1 = (await acceptQuote(m, outsider.w, outsider.token, parent, out)).q;
+    assert.equal(r1.status, 422, JSON.stringify(r1.body));
+    assert.equal(r1.body.refusal_code, 'unit_outside_policy');
+
+    const two = await unit(seller, '2');
+    const r2 = (await acceptQuote(m, seller.w, seller.token, parent, two)).q;
+    assert.equal(r2.body.refusal_code, 'unit_not_one_unit', JSON.stringify(r2.body));
+
+    // An attach still in the mempool: unconfirmed.
+    const coin = await m.fund(seller.w, 20_000);
+    const hexTx = buildTx([{ wallet: seller.w, coin }], (input0) => [
+      { script: seller.w.script, amount: 330n },
+      { script: attachOutputScript({ input0Txid: input0, asset: seller.asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
+      { script: seller.w.script, amount: coin.amount - 330n - 2_000n },
+    ]);
+    const pendingTxid = await m.devnet.bitcoin.broadcast(hexTx);
+    const pending = (await acceptQuote(m, seller.w, seller.token, parent, { txid: pendingTxid, vout: 0 })).q;
+    assert.equal(pending.status, 409, JSON.stringify(pending.body));
+    assert.equal(pending.body.refusal_code, 'unit_unconfirmed');
+    await m.mine();
+    await m.sync();
+
+    const btc = await m.fund(seller.w, 5_000);
+    const r3 = (await acceptQuote(m, seller.w, seller.token, parent, { txid: btc.txid, vout: btc.vout })).q;
+    assert.equal(r3.body.refusal_code, 'unit_unattached', JSON.stringify(r3.body));
+
+    const notMine = await unit(seller);
+    const r4 = (await acceptQuote(m, outsider.w, outsider.token, parent, notMine)).q;
+    assert.equal(r4.body.refusal_code, 'unit_not_owned', JSON.stringify(r4.body));
+
+    const r5 = (await acceptQuote(m, seller.w, seller.token, parent, notMine, { seller_min_net_sats: 29_999 })).q;
+    assert.equal(r5.status, 422, JSON.stringify(r5.body));
+    assert.equal(r5.body.refusal_code, 'seller_net_below_minimum');
+    assert.ok(r5.body.seller_proceeds_sats < 29_999);
+
+    // A seller's signature over another child (a changed output) is a template mismatch.
+    const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, notMine);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const wrongSig = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: q.body.result.accept_id, psbt_hex: q.body.result.psbt_hex });
+    assert.equal(wrongSig.status, 422, JSON.stringify(wrongSig.body));
+    assert.ok(signed);
+  });
+});
+
+describe('policy accept: races', () => {
+  void it('two sellers accept one funding set at once: exactly one wins, the other is refused, the signer signed one child', async () => {
+    const { parent } = await offer();
+    const [u1, u2] = [await unit(seller), await unit(s2)];
+    const a = await acceptQuote(m, seller.w, seller.token, parent, u1);
+    const b = await acceptQuote(m, s2.w, s2.token, parent, u2);
+    assert.equal(a.q.status, 200, JSON.stringify(a.q.body));
+    assert.equal(b.q.status, 200, JSON.stringify(b.q.body));
+    const [ra, rb] = await Promise.all([
+      m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: a.q.body.result.accept_id, psbt_hex: a.signed }),
+      m.call('POST', '/v1/policy-accepts', s2.token, { accept_id: b.q.body.result.accept_id, psbt_hex: b.signed }),
+    ]);
+    const statuses = [ra.status, rb.status].sort();
+    assert.deepEqual(statuses, [200, 409], JSON.stringify([ra.body, rb.body]));
+    const loser = ra.status === 409 ? ra : rb;
+    assert.equal(loser.body.code, 'policy_offer_refused');
+    assert.equal(loser.body.refusal_code, 'funding_set_closed');
+    const settlements = await m.ctx.store.db.selectFrom('settlements').select('id').where('kind', '=', 'policy_accept').where('ref_id', 'in', [a.q.body.result.accept_id, b.q.body.result.accept_id]).execute();
+    assert.equal(settlements.length, 1);
+  });
+
+  void it('an accept racing a checkout of the same listed unit: one wins, the unit moves once', async () => {
+    const { parent } = await offer(40_000);
+    const listing = await listUnit(m, seller, 35_000);
+    const row = await listingRow(m, listing.id);
+    const [txid, vout] = row.utxo_outpoint.split(':');
+    const acc = await acceptQuote(m, seller.w, seller.token, parent, { txid: txid!, vout: Number(vout) });
+    assert.equal(acc.q.status, 200, JSON.stringify(acc.q.body));
+    const buyer = await newBuyer(m, 'p2wpkh', 'pa-buyer');
+    const q = await quoteOk(m, buyer, { lines: [{ listing_id: listing.id }] });
+    const [r1, r2] = await Promise.all([
+      m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed }),
+      complete(m, buyer, q.id, signQuote(q, buyer.w)),
+    ]);
+    const wins = [r1.status, r2.status].filter((s) => s === 200 || s === 202).length;
+    assert.equal(wins, 1, JSON.stringify([r1.status, r1.body, r2.status, r2.body]));
+    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').selectAll().where('outpoint', '=', row.utxo_outpoint).execute();
+    assert.equal(claims.length, 1);
+  });
+
+  void it('an accept racing the bidder\'s soft cancel: the signer decides once; cancelled and filled never both', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { b, parent, set } = await offer();
+      const u = await unit(seller);
+      const acc = await acceptQuote(m, seller.w, seller.token, parent, u);
+      assert.equal(acc.q.status, 200, JSON.stringify(acc.q.body));
+      const sig = signMessageBip322(b.w, cancelMessage(parent));
+      const [ra, rc] = await Promise.all([
+        m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed }),
+        m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: sig }),
+      ]);
+      assert.equal(rc.status, 200, JSON.stringify(rc.body));
+      if (ra.status === 200) {
+        assert.equal(rc.body.result.cancelled, false);
+        assert.equal(rc.body.result.already_signed, true);
+      } else {
+        assert.equal(ra.status, 409, JSON.stringify(ra.body));
+        assert.equal(rc.body.result.cancelled, true);
+        assert.ok(['parent_cancelled', 'funding_set_closed'].includes(ra.body.refusal_code), JSON.stringify(ra.body));
+      }
+      const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
+      assert.equal(row.state, ra.status === 200 ? 'filled' : 'cancelled');
+    }
+  });
+});
+
