@@ -1,0 +1,117 @@
+/**
+ * Cancelling collection offers: the soft cancel (BIP-322 over the fixed prefix and the parent
+ * txid) is recorded by the signer with a receipt the market key signs, shows in the public read
+ * of cancelled parents, and frees the anchor for the next sweep; the hard cancel (the bidder's
+ * self-send of its funding) kills every alternative on chain, turning a soft-cancelled one into
+ * `collection_offer_retired` with status invalid. The sweep and the refill run as one batch.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { hex } from '@scure/base';
+import { SigHash } from '@scure/btc-signer';
+import { importCatalog } from '../../src/modules/market/catalog-import.js';
+import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { newSeller, type Seller } from '../helpers/listing.js';
+import { signMessageBip322 } from '../helpers/wallets.js';
+import { finalize, newBidder } from '../offers/exact-helpers.js';
+import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+import { policyOfferUpkeep } from '../../src/modules/policy-offers/manifest.js';
+
+let m: Market;
+let seller: Seller;
+
+before(async () => {
+  m = await openMarket({ ANCHOR_POOL_SIZE: '3' });
+  seller = await newSeller(m, 'p2wpkh', 'pc-seller', 4);
+  await importCatalog(m.ctx.store.db, { collections: [{ slug: 'pc', name: 'PC' }], artists: [], assets: [{ asset: seller.asset, collection: 'pc', max_supply_units: 4 }] });
+  await fillPool(m);
+});
+after(async () => m?.close());
+
+const events = (address: string, kind: string) => m.ctx.store.db.selectFrom('owner_events').selectAll().where('address', '=', address).where('kind', '=', kind).execute();
+
+describe('collection-offer cancels', () => {
+  void it('soft: the signer records it with a receipt the market key signed; accepts are refused; the parent is public; the anchor is swept and the pool refilled', async () => {
+    const b = await newBidder(m, [100_000], 'p2wpkh');
+    const { pf, set } = await placePolicy(m, b.w, b.token, [
+      { scope: 'collection', collection: 'pc', price_sats: 20_000 },
+      { scope: 'asset', asset: seller.asset, price_sats: 22_000 },
+    ]);
+    const parent = pf.parent.expected_txid as string;
+    const bad = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage('00'.repeat(32))) });
+    assert.equal(bad.status, 401, JSON.stringify(bad.body));
+    assert.equal(bad.body.code, 'signature_invalid');
+
+    const r = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const c = r.body.result;
+    assert.equal(c.cancelled, true);
+    assert.equal(c.funding_cancelled, true);
+    assert.equal(c.already_signed, false);
+    assert.deepEqual(c.bitcoin_invalidation.outpoints, set.funding_inputs.map((f: any) => ({ txid: f.txid, vout: f.vout })));
+    const key = (await m.call('GET', '/v1/market-signer', null)).body.result;
+    assert.ok(c.receipt.message.includes(parent) && c.receipt.message.includes(String(c.recorded_at)));
+    assert.ok(schnorr.verify(hex.decode(c.receipt.signature), sha256(new TextEncoder().encode(c.receipt.message)), hex.decode(c.receipt.pubkey)));
+    assert.ok(JSON.stringify(key).includes(c.receipt.pubkey), 'the receipt names a published market key');
+    const again = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    assert.equal(again.body.result.recorded_at, c.recorded_at, 'a repeat answers the first decision');
+
+    assert.equal((await events(b.w.address, 'collection_offer_cancelled')).length, 2);
+    const unit = await m.attachDirect(seller.w, seller.asset, '1');
+    await m.mine();
+    await m.sync();
+    const q = (await acceptQuote(m, seller.w, seller.token, parent, unit)).q;
+    assert.equal(q.status, 409, JSON.stringify(q.body));
+    assert.equal(q.body.refusal_code, 'funding_set_closed');
+    const pub = await m.call('GET', '/v1/policy-offers/cancelled', null);
+    assert.equal(pub.status, 200, JSON.stringify(pub.body));
+    assert.ok(pub.body.result.some((p: any) => p.parent_txid === parent && p.recorded_at === c.recorded_at));
+
+    // The next batch sweeps the cancelled set's anchor (killing its parent) and refills the pool.
+    const anchor = set.anchor.outpoint as string;
+    const batch = await policyOfferUpkeep(m.ctx);
+    assert.ok(batch, 'a sweep batch was journaled');
+    await m.mine();
+    await m.sync();
+    const row = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', anchor).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'spent');
+    const [atxid, avout] = anchor.split(':');
+    assert.equal(await m.ctx.chain.bitcoin.getTxOut(atxid!, Number(avout)), null, 'the anchor is spent on chain: the parent can never be valid');
+    const cap = (await m.call('GET', '/v1/policy-offers/capacity', null)).body.result;
+    assert.equal(cap.free, 3, JSON.stringify(cap));
+  });
+
+  void it('hard: the self-send of the funding kills every alternative on chain; soft-cancelled ones turn retired with status invalid', async () => {
+    const b = await newBidder(m, [80_000], 'p2tr');
+    const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
+    const parent = pf.parent.expected_txid as string;
+    const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    assert.equal(soft.body.result.cancelled, true);
+    const ct = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 });
+    assert.equal(ct.status, 200, JSON.stringify(ct.body));
+    const h = ct.body.result;
+    assert.equal(h.funding_inputs.length, 1);
+    assert.equal(h.signing.sighash, 'DEFAULT');
+    assert.equal(h.output_sats + h.fee_sats, h.funding_inputs[0].value_sats);
+    const txid = await m.devnet.bitcoin.broadcast(finalize(signPsbt(h.psbt_hex, b.w, h.signing.inputs_to_sign, SigHash.DEFAULT)));
+    assert.equal(txid, h.expected_txid);
+    await m.mine();
+    await m.sync();
+    const mine = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
+    assert.deepEqual(mine.body.result.map((o: any) => o.status), ['invalid']);
+    const retired = await events(b.w.address, 'collection_offer_retired');
+    assert.equal(retired.length, 1);
+    assert.equal(retired[0]!.status, 'invalid');
+    const cancelled = await events(b.w.address, 'collection_offer_cancelled');
+    assert.equal(cancelled.length, 1);
+    assert.notEqual(retired[0]!.event_id, cancelled[0]!.event_id);
+    const again = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, {});
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    // Another address's offer is not found.
+    const other = await newBidder(m, [], 'p2wpkh');
+    assert.equal((await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, other.token, {})).status, 404);
+  });
+});
