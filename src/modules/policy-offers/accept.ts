@@ -223,12 +223,12 @@ function signedParent(set: FundingSetRow, wallet: MarketWallet) {
 
 export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWallet, seller: string, body: AcceptBody) {
   const db = ctx.store.db;
+  await gate.require();
   const q = await ownQuote(ctx, seller, body.accept_id);
   const network = ctx.config.NETWORK;
   if (q.state === 'accepted') return repeat(ctx, q, body.psbt_hex);
   const now = nowSeconds(ctx.clock);
   if (Number(q.expires_at) <= now) throw new ApiError('expired', 'the accept quote expired; preflight again', { accept_id: q.id });
-  await gate.require();
   const merged = buyerSigned(body.psbt_hex, q.psbt, [1], seller, network);
   const set = await db.selectFrom('policy_funding_sets').selectAll().where('id', '=', q.funding_set_id).executeTakeFirstOrThrow();
   requireOpen(set);

@@ -59,6 +59,7 @@ function presignatureOf(p: PlaceBody['presignatures'][number], i: number): Uint8
 
 export async function place(ctx: Context, gate: SignerGate, bidder: string, body: PlaceBody) {
   const db = ctx.store.db;
+  const key = await gate.require();
   const set = await ownSet(ctx, bidder, body.funding_set_id);
   const requestSha = sha(body);
   if (set.state !== 'awaiting_signatures') {
@@ -71,7 +72,6 @@ export async function place(ctx: Context, gate: SignerGate, bidder: string, body
     await db.transaction().execute((tx) => lapseFundingSet(tx, set, now));
     throw new ApiError('expired', 'the collection-offer preflight expired; its anchor went back to the pool: preflight again', { funding_set_id: set.id });
   }
-  const key = await gate.require();
   if (key.version !== Number(set.market_key_version)) {
     throw refused('key_retired', `the market key of version ${set.market_key_version} named by this escrow was retired; preflight again for version ${key.version}`, { funding_set_id: set.id }, 409);
   }
