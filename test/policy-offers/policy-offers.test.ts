@@ -44,6 +44,14 @@ describe('collection offers', () => {
     const book = await m.call('GET', '/v1/collections/cards/book', null);
     assert.equal(book.status, 200, JSON.stringify(book.body));
     assert.equal(book.body.result.top_collection_offer_sats, 50_000);
+    const levels = book.body.result.offer_levels ?? book.body.result.bids?.offer_levels;
+    assert.deepEqual(levels.map((l: any) => [l.kind, l.price_sats, l.funded_slots]), [['trait', 50_000, 1], ['collection', 40_000, 1]]);
+    const rows = book.body.result.offers ?? book.body.result.bids?.offers;
+    assert.deepEqual(rows.map((o: any) => [o.kind, o.bid_txid, o.funding_slot_id]), [['trait', pf.parent.expected_txid, set.funding_set_id], ['collection', pf.parent.expected_txid, set.funding_set_id]]);
+    const stats = await m.call('GET', '/v1/analytics', null);
+    assert.equal(stats.status, 200, JSON.stringify(stats.body));
+    assert.equal(stats.body.result.market.open_offers, 1, 'one escrow backs both alternatives: one open offer');
+    assert.equal(stats.body.result.market.bidders, 1);
 
     const unit = await m.attachDirect(seller.w, seller.asset, '1');
     await m.mine();

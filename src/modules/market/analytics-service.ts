@@ -81,13 +81,20 @@ export class AnalyticsService {
       .limit(DEPTH_LEVELS)
       .execute();
 
-    // Open offers: live public bids, once per funding output (its alternatives are one capacity);
-    // depth counts each output once, at the highest price it bids.
+    // Open offers: live public bids, once per funding output (its alternatives are one capacity),
+    // and live collection offers, once per funding set (one escrow backs its alternatives);
+    // depth counts each output or set once, at the highest price it bids.
     const liveOffers = this.db.selectFrom('offers as o').where('o.state', '=', 'active').where('o.expires_at', '>', asOf).where('o.target_txid', 'is', null);
-    const bids = await liveOffers
-      .select((eb) => [eb.fn.count('o.slot_id').distinct().as('slots'), eb.fn.count('o.bidder').distinct().as('bidders')])
+    const livePolicy = this.db.selectFrom('policy_offers as p').where('p.state', '=', 'active').where('p.expires_at', '>', asOf);
+    const backing = liveOffers
+      .select(['o.slot_id as backing', 'o.bidder', 'o.price_sats'])
+      .unionAll(livePolicy.select(['p.funding_set_id as backing', 'p.bidder', 'p.price_sats']))
+      .as('b');
+    const bids = await this.db
+      .selectFrom(backing)
+      .select((eb) => [eb.fn.count('b.backing').distinct().as('slots'), eb.fn.count('b.bidder').distinct().as('bidders')])
       .executeTakeFirstOrThrow();
-    const perSlot = liveOffers.select((eb) => ['o.slot_id', eb.fn.max('o.price_sats').as('price_sats')]).groupBy('o.slot_id').as('s');
+    const perSlot = this.db.selectFrom(backing).select((eb) => ['b.backing', eb.fn.max('b.price_sats').as('price_sats')]).groupBy('b.backing').as('s');
     const bidDepth = await this.db
       .selectFrom(perSlot)
       .select((eb) => ['s.price_sats', eb.fn.countAll().as('offers')])
