@@ -60,6 +60,10 @@ describe('collection-offer cancels', () => {
     assert.equal(again.body.result.recorded_at, c.recorded_at, 'a repeat answers the first decision');
 
     assert.equal((await events(b.w.address, 'collection_offer_cancelled')).length, 2);
+    const feed = await m.call('GET', '/v1/events?kind=offers', null);
+    assert.equal(feed.status, 200, JSON.stringify(feed.body));
+    const mineInFeed = feed.body.result.filter((e: any) => e.bidder === b.w.address);
+    assert.deepEqual(mineInFeed.map((e: any) => [e.kind, e.reason]).sort(), [['collection_offer_ended', 'cancelled'], ['collection_offer_placed', null], ['offer_ended', 'cancelled'], ['offer_placed', null]], 'the public feed: placed and ended, the asset-scope alternative as offer_*');
     const unit = await m.attachDirect(seller.w, seller.asset, '1');
     await m.mine();
     await m.sync();

@@ -15,6 +15,7 @@ import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, nullOf, type KeysetPosition } from '../../store/keyset.js';
 import { eventIdSql } from './event-id-sql.js';
+import type { OfferEndReason } from '../offers/tables.js';
 
 export type PublicKindFilter = 'sales' | 'listings' | 'offers';
 
@@ -37,6 +38,8 @@ export interface PublicEventRow {
 }
 
 type Branch = SelectQueryBuilder<any, any, PublicEventRow>;
+/** Bids and collection offers share the offer events' shape. */
+type OfferTable = 'offers' | 'policy_offers';
 
 export class PublicEventStore {
   constructor(private readonly db: Db) {}
@@ -54,7 +57,9 @@ export class PublicEventStore {
       out.push(this.listed(limit, after), this.delistedEnded(limit, after), this.delistedExpired(limit, after), this.expiringNow(now, limit, after));
     }
     if (kind === undefined || kind === 'offers') {
-      out.push(this.offerPlaced(limit, after), this.offerEnded(limit, after), this.offerExpired('expired', limit, after), this.offerExpired('active', limit, after, now));
+      for (const t of ['offers', 'policy_offers'] as const) {
+        out.push(this.offerPlaced(limit, after, t), this.offerEnded(limit, after, t), this.offerExpired('expired', limit, after, undefined, t), this.offerExpired('active', limit, after, now, t));
+      }
     }
     return out;
   }
@@ -151,10 +156,11 @@ export class PublicEventStore {
    * creation; `*_ended` at the ending (cancelled, superseded, invalid) or, for an expiry, at
    * expires_at — before the indexer writes it too (same id). A filled offer's sale is its event.
    */
-  private offer(kind: 'placed' | 'ended', at: 'created_at' | 'ended_at' | 'expires_at', reason: Expression<string | null>) {
+  private offer(kind: 'placed' | 'ended', at: 'created_at' | 'ended_at' | 'expires_at', reason: Expression<string | null>, table: OfferTable = 'offers') {
     const scoped = sql<string>`case when ${sql.ref('o.scope')} = 'asset' then ${sql.lit(`offer_${kind}`)} else ${sql.lit(`collection_offer_${kind}`)} end`;
-    return this.db
-      .selectFrom('offers as o')
+    // Collection offers (policy_offers) read the same columns; they have no exact units.
+    const q = this.db
+      .selectFrom(`${table} as o` as 'offers as o')
       .select([
         eventIdSql(`offer_${kind}`, sql.ref('o.id')).as('event_id'),
         scoped.as('kind'),
@@ -170,8 +176,8 @@ export class PublicEventStore {
         nullOf<string>('text').as('txid'),
         nullOf<string>('text').as('fill_kind'),
         nullOf<number>('bigint').as('confirmed_at'),
-      ])
-      .where('o.target_txid', 'is', null);
+      ]);
+    return table === 'offers' ? q.where('o.target_txid', 'is', null) : q;
   }
 
   private offerOrdered(q: ReturnType<PublicEventStore['offer']>, kind: 'placed' | 'ended', atCol: 'created_at' | 'ended_at' | 'expires_at', limit: number, after: KeysetPosition | undefined): Branch {
@@ -181,19 +187,21 @@ export class PublicEventStore {
     return paged.orderBy(at, 'desc').orderBy(id, 'desc').limit(limit) as unknown as Branch;
   }
 
-  private offerPlaced(limit: number, after: KeysetPosition | undefined): Branch {
-    return this.offerOrdered(this.offer('placed', 'created_at', nullOf<string>('text')), 'placed', 'created_at', limit, after);
+  private offerPlaced(limit: number, after: KeysetPosition | undefined, table: OfferTable): Branch {
+    return this.offerOrdered(this.offer('placed', 'created_at', nullOf<string>('text'), table), 'placed', 'created_at', limit, after);
   }
 
-  private offerEnded(limit: number, after: KeysetPosition | undefined): Branch {
-    const reason = sql<string>`case ${sql.ref('o.end_reason')} when 'consumed' then 'cancelled' else ${sql.ref('o.end_reason')} end`;
-    const q = this.offer('ended', 'ended_at', reason).where('o.ended_at', 'is not', null).where('o.end_reason', 'in', ['cancelled', 'superseded', 'invalid', 'consumed']);
+  /** Ended reasons: an offer's own; a collection offer's funding_spent or failed package reads `invalid`. */
+  private offerEnded(limit: number, after: KeysetPosition | undefined, table: OfferTable): Branch {
+    const reason = sql<string>`case when ${sql.ref('o.end_reason')} = 'consumed' then 'cancelled' when ${sql.ref('o.end_reason')} in ('cancelled', 'superseded') then ${sql.ref('o.end_reason')} else 'invalid' end`;
+    const ended = (table === 'offers' ? ['cancelled', 'superseded', 'invalid', 'consumed'] : ['cancelled', 'superseded', 'funding_spent', 'package_conflicted', 'package_rejected']) as OfferEndReason[];
+    const q = this.offer('ended', 'ended_at', reason, table).where('o.ended_at', 'is not', null).where('o.end_reason', 'in', ended);
     return this.offerOrdered(q, 'ended', 'ended_at', limit, after);
   }
 
   /** Expired: written by the indexer (`expired`), or still active past expires_at (read time). */
-  private offerExpired(state: 'expired' | 'active', limit: number, after: KeysetPosition | undefined, now?: number): Branch {
-    let q = this.offer('ended', 'expires_at', sql.lit('expired')).where('o.state', '=', state);
+  private offerExpired(state: 'expired' | 'active', limit: number, after: KeysetPosition | undefined, now: number | undefined, table: OfferTable): Branch {
+    let q = this.offer('ended', 'expires_at', sql.lit('expired'), table).where('o.state', '=', state);
     if (state === 'active') q = q.where('o.expires_at', '<=', now!);
     return this.offerOrdered(q, 'ended', 'expires_at', limit, after);
   }

@@ -78,6 +78,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('policy_offers_bidder').on('policy_offers').columns(['bidder', 'created_at', 'id']).execute();
   await db.schema.createIndex('policy_offers_live_asset').on('policy_offers').columns(['state', 'asset', 'price_sats']).execute();
   await db.schema.createIndex('policy_offers_live_collection').on('policy_offers').columns(['state', 'collection', 'price_sats']).execute();
+  await db.schema.createIndex('policy_offers_set').on('policy_offers').columns(['funding_set_id', 'state']).execute();
+  // The public feed's offer branches (created, ended, expiring) walk these.
+  await db.schema.createIndex('policy_offers_created').on('policy_offers').columns(['created_at', 'id']).execute();
+  await db.schema.createIndex('policy_offers_ended').on('policy_offers').columns(['ended_at', 'id']).execute();
+  await db.schema.createIndex('policy_offers_state_expires').on('policy_offers').columns(['state', 'expires_at']).execute();
 
   await db.schema
     .createTable('policy_accepts')
