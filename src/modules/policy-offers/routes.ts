@@ -93,7 +93,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
     async () => {
       await gate.require();
       const c = await poolCounts(ctx);
-      return { result: { free: c.free, pending: c.pending, reserved: c.reserved, retired: c.retired + c.sweeping, pool_size: ctx.config.ANCHOR_POOL_SIZE, anchor_value_sats: ctx.config.ANCHOR_VALUE_SATS } };
+      return { result: { free: c.free, pending: c.pending, reserved: c.reserved, retired: c.retired + c.sweeping, pool_size: ctx.config.ANCHOR_POOL_SIZE, anchor_value_sats: ctx.config.ANCHOR_VALUE_SATS, market_wallet_address: wallet().address } };
     },
   );
 

@@ -276,4 +276,5 @@ export const Capacity = Type.Object({
   retired: Type.Integer(),
   pool_size: Type.Integer(),
   anchor_value_sats: Sats(),
+  market_wallet_address: Type.String({ description: 'the market wallet that funds the anchors (the operator tops it up off the devnet)' }),
 });
