@@ -24,14 +24,16 @@ export interface Child {
 
 /** A DATABASE_URL (+ schema) of its own on the backend under test, and its cleanup. */
 export function childStore(name: string): { env: Record<string, string>; cleanup(): Promise<void> } {
+  // Every process gets a data directory of its own (signer keys, market wallet), never the repository's ./data.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cpmkt-${name}-`));
+  const rm = async () => fs.rmSync(dir, { recursive: true, force: true });
   if (backend === 'postgres') {
     const schema = `p_${name}_${crypto.randomBytes(5).toString('hex')}`;
-    return { env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema }, cleanup: () => dropSchema(pgUrl, schema) };
+    return { env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema, DATA_DIR: dir }, cleanup: async () => (await dropSchema(pgUrl, schema), await rm()) };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cpmkt-${name}-`));
   return {
-    env: { DATABASE_URL: `sqlite:${path.join(dir, `${name}.sqlite`)}` },
-    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    env: { DATABASE_URL: `sqlite:${path.join(dir, `${name}.sqlite`)}`, DATA_DIR: dir },
+    cleanup: rm,
   };
 }
 

@@ -195,3 +195,16 @@ describe('market signer (its own process)', () => {
   });
 });
 
+
+describe('market signer on a fresh data directory', () => {
+  void it('opens over a directory that does not exist yet (DATA_DIR/signer on a first start), creating it 0700', () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-fresh-')), 'data', 'signer');
+    const { signer, close } = openSigner(dir);
+    try {
+      assert.equal(signer.info().current.version, 1);
+      assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    } finally {
+      close();
+    }
+  });
+});

@@ -48,7 +48,11 @@ async function walletCoins(ctx: Context, wallet: MarketWallet) {
   return utxos.filter((_, i) => !skip.has(keys[i]!)).sort((a, b) => b.value_sats - a.value_sats);
 }
 
+const WARN_EVERY_MS = 10 * 60_000;
+
 export class AnchorPool {
+  private warnedAt = 0;
+
   constructor(
     private readonly ctx: Context,
     private readonly wallet: MarketWallet,
@@ -85,7 +89,11 @@ export class AnchorPool {
       p = plan();
     }
     if (!p) {
-      ctx.logger.warn({ need, retired: retired.length, wallet: wallet.address }, 'anchor pool: the market wallet cannot fund a refill');
+      const now = Date.now();
+      if (now - this.warnedAt >= WARN_EVERY_MS) {
+        this.warnedAt = now;
+        ctx.logger.warn({ need, retired: retired.length, wallet: wallet.address }, 'anchor pool: the market wallet cannot fund a refill; fund its address');
+      }
       return null;
     }
     const tx = new Transaction({ version: 2 });

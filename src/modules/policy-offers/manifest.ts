@@ -22,13 +22,13 @@ export function marketWallet(ctx: Context): MarketWallet {
 export const anchorPool = (ctx: Context) => new AnchorPool(ctx, marketWallet(ctx));
 
 /** The time-driven part of the area: lapse unplaced preflights, expire alternatives, refill and sweep the anchor pool. */
-export async function policyOfferUpkeep(ctx: Context): Promise<string | null> {
+export async function policyOfferUpkeep(ctx: Context, pool: AnchorPool = anchorPool(ctx)): Promise<string | null> {
   const at = nowSeconds(ctx.clock);
   await ctx.store.db.transaction().execute(async (tx) => {
     await lapsePreflights(tx, at);
     await expireAlternatives(tx, at);
   });
-  return anchorPool(ctx).refill();
+  return pool.refill();
 }
 
 /**
@@ -44,5 +44,8 @@ export const policyOffersArea: Area = {
     policy_accept: policyAcceptHandlers(() => nowSeconds(ctx.clock)),
     anchor_refill: anchorRefillHandlers(() => nowSeconds(ctx.clock)),
   }),
-  jobs: (ctx) => [{ name: 'policy-offer-upkeep', intervalMs: Math.min(ctx.config.RECOVERY_INTERVAL_MS, 30_000), run: async () => void (await policyOfferUpkeep(ctx)) }],
+  jobs: (ctx) => {
+    const pool = anchorPool(ctx);
+    return [{ name: 'policy-offer-upkeep', intervalMs: Math.min(ctx.config.RECOVERY_INTERVAL_MS, 30_000), run: async () => void (await policyOfferUpkeep(ctx, pool)) }];
+  },
 };
