@@ -14,7 +14,9 @@ import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/c
 import { signMessageBip322 } from '../helpers/wallets.js';
 import { buildTx } from '../helpers/devnet.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
-import { newBidder } from '../offers/exact-helpers.js';
+import { finalize, newBidder } from '../offers/exact-helpers.js';
+import { SigHash } from '@scure/btc-signer';
+import { signPsbt } from '../helpers/market.js';
 import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
 
 let m: Market;
@@ -94,6 +96,23 @@ describe('policy accept: bad units', () => {
     const wrongSig = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: q.body.result.accept_id, psbt_hex: q.body.result.psbt_hex });
     assert.equal(wrongSig.status, 422, JSON.stringify(wrongSig.body));
     assert.ok(signed);
+  });
+});
+
+describe('policy accept: the bidder backs out', () => {
+  void it('a bidder who spends its funding (still unconfirmed) is detected: the accept is refused funding_spent; once mined the offer is invalid', async () => {
+    const { b, parent, set } = await offer();
+    const u = await unit(seller);
+    const ct = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 });
+    assert.equal(ct.status, 200, JSON.stringify(ct.body));
+    await m.devnet.bitcoin.broadcast(finalize(signPsbt(ct.body.result.psbt_hex, b.w, ct.body.result.signing.inputs_to_sign, SigHash.DEFAULT)));
+    const q = (await acceptQuote(m, seller.w, seller.token, parent, u)).q;
+    assert.equal(q.status, 409, JSON.stringify(q.body));
+    assert.equal(q.body.refusal_code, 'funding_spent');
+    await m.mine();
+    await m.sync();
+    const after = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
+    assert.deepEqual(after.body.result.map((o: any) => o.status), ['invalid'], 'the spend mined: the watcher ended the offer');
   });
 });
 

@@ -40,6 +40,11 @@ describe('collection offers', () => {
     const asset = await m.call('GET', `/v1/assets/${seller.asset}/policy-offers`, null);
     assert.equal(asset.status, 200, JSON.stringify(asset.body));
     assert.deepEqual(asset.body.result.map((o: any) => o.price_sats), [50_000, 40_000]);
+    const best = await m.call('GET', `/v1/assets/${seller.asset}/best-offer`, null);
+    assert.equal(best.status, 200, JSON.stringify(best.body));
+    assert.equal(best.body.result.best_offer_sats, 50_000);
+    assert.equal(best.body.result.offer.kind, 'trait');
+    assert.equal(best.body.result.live_offers, 2);
 
     const book = await m.call('GET', '/v1/collections/cards/book', null);
     assert.equal(book.status, 200, JSON.stringify(book.body));
