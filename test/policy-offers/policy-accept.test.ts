@@ -26,13 +26,13 @@ let s2: Seller;
 
 before(async () => {
   m = await openMarket({ ANCHOR_POOL_SIZE: '8' });
-  seller = await newSeller(m, 'p2wpkh', 'pa-seller', 10);
+  seller = await newSeller(m, 'p2wpkh', 'pa-seller', 20);
   outsider = await newSeller(m, 'p2tr', 'pa-outsider', 2);
   s2 = await newSeller(m, 'p2wpkh', 'pa-seller-2', 1);
   await importCatalog(m.ctx.store.db, {
     collections: [{ slug: 'pa', name: 'PA' }, { slug: 'other', name: 'Other' }],
     artists: [],
-    assets: [{ asset: seller.asset, collection: 'pa', max_supply_units: 10 }, { asset: s2.asset, collection: 'pa', max_supply_units: 1 }, { asset: outsider.asset, collection: 'other', max_supply_units: 2 }],
+    assets: [{ asset: seller.asset, collection: 'pa', max_supply_units: 20 }, { asset: s2.asset, collection: 'pa', max_supply_units: 1 }, { asset: outsider.asset, collection: 'other', max_supply_units: 2 }],
   });
   await fillPool(m);
 });
@@ -113,6 +113,33 @@ describe('policy accept: the bidder backs out', () => {
     await m.sync();
     const after = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
     assert.deepEqual(after.body.result.map((o: any) => o.status), ['invalid'], 'the spend mined: the watcher ended the offer');
+  });
+});
+
+describe('policy accept: the bidder wins a race after the accept', () => {
+  void it('the package left the mempool and the bidder\'s self-send confirmed first: the settlement is conflicted, the set invalid, the seller told', async () => {
+    const { b, parent, set } = await offer();
+    const u = await unit(seller);
+    const acc = await acceptQuote(m, seller.w, seller.token, parent, u);
+    const ct = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 });
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // A node restarted without its mempool: the bidder's double spend gets in first and confirms.
+    await m.devnet.dropMempool();
+    await m.devnet.bitcoin.broadcast(finalize(signPsbt(ct.body.result.psbt_hex, b.w, ct.body.result.signing.inputs_to_sign, SigHash.DEFAULT)));
+    await m.mine();
+    await m.sync();
+    await m.sync();
+    const s = await m.ctx.store.db.selectFrom('settlements').select('state').where('id', '=', r.body.result.settlement_id).executeTakeFirstOrThrow();
+    assert.equal(s.state, 'conflicted');
+    const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select(['state', 'end_reason']).where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'invalid');
+    const told = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('address', '=', seller.w.address).where('kind', '=', 'collection_offer_accept_conflicted').execute();
+    assert.equal(told.length, 1);
+    const fills = await m.ctx.store.db.selectFrom('fills').select('state').where('settlement_id', '=', r.body.result.settlement_id).execute();
+    assert.deepEqual(fills.map((f) => f.state), ['dropped']);
+    // The unit is still the seller's: it can be sold again.
+    assert.ok(await m.ctx.chain.bitcoin.getTxOut(u.txid, u.vout));
   });
 });
 

@@ -10,7 +10,8 @@
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
-import { releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { recordEvent, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { eventId } from '../listings/store.js';
 import { confirmFills, dropFills, unconfirmFills } from '../fills/ledger.js';
 import { anchorFromParent } from './anchors.js';
 import { failFilledSet } from './lifecycle.js';
@@ -24,6 +25,22 @@ export function policyAcceptHandlers(now: () => number): SettlementHandlers {
         if (a.listing_id) await releaseListing(tx, a.listing_id, 'active', at);
         const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
         if (set) await failFilledSet(tx, set, outcome === 'conflicted' ? 'package_conflicted' : 'package_rejected', at);
+        // The seller signed and someone's spend won (typically the bidder moving its funding): say so in the seller's feed.
+        if (outcome === 'conflicted') {
+          await recordEvent(tx, {
+            event_id: eventId('collection_offer_accept_conflicted', s.id),
+            address: a.seller,
+            role: 'seller',
+            kind: 'collection_offer_accept_conflicted',
+            at,
+            listing_id: a.listing_id,
+            asset: a.asset,
+            price_sats: a.price_sats,
+            txid: a.expected_txid,
+            status: 'conflicted',
+            data: JSON.stringify({ accept_id: a.id, offer_id: a.offer_id, funding_set_id: a.funding_set_id, parent_txid: set?.parent_txid ?? null, mempool_reason: s.mempool_reason }),
+          });
+        }
       }
       await dropFills(tx, s.id, at);
     },
