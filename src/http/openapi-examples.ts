@@ -52,4 +52,19 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
   'POST /v1/checkout/quotes/{id}/complete': { body: { psbt_hex: PSBT } },
   'POST /v1/transactions/status': { body: { txids: [TXID] } },
+  'POST /v1/policy-offers/preflight': {
+    body: {
+      targets: [
+        { scope: 'collection', collection: 'rare-pepes', price_sats: 40_000 },
+        { scope: 'collection', collection: 'rare-pepes', max_supply_units: 300, issued_year: 2016, price_sats: 55_000 },
+      ],
+      bidder_pubkey: 'c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5',
+      expires_at: 1798059600,
+    },
+  },
+  'POST /v1/policy-offers': {
+    body: { funding_set_id: 'pf_3f1c9a7e5b2d4c6e8a0b1c2d', parent_psbt_hex: PSBT, presignatures: [{ index: 0, signature_hex: `${'ab'.repeat(64)}83` }, { index: 1, signature_hex: `${'cd'.repeat(64)}83` }] },
+  },
+  'POST /v1/policy-accepts/preflight': { body: { parent_txid: TXID, asset_txid: TXID, asset_vout: 0, seller_min_net_sats: 50_000 } },
+  'POST /v1/policy-accepts': { body: { accept_id: 'pa_7e5b2d4c6e8a0b1c2d3f1c9a', psbt_hex: PSBT } },
 };
