@@ -4,6 +4,7 @@ import { getMeta, setMeta } from '../store/meta.js';
 import { importCatalog, type CatalogFile } from '../modules/market/catalog-import.js';
 import { seedDemoListings } from './seed-listings.js';
 import { seedDemoSales } from './seed-sales.js';
+import { seedDemoPolicyOffers } from './seed-policy-offers.js';
 import { demoOwnerOf, demoSigners, demoWallets } from './wallets.js';
 import demoCatalog from './catalog.json' with { type: 'json' };
 
@@ -13,7 +14,7 @@ export { demoSigners, demoWallets, type DemoSigner, type DemoWallet } from './wa
  * Seeds a small believable market on an empty devnet store: the curated catalogue, demo
  * wallets with coins and XCP, the catalogue's assets issued to them, then live listings of some
  * of their units (seed-listings.ts), then a few confirmed purchases of those listings by the
- * other wallets (seed-sales.ts). Each phase runs once (a marker in the store, so a restart does
+ * other wallets (seed-sales.ts), then a collection offer (seed-policy-offers.ts). Each phase runs once (a marker in the store, so a restart does
  * nothing again, and a store seeded before a later phase existed gets it), never on a real
  * chain. True when anything was seeded.
  */
@@ -32,7 +33,13 @@ export async function seedDemoMarket(ctx: Context, devnet: DevnetControl): Promi
     await setMeta(ctx.store.db, 'demo_sales', new Date(ctx.clock.now()).toISOString());
     ctx.logger.info({ units_sold: n }, 'seeded the demo market sales');
   }
-  return base || listed || traded;
+  const bid = !(await getMeta(ctx.store.db, 'demo_policy_offers'));
+  if (bid) {
+    const n = await seedDemoPolicyOffers(ctx, devnet, demoSigners());
+    await setMeta(ctx.store.db, 'demo_policy_offers', new Date(ctx.clock.now()).toISOString());
+    ctx.logger.info({ alternatives: n }, 'seeded the demo collection offer');
+  }
+  return base || listed || traded || bid;
 }
 
 async function seedBase(ctx: Context, devnet: DevnetControl): Promise<void> {
