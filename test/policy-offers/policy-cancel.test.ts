@@ -118,4 +118,27 @@ describe('collection-offer cancels', () => {
     const other = await newBidder(m, [], 'p2wpkh');
     assert.equal((await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, other.token, {})).status, 404);
   });
+
+  void it('a reorg that undoes the hard cancel restores the offer (its retired event gone); a block with the spend again retires it again', async () => {
+    const b = await newBidder(m, [80_000], 'p2wpkh');
+    const { set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
+    const ct = (await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 })).body.result;
+    const raw = finalize(signPsbt(ct.psbt_hex, b.w, ct.signing.inputs_to_sign, SigHash.ALL));
+    await m.devnet.bitcoin.broadcast(raw);
+    await m.mine();
+    await m.sync();
+    const status = async () => (await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token)).body.result.map((o: any) => o.status);
+    assert.deepEqual(await status(), ['invalid']);
+    await m.devnet.reorg(1);
+    await m.devnet.dropMempool();
+    await m.sync();
+    assert.deepEqual(await status(), ['active'], 'restored by the reorg');
+    assert.equal((await events(b.w.address, 'collection_offer_retired')).length, 0);
+    const row = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', set.anchor.outpoint).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'reserved', 'its anchor back with it');
+    await m.devnet.bitcoin.broadcast(raw);
+    await m.mine();
+    await m.sync();
+    assert.deepEqual(await status(), ['invalid']);
+  });
 });
