@@ -2,7 +2,7 @@ import { Transaction } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { verifyMessage } from '../src/bitcoin/message-signature.js';
 import { verifyInputSignature } from '../src/bitcoin/input-signature.js';
-import { secpBackend, secpBackends, useSecpBackend } from '../src/bitcoin/secp.js';
+import { nativeSchnorrFrom, secpBackend, secpBackends, useSecpBackend } from '../src/bitcoin/secp.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
 import { TxDigests } from '../src/bitcoin/tx-digests.js';
 import { makeWallet, signInput, signMessageBip322, walletInput } from '../test/helpers/wallets.js';
@@ -80,7 +80,7 @@ export function signatureFigures(): { figures: SignatureFigures; rows: VerifyRes
   const peers: Record<string, number> = {};
   for (const b of secpBackends) {
     const e = measure(`bare ECDSA verify, ${b.name}`, () => b.ecdsa(compact, ecdsaMsg, pub));
-    const s = measure(`bare Schnorr verify, ${b.name}${b.name === 'native' ? ' (tiny-secp256k1 inside)' : ''}`, () => b.schnorr(schnorrSig, schnorrMsg, xonly));
+    const s = measure(`bare Schnorr verify, ${b.name}${b.name === 'native' ? ` (${nativeSchnorrFrom} inside)` : ''}`, () => b.schnorr(schnorrSig, schnorrMsg, xonly));
     peers[`${b.name}_ecdsa`] = e.us_each;
     peers[`${b.name}_schnorr`] = s.us_each;
     rows.push(e, s);

@@ -149,6 +149,13 @@ function verdicts(): string[] {
   ] as const) {
     note(`schnorr ${label}`, verifySchnorr(sg, msg, k));
   }
+  // BIP-340's own vectors, the invalid ones included, through each backend's curve call.
+  for (const line of readFileSync(`${VECTORS_DIR}/bip340-vectors.csv`, 'utf8').trim().split('\n').slice(1)) {
+    const [index, , key, , message, signature, result] = line.split(',');
+    const got = secpBackend().schnorr(hex.decode(signature!.toLowerCase()), hex.decode(message!.toLowerCase()), hex.decode(key!.toLowerCase()));
+    assert.equal(got, result === 'TRUE', `BIP-340 vector ${index} on ${secpBackend().name}`);
+    note(`bip340 ${index}`, got);
+  }
   return out;
 }
 
