@@ -7,7 +7,7 @@
 import type { Db } from '../../store/db.js';
 import { invalid, notFound } from '../../http/errors.js';
 import { publicFillable } from './listing-stats.js';
-import { assetMatches, normalizeTarget, oneUnitRaw, type TargetInput } from './policy-predicate.js';
+import { assetMatches, normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from './policy-predicate.js';
 import { collectionMembers } from './memberships.js';
 import { LISTING_COLUMNS, targetListingOf, type TargetListing } from './public-rows.js';
 
@@ -24,6 +24,16 @@ export interface OfferTargets {
 
 const cheapestFirst = (a: TargetListing, b: TargetListing) =>
   a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** matchesTarget's integer traits on the membership row `ca`, the same comparisons (an unknown trait never matches a filter on it). */
+function traitFilter<Q extends { where: (...args: any[]) => Q }>(q: Q, t: PolicyTarget): Q {
+  let out = q;
+  if (t.max_supply_units !== null) out = out.where('ca.max_supply_units', 'is not', null).where('ca.max_supply_units', '<=', t.max_supply_units);
+  if (t.min_supply_units !== null) out = out.where('ca.max_supply_units', 'is not', null).where('ca.max_supply_units', '>=', t.min_supply_units);
+  if (t.issued_year !== null) out = out.where('ca.issued_year', '=', t.issued_year);
+  if (t.series !== null) out = out.where('ca.series', '=', t.series);
+  return out;
+}
 
 export class OfferTargetsService {
   constructor(
@@ -44,6 +54,16 @@ export class OfferTargetsService {
       const rows = await this.listed(slug, null, limit);
       return { result: rows, result_count: rows.length, matching_assets: Number(n) };
     }
+    // Without an artist filter the predicate is a few integer comparisons on the membership row:
+    // asked in SQL (traitFilter, the same comparisons as matchesTarget), the members are counted
+    // and the listings walked cheapest first like the unfiltered read, without loading the
+    // collection. The artist's ASCII-only case folding is not the same SQL on both backends, so
+    // with an artist the members are matched here and the matched assets named.
+    if (target.artist === null) {
+      const counted = await traitFilter(this.db.selectFrom('catalog_assets as ca').select((eb) => eb.fn.countAll<number>().as('n')).where('ca.collection_slug', '=', slug), target).executeTakeFirstOrThrow();
+      const rows = await this.listed(slug, null, limit, target);
+      return { result: rows, result_count: rows.length, matching_assets: Number(counted.n) };
+    }
     const members = await collectionMembers(this.db, slug);
     const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
     const rows = await this.listedAmong(slug, matched, limit);
@@ -62,7 +82,7 @@ export class OfferTargetsService {
    * exactly one whole unit, cheapest first. The unit needs the asset's divisibility, which the
    * balance view records; an asset it has not read yet offers no targets.
    */
-  private async listed(slug: string, assets: string[] | null, limit: number): Promise<TargetListing[]> {
+  private async listed(slug: string, assets: string[] | null, limit: number, traits?: PolicyTarget): Promise<TargetListing[]> {
     let q = this.db
       .selectFrom('listings as l')
       .innerJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
@@ -79,6 +99,7 @@ export class OfferTargetsService {
       if (assets.length === 0) return [];
       q = q.where('l.asset', 'in', assets);
     }
+    if (traits) q = traitFilter(q, traits);
     const rows = await q.orderBy('l.price_sats').orderBy('l.created_at').orderBy('l.id').limit(limit).execute();
     return rows.map(targetListingOf);
   }
