@@ -1,0 +1,90 @@
+/**
+ * The market as flows of steps, over Transport. A wallet plugs in as a `WalletSigner`; nothing
+ * here holds keys. Each step reports its progress; an uncertain outcome (a timeout, a 502/503 on
+ * a completion, broadcast_unknown) is never answered by signing again: the client reads the saved
+ * operation and returns what it shows, or throws a MarketError carrying what to resubmit.
+ */
+import { MarketError } from './errors.js';
+import { items } from './paging.js';
+import { Transport, type TransportOptions } from './transport.js';
+import { verifyCheckoutPsbt, type CheckoutIntent } from './verify.js';
+
+export interface WalletSigner {
+  address: string;
+  /** Signs `inputsToSign` of the PSBT with `sighash` and returns the PSBT (hex). */
+  signPsbt(psbtHex: string, inputsToSign: number[], sighash: 'ALL' | 'DEFAULT' | 'SINGLE|ANYONECANPAY'): Promise<string>;
+  /** A BIP-322 simple signature (base64) of `message`. */
+  signMessage(message: string): Promise<string>;
+}
+
+export type Progress = (step: string, detail?: Record<string, unknown>) => void;
+
+export interface Operation {
+  id: string;
+  status: string;
+  txid: string | null;
+  [k: string]: unknown;
+}
+
+export class MarketClient {
+  readonly http: Transport;
+  private token: string | undefined;
+  private signer: WalletSigner | undefined;
+
+  constructor(options: Omit<TransportOptions, 'token' | 'onUnauthorized'>) {
+    this.http = new Transport({ ...options, token: () => this.token, onUnauthorized: () => this.refresh() });
+  }
+
+  /** Sign in with a wallet: challenge, message signature, session. The session is renewed on 401 with the same wallet. */
+  async signIn(signer: WalletSigner, progress?: Progress): Promise<string> {
+    this.signer = signer;
+    const c = (await this.http.request<{ message: string; issued_at: number; challenge_id?: string }>('POST', '/v1/auth/challenge', { body: { address: signer.address } })).result;
+    progress?.('sign_message');
+    const signature = await signer.signMessage(c.message);
+    const v = (await this.http.request<{ token: string }>('POST', '/v1/auth/verify', { body: { address: signer.address, issued_at: c.issued_at, ...(c.challenge_id ? { challenge_id: c.challenge_id } : {}), signature } })).result;
+    this.token = v.token;
+    return v.token;
+  }
+
+  private async refresh(): Promise<string | undefined> {
+    if (!this.signer) return undefined;
+    const signer = this.signer;
+    this.token = undefined;
+    return this.signIn(signer);
+  }
+
+  /** Every public event, oldest pages last (the feed's paging). */
+  events(query: Record<string, string | number | undefined> = {}) {
+    return items((cursor) => this.http.request<{ result: unknown[]; next_cursor: string | null }>('GET', '/v1/events', { query: { ...query, cursor } }).then((r) => r.body as { result: unknown[]; next_cursor: string | null }));
+  }
+
+  /** The saved checkout operation (safe to read at any time). */
+  async operation(id: string): Promise<Operation> {
+    return (await this.http.request<Operation>('GET', `/v1/checkout/quotes/${id}`)).result;
+  }
+
+  /**
+   * Buy: quote → verify the PSBT against the intent → sign → complete. On an uncertain outcome the
+   * saved operation is read instead of signing again; if it still cannot tell, the error carries
+   * the signed bytes to resubmit (identical bytes are idempotent).
+   */
+  async buy(intent: Omit<CheckoutIntent, 'buyer'>, progress?: Progress): Promise<Operation> {
+    if (!this.signer) throw new Error('sign in first');
+    const signer = this.signer;
+    const q = (await this.http.request<Record<string, any>>('POST', '/v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
+    progress?.('quoted', { id: q.id });
+    verifyCheckoutPsbt(q as never, { ...intent, buyer: signer.address });
+    progress?.('verified');
+    const signed = await signer.signPsbt(q.psbt_hex as string, q.inputs_to_sign as number[], 'ALL');
+    progress?.('signed');
+    try {
+      return (await this.http.request<Operation>('POST', `/v1/checkout/quotes/${q.id}/complete`, { body: { psbt_hex: signed }, idempotent: true })).result;
+    } catch (e) {
+      if (!(e instanceof MarketError) || !e.uncertain) throw e;
+      progress?.('uncertain', { code: e.code });
+      const op = await this.operation(q.id as string).catch(() => undefined);
+      if (op && op.status !== 'quoted') return op;
+      throw new MarketError(e.code, `${e.message}; resubmit the same signed bytes (resubmit.psbt_hex) — never sign again`, e.status, { ...e.extras, resubmit: { quote_id: q.id, psbt_hex: signed } });
+    }
+  }
+}

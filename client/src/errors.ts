@@ -1,0 +1,51 @@
+/**
+ * One error class for every failure, keyed on the contract's `code` (never on its text), with the
+ * spec's extras typed per code and unknown extras preserved. `invalid_response` when a reply is
+ * not the envelope the contract promises (HTML from an edge, a truncated body), `network_error`
+ * when no reply came, `timeout` when the caller's deadline passed, `template_mismatch` raised
+ * client-side when a PSBT does not do what was asked (the signer is then never called).
+ */
+export interface KnownExtras {
+  retryable?: boolean;
+  retry_after_seconds?: number;
+  field?: string;
+  need_sats?: number;
+  have_sats?: number;
+  shortfall_sats?: number;
+  mempool_policy?: 'fee_floor' | 'chain_too_long' | 'truc' | 'dust' | 'nonstandard';
+  mempool_reason?: string;
+  wait_for_confirmation?: boolean;
+  claims_released?: boolean;
+  settlement_id?: string;
+  refusal_code?: string;
+  refused_listings?: Array<{ index: number; listing_id: string; status: number; code: string; error: string }>;
+}
+
+export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'template_mismatch';
+
+export class MarketError extends Error {
+  readonly code: string;
+  readonly status: number | null;
+  /** Every extra of the envelope, known or not. */
+  readonly extras: KnownExtras & Record<string, unknown>;
+
+  constructor(code: string, message: string, status: number | null, extras: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'MarketError';
+    this.code = code;
+    this.status = status;
+    this.extras = extras;
+  }
+
+  /** Seconds the server asked to wait (body or Retry-After header), if any. */
+  get retryAfterSeconds(): number | undefined {
+    return typeof this.extras.retry_after_seconds === 'number' ? this.extras.retry_after_seconds : undefined;
+  }
+
+  /** True for the outcomes the contract says do not prove failure (read the operation, never re-sign). */
+  get uncertain(): boolean {
+    return this.code === 'broadcast_unknown' || this.code === 'network_error' || this.code === 'timeout' || (this.status !== null && this.status >= 502 && this.status <= 504);
+  }
+}
+
+export const templateMismatch = (what: string) => new MarketError('template_mismatch', `refused before signing: ${what}`, null);

@@ -1,0 +1,115 @@
+/**
+ * One request through an injectable `fetch` (browsers, edge runtimes, Node): the envelope
+ * checked, failures as MarketError, a timeout and the caller's AbortSignal on every call, and
+ * retries exactly as the contract's "Retry rules" allow:
+ * - reads (and writes the caller marks idempotent: the same `idempotency_key`, an identical
+ *   policy placement, the same signed bytes) are retried on 429, 502, 503, 504 and network
+ *   errors, with jittered exponential backoff, waiting at least what `retry_after_seconds` or
+ *   `Retry-After` asks;
+ * - any other write is sent once;
+ * - a 401 asks `onUnauthorized` for a fresh session of the same address, once, then repeats.
+ */
+import { MarketError } from './errors.js';
+
+export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}>;
+
+export interface TransportOptions {
+  baseUrl: string;
+  fetch?: FetchLike;
+  /** Per attempt, milliseconds (default 15 s). */
+  timeoutMs?: number;
+  /** Attempts for a retryable request, the first included (default 4). */
+  maxAttempts?: number;
+  /** Backoff base (default 250 ms); the n-th retry waits a random time up to base × 2^n, at least what the server asked. */
+  backoffMs?: number;
+  /** The session token sent as x-session-token. */
+  token?: () => string | undefined;
+  /** Asked once on 401 for a fresh session (sign in again with the same address); its token is then used. */
+  onUnauthorized?: () => Promise<string | undefined>;
+  /** Waits; injectable so tests need not sleep. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** The contract makes this write safe to repeat: retry it like a read. */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+const RETRY_STATUS = new Set([429, 502, 503, 504]);
+
+export class Transport {
+  private readonly fetch: FetchLike;
+
+  constructor(private readonly o: TransportOptions) {
+    const f = o.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
+    if (!f) throw new Error('no fetch: pass options.fetch');
+    this.fetch = f;
+  }
+
+  async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions = {}): Promise<{ status: number; result: T; body: Record<string, unknown> }> {
+    const retryable = method === 'GET' || opts.idempotent === true;
+    const attempts = retryable ? (this.o.maxAttempts ?? 4) : 1;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once<T>(method, path, opts);
+      } catch (e) {
+        if (!(e instanceof MarketError)) throw e;
+        if (e.status === 401 && !refreshed && this.o.onUnauthorized) {
+          refreshed = true;
+          if (await this.o.onUnauthorized()) {
+            attempt--;
+            continue;
+          }
+        }
+        const again = retryable && attempt < attempts && (e.code === 'network_error' || e.code === 'timeout' || (e.status !== null && RETRY_STATUS.has(e.status)));
+        if (!again) throw e;
+        const base = this.o.backoffMs ?? 250;
+        const jitter = Math.floor((this.o.random ?? Math.random)() * base * 2 ** (attempt - 1));
+        await (this.o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(Math.max(jitter, (e.retryAfterSeconds ?? 0) * 1000));
+      }
+    }
+  }
+
+  private async once<T>(method: string, path: string, opts: RequestOptions) {
+    const url = new URL(path.replace(/^\//, ''), this.o.baseUrl.endsWith('/') ? this.o.baseUrl : `${this.o.baseUrl}/`);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const token = this.o.token?.();
+    const headers: Record<string, string> = { accept: 'application/json', ...(token ? { 'x-session-token': token } : {}), ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 15_000);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res;
+    try {
+      res = await this.fetch(url.toString(), { method, headers, ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }), signal });
+    } catch (e) {
+      if (opts.signal?.aborted) throw new MarketError('aborted', 'the caller aborted the request', null);
+      if (timeout.aborted) throw new MarketError('timeout', `no answer within ${this.o.timeoutMs ?? 15_000} ms`, null);
+      throw new MarketError('network_error', `request failed: ${e instanceof Error ? e.message : String(e)}`, null);
+    }
+    const text = await res.text();
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new MarketError('invalid_response', `HTTP ${res.status} with a body that is not JSON (${text.slice(0, 80)})`, res.status);
+    }
+    if (typeof body !== 'object' || body === null) throw new MarketError('invalid_response', `HTTP ${res.status}: not an envelope`, res.status);
+    if (res.status >= 200 && res.status < 300) {
+      if (!('result' in body)) throw new MarketError('invalid_response', `HTTP ${res.status} without result`, res.status);
+      return { status: res.status, result: body.result as T, body };
+    }
+    const { code, error, ...extras } = body as { code?: unknown; error?: unknown };
+    if (typeof code !== 'string') throw new MarketError('invalid_response', `HTTP ${res.status} without an error code`, res.status, body);
+    const header = res.headers.get('retry-after');
+    if (extras && (extras as Record<string, unknown>).retry_after_seconds === undefined && header && /^\d+$/.test(header)) (extras as Record<string, unknown>).retry_after_seconds = Number(header);
+    throw new MarketError(code, typeof error === 'string' ? error : code, res.status, extras as Record<string, unknown>);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The client library against the real app on the devnet (real keys): errors keyed on code with
+ * extras, invalid_response for a non-envelope, retries only where the contract allows (reads on
+ * 503 with Retry-After honoured; a plain write once), a fresh session on 401, paging, and
+ * verify-before-sign: a server that swaps the delivery, inflates what the buyer pays, or adds an
+ * input is refused before the wallet is asked to sign.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hex } from '@scure/base';
+import { SigHash, Transaction } from '@scure/btc-signer';
+import { MarketClient, MarketError, Transport, type FetchLike, type WalletSigner } from '../../client/src/index.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { listUnit, newSeller } from '../helpers/listing.js';
+import { makeWallet, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
+
+let m: Market;
+before(async () => {
+  m = await openMarket();
+});
+after(async () => m?.close());
+
+/** The app behind a fetch: every call goes through app.inject, so the whole HTTP stack answers. */
+const appFetch = (): FetchLike => async (url, init) => {
+  const u = new URL(url);
+  const r = await m.app.inject({ method: init.method as 'GET', url: u.pathname + u.search, headers: init.headers, remoteAddress: '10.91.0.1', ...(init.body ? { payload: init.body } : {}) });
+  return { status: r.statusCode, headers: { get: (n: string) => (r.headers[n.toLowerCase()] as string | undefined) ?? null }, text: async () => r.body };
+};
+
+function wallet(w: TestWallet, calls: { sign: number }): WalletSigner {
+  return {
+    address: w.address,
+    signPsbt: async (psbt, inputs) => {
+      calls.sign++;
+      return signPsbt(psbt, w, inputs, SigHash.ALL);
+    },
+    signMessage: async (msg) => signMessageBip322(w, msg),
+  };
+}
+
+const noSleep = { sleep: async () => undefined };
+
+describe('client: errors and retries', () => {
+  void it('a failure is a MarketError keyed on code with its extras; a non-envelope is invalid_response', async () => {
+    const t = new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+    await assert.rejects(t.request('GET', '/v1/listings/lst_missing'), (e) => e instanceof MarketError && e.code === 'not_found' && e.status === 404);
+    await assert.rejects(t.request('POST', '/v1/checkout/quotes', { body: { lines: [] } }), (e) => e instanceof MarketError && e.status === 401 && e.code === 'unauthenticated');
+    const html: FetchLike = async () => ({ status: 502, headers: { get: () => null }, text: async () => '<html>bad gateway</html>' });
+    await assert.rejects(new Transport({ baseUrl: 'http://x.test', fetch: html, ...noSleep }).request('GET', '/v1/collections'), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 502);
+  });
+
+  void it('reads retry 503 with the server\'s Retry-After; a plain write is sent once; an idempotent one is retried', async () => {
+    const waits: number[] = [];
+    let calls = 0;
+    const flaky: FetchLike = async (url, init) => {
+      calls++;
+      if (calls <= 2) return { status: 503, headers: { get: (n) => (n === 'retry-after' ? '2' : null) }, text: async () => JSON.stringify({ error: 'busy', code: 'service_unavailable' }) };
+      return appFetch()(url, init);
+    };
+    const t = new Transport({ baseUrl: 'http://market.test', fetch: flaky, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+    const r = await t.request<unknown[]>('GET', '/v1/collections');
+    assert.equal(r.status, 200);
+    assert.equal(calls, 3);
+    assert.ok(waits.every((w) => w >= 2000), JSON.stringify(waits));
+
+    calls = 0;
+    await assert.rejects(t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-x').address } }), (e) => e instanceof MarketError && e.status === 503);
+    assert.equal(calls, 1, 'a write the contract does not make idempotent is never repeated');
+    calls = 0;
+    const ok = await t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-y').address }, idempotent: true });
+    assert.equal(ok.status, 200);
+    assert.equal(calls, 3);
+  });
+
+  void it('a 401 gets a fresh session for the same wallet once, then the call is repeated', async () => {
+    const w = makeWallet('p2wpkh', 'client-401');
+    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+    await c.signIn(wallet(w, { sign: 0 }));
+    (c as unknown as { token: string }).token = 'expired-token';
+    const r = await c.http.request('GET', `/v1/address/${w.address}/offers`);
+    assert.equal(r.status, 200);
+  });
+});
+
+describe('client: verify before sign', () => {
+  const setup = async (label: string) => {
+    const seller = await newSeller(m, 'p2wpkh', `client-${label}`, 1);
+    const listing = await listUnit(m, seller, 25_000);
+    const buyerW = makeWallet('p2wpkh', `client-buyer-${label}`);
+    await m.fund(buyerW, 200_000);
+    await m.sync();
+    return { listing, buyerW };
+  };
+  const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery: { mode: 'detached' as const, address }, maxSpendSats: 40_000, network: 'regtest' as const });
+
+  /** A fetch that rewrites the quote reply. */
+  const tampering = (edit: (q: Record<string, any>) => void): FetchLike => async (url, init) => {
+    const r = await appFetch()(url, init);
+    if (init.method !== 'POST' || !url.endsWith('/v1/checkout/quotes')) return r;
+    const body = JSON.parse(await r.text());
+    edit(body.result);
+    return { status: r.status, headers: r.headers, text: async () => JSON.stringify(body) };
+  };
+  const editPsbt = (q: Record<string, any>, f: (tx: Transaction) => void) => {
+    const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex), { ...READ_TX_OPTS, allowUnknownInputs: true });
+    f(tx);
+    q.psbt_hex = hex.encode(tx.toPSBT());
+  };
+
+  for (const [label, edit] of [
+    ['swaps the delivery address', (q: Record<string, any>) => (q.delivery.address = makeWallet('p2wpkh', 'thief').address)],
+    ['inflates what the buyer pays', (q: Record<string, any>) => editPsbt(q, (tx) => {
+      const last = tx.outputsLength - 1;
+      const o = tx.getOutput(last);
+      tx.updateOutput(last, { amount: o.amount! - 30_000n });
+    })],
+    ['adds an input', (q: Record<string, any>) => editPsbt(q, (tx) => tx.addInput({ txid: 'ab'.repeat(32), index: 7, witnessUtxo: { script: new Uint8Array([0x00, 0x14, ...new Uint8Array(20)]), amount: 1_000n } }))],
+  ] as const) {
+    void it(`refuses a server that ${label}, without calling the signer`, async () => {
+      const { listing, buyerW } = await setup(label.split(' ')[0]!);
+      const calls = { sign: 0 };
+      const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(edit), ...noSleep });
+      await c.signIn(wallet(buyerW, calls));
+      await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+      assert.equal(calls.sign, 0, 'the wallet was never asked');
+    });
+  }
+
+  void it('an honest server: verified, signed once, completed; the feed pages', async () => {
+    const { listing, buyerW } = await setup('honest');
+    const calls = { sign: 0 };
+    const steps: string[] = [];
+    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+    await c.signIn(wallet(buyerW, calls));
+    const op = await c.buy(intent(listing.id, buyerW.address), (s) => steps.push(s));
+    assert.equal(op.status, 'broadcast', JSON.stringify(op));
+    assert.equal(calls.sign, 1);
+    assert.deepEqual(steps, ['quoted', 'verified', 'signed']);
+    let n = 0;
+    for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
+    assert.ok(n >= 3, 'several pages of the public feed');
+  });
+});
