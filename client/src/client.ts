@@ -7,7 +7,7 @@
 import { MarketError } from './errors.js';
 import { items } from './paging.js';
 import { Transport, type TransportOptions } from './transport.js';
-import { verifyCheckoutPsbt, type CheckoutIntent } from './verify.js';
+import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
 
 export interface WalletSigner {
   address: string;
@@ -56,6 +56,28 @@ export class MarketClient {
   /** Every public event, oldest pages last (the feed's paging). */
   events(query: Record<string, string | number | undefined> = {}) {
     return items((cursor) => this.http.request<{ result: unknown[]; next_cursor: string | null }>('GET', '/v1/events', { query: { ...query, cursor } }).then((r) => r.body as { result: unknown[]; next_cursor: string | null }));
+  }
+
+  /**
+   * List a unit already attached to one of the seller's outputs (`mode: reuse`): preflight (with an
+   * idempotency key, so a retry is safe), verify the listing half, sign it SINGLE|ANYONECANPAY,
+   * submit. Returns the listing.
+   */
+  async list(p: { unit: { txid: string; vout: number }; asset: string; price_sats: number; expires_at: number; idempotency_key: string; network?: CheckoutIntent['network']; seller_tap_internal_key?: string }, progress?: Progress): Promise<Record<string, unknown>> {
+    if (!this.signer) throw new Error('sign in first');
+    const signer = this.signer;
+    const pf = (await this.http.request<Record<string, any>>('POST', '/v1/listing-preflights', {
+      idempotent: true,
+      body: { seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.unit, price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.seller_tap_internal_key ? { seller_tap_internal_key: p.seller_tap_internal_key } : {}) },
+    })).result;
+    progress?.('preflight', { id: pf.id });
+    const t = pf.listing as { psbt_hex: string; inputs_to_sign: number[] } | undefined;
+    if (!t) throw new MarketError('invalid_response', 'the preflight carries no listing template', 200);
+    verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...(p.network ? { network: p.network } : {}) });
+    progress?.('verified');
+    const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
+    progress?.('signed');
+    return (await this.http.request<Record<string, unknown>>('POST', `/v1/listing-preflights/${pf.id}/listing`, { body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
   }
 
   /** The saved checkout operation (safe to read at any time). */

@@ -1,5 +1,5 @@
 export { MarketError, templateMismatch, type KnownExtras, type ClientSideCode } from './errors.js';
 export { Transport, type FetchLike, type TransportOptions, type RequestOptions } from './transport.js';
 export { pages, items } from './paging.js';
-export { verifyCheckoutPsbt, type CheckoutIntent, type CheckoutQuoteLike } from './verify.js';
+export { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent, type CheckoutQuoteLike, type ListingIntent } from './verify.js';
 export { MarketClient, type WalletSigner, type Progress, type Operation } from './client.js';

@@ -94,3 +94,29 @@ export function verifyCheckoutPsbt(q: CheckoutQuoteLike, intent: CheckoutIntent)
   if (spend > BigInt(intent.maxSpendSats)) throw templateMismatch(`the buyer would spend ${spend} sats, more than ${intent.maxSpendSats}`);
   return tx;
 }
+
+export interface ListingIntent {
+  seller: string;
+  /** The attached unit being listed. */
+  unit: { txid: string; vout: number };
+  price_sats: number;
+  network?: 'mainnet' | 'testnet' | 'regtest';
+}
+
+/**
+ * A listing half before the wallet signs it SINGLE|ANYONECANPAY: exactly one input (the unit the
+ * seller chose, its own output) and output 0 paying the seller's own address exactly the price.
+ * Signed over anything else, the half could sell the unit for less or to someone else's benefit.
+ */
+export function verifyListingPsbt(psbtHex: string, inputsToSign: number[], intent: ListingIntent): Transaction {
+  const tx = Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true });
+  const own = hex.encode(OutScript.encode(Address(params(intent.network)).decode(intent.seller)));
+  if (inputsToSign.length !== 1 || inputsToSign[0] !== 0) throw templateMismatch('a listing signs input 0 only');
+  if (tx.inputsLength !== 1) throw templateMismatch(`a listing half has one input, this one ${tx.inputsLength}`);
+  const in0 = tx.getInput(0);
+  if (!in0.txid || hex.encode(in0.txid) !== intent.unit.txid || in0.index !== intent.unit.vout) throw templateMismatch('input 0 is not the unit you chose');
+  if (!in0.witnessUtxo || hex.encode(in0.witnessUtxo.script) !== own) throw templateMismatch('input 0 is not your own output');
+  const out0 = tx.outputsLength >= 1 ? tx.getOutput(0) : undefined;
+  if (!out0?.script || hex.encode(out0.script) !== own || out0.amount !== BigInt(intent.price_sats)) throw templateMismatch(`output 0 must pay you exactly ${intent.price_sats} sats`);
+  return tx;
+}

@@ -31,9 +31,9 @@ const appFetch = (): FetchLike => async (url, init) => {
 function wallet(w: TestWallet, calls: { sign: number }): WalletSigner {
   return {
     address: w.address,
-    signPsbt: async (psbt, inputs) => {
+    signPsbt: async (psbt, inputs, sighash) => {
       calls.sign++;
-      return signPsbt(psbt, w, inputs, SigHash.ALL);
+      return signPsbt(psbt, w, inputs, sighash === 'SINGLE|ANYONECANPAY' ? SigHash.SINGLE_ANYONECANPAY : SigHash.ALL);
     },
     signMessage: async (msg) => signMessageBip322(w, msg),
   };
@@ -140,5 +140,28 @@ describe('client: verify before sign', () => {
     let n = 0;
     for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
     assert.ok(n >= 3, 'several pages of the public feed');
+  });
+});
+
+describe('client: the example bots run against the devnet', () => {
+  void it('the list bot lists two units (each half checked before signing); the buy bot buys the cheapest', async () => {
+    const { runListBot } = await import('../../client/examples/list-bot.js');
+    const { runBuyCheapestBot } = await import('../../client/examples/buy-cheapest-bot.js');
+    const { importCatalog } = await import('../../src/modules/market/catalog-import.js');
+    const seller = await newSeller(m, 'p2wpkh', 'bot-seller', 2);
+    await importCatalog(m.ctx.store.db, { collections: [{ slug: 'bots', name: 'Bots' }], artists: [], assets: [{ asset: seller.asset, collection: 'bots' }] });
+    const u1 = await m.attachDirect(seller.w, seller.asset, '1');
+    const u2 = await m.attachDirect(seller.w, seller.asset, '1');
+    await m.sync();
+    const calls = { sign: 0 };
+    const listed = await runListBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: wallet(seller.w, calls) as WalletSigner, network: 'regtest', units: [{ asset: seller.asset, ...u1, price_sats: 31_000 }, { asset: seller.asset, ...u2, price_sats: 27_000 }] });
+    assert.equal(listed.length, 2);
+    await m.sync();
+    const buyer = makeWallet('p2tr', 'bot-buyer');
+    await m.fund(buyer, 200_000);
+    await m.sync();
+    const op = await runBuyCheapestBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: { ...wallet(buyer, calls), signPsbt: async (psbt, inputs) => signPsbt(psbt, buyer, inputs, SigHash.DEFAULT) }, collection: 'bots', maxPriceSats: 30_000, network: 'regtest' });
+    assert.equal(op?.status, 'broadcast', JSON.stringify(op));
+    assert.equal((op as any).lines[0].price_sats, 27_000, 'the cheapest');
   });
 });
