@@ -11,6 +11,8 @@ import { CacheFrontDoor, requestIdOf } from './http/cache-front-door.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
 import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
+import { Metrics } from './http/metrics.js';
+import { ApiError } from './http/errors.js';
 
 export type { App } from './http/app-type.js';
 export { BODY_LIMIT } from './http/app-type.js';
@@ -18,7 +20,8 @@ export { BODY_LIMIT } from './http/app-type.js';
 /** Builds the HTTP app from a Context. Listening is the caller's business. */
 export async function buildApp(ctx: Context): Promise<App> {
   // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
-  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
+  const metrics = new Metrics(ctx);
+  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY, () => metrics.cacheHits.inc());
   const app = Fastify({
     loggerInstance: ctx.logger,
     // The same node:http server Fastify would make (its timeouts: without them Node's 5 s keep-alive
@@ -86,6 +89,19 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;
+  });
+
+  // Requests and latencies by route template (never by raw URL: bounded label values).
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    if (reply.statusCode === 429) metrics.refusals.inc({ class: String(request.routeOptions.config?.limit ?? 'none') });
+  });
+  app.get('/metrics', { schema: { hide: true }, config: { cache: 'no-store' } }, async (request, reply) => {
+    const token = ctx.config.METRICS_TOKEN;
+    if (token && request.headers.authorization !== `Bearer ${token}`) throw new ApiError('unauthenticated', 'GET /metrics needs the bearer token METRICS_TOKEN');
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   await registerOpenApi(app);

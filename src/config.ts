@@ -61,6 +61,8 @@ export const ConfigSchema = Type.Object({
   ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
   /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
   ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
+  /** When set, GET /metrics asks for it as a bearer token. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
   /** Crash tests only: die by SIGKILL at this named failpoint (src/failpoint.ts). Never set in production. */

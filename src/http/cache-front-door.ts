@@ -58,6 +58,8 @@ export class CacheFrontDoor {
     private readonly log: HitLog,
     /** Log one cache hit in every `logEvery` at info (0: none). */
     private readonly logEvery = 0,
+    /** Counts each hit (the metrics), cheaply: no framework hook runs for these requests. */
+    private readonly onHit: () => void = () => undefined,
   ) {}
 
   /** Called by the freshness hooks for a URL Fastify routed to a public cached read. */
@@ -79,6 +81,7 @@ export class CacheFrontDoor {
   }
 
   private send(req: IncomingMessage, res: ServerResponse, hit: CachedResponse, maxAge: number): void {
+    this.onHit();
     let w = this.wire.get(hit);
     if (!w) {
       w = { body: Buffer.from(hit.body), etag: hit.etag ?? etagOf(hit.body) };

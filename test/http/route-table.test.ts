@@ -96,7 +96,7 @@ const TABLE: Record<string, Row> = {
 };
 
 /** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
-const UNLIMITED = [/^\/$/, /^\/healthz$/, /^\/readyz$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
+const UNLIMITED = [/^\/$/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
 
 /** Bodies that pass validation, so a request reaches its owner check. */
 const VALID_BODY: Record<string, (now: number) => object> = {
