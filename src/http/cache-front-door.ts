@@ -73,6 +73,10 @@ export class CacheFrontDoor {
     return (req, res) => {
       const known = (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined ? this.urls.get(req.url) : undefined;
       if (!known) return next(req, res);
+      if (this.cache.peek) {
+        const hit = this.cache.peek(known.key);
+        return hit ? this.send(req, res, hit, known.maxAge) : next(req, res);
+      }
       this.cache.get(known.key).then(
         (hit) => (hit ? this.send(req, res, hit, known.maxAge) : next(req, res)),
         () => next(req, res),
@@ -89,17 +93,18 @@ export class CacheFrontDoor {
     }
     const age = Math.max(0, Math.floor((this.now() - hit.storedAt) / 1000));
     const id = requestIdOf(req.headers['x-request-id']);
-    const headers: Record<string, string | number> = {
-      'cache-control': `public, max-age=${Math.max(0, maxAge - age)}`,
-      age: String(age),
-      'x-cache': 'hit',
-      etag: w.etag,
-      vary: 'Origin',
-      'access-control-expose-headers': EXPOSED,
-      'x-request-id': id,
-    };
+    // A flat [name, value, …] list: Node writes it as is, without a per-header setHeader pass.
+    const headers: string[] = [
+      'cache-control', `public, max-age=${Math.max(0, maxAge - age)}`,
+      'age', String(age),
+      'x-cache', 'hit',
+      'etag', w.etag,
+      'vary', 'Origin',
+      'access-control-expose-headers', EXPOSED,
+      'x-request-id', id,
+    ];
     const origin = req.headers.origin;
-    if (origin) headers['access-control-allow-origin'] = origin;
+    if (origin) headers.push('access-control-allow-origin', origin);
     const fresh = etagMatches(req.headers['if-none-match'], w.etag);
     const status = fresh ? 304 : hit.status;
     if (this.logEvery > 0 && ++this.hits % this.logEvery === 0) {
@@ -110,8 +115,7 @@ export class CacheFrontDoor {
       res.end();
       return;
     }
-    headers['content-type'] = hit.contentType;
-    headers['content-length'] = w.body.length;
+    headers.push('content-type', hit.contentType, 'content-length', String(w.body.length));
     res.writeHead(status, headers);
     if (req.method === 'HEAD') res.end();
     else res.end(w.body);

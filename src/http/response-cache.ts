@@ -20,6 +20,8 @@ export interface CachedResponse {
  */
 export interface ResponseCache {
   get(key: string): Promise<CachedResponse | undefined>;
+  /** A synchronous read where the store allows one (memory): the front door then answers a hit without a promise. */
+  peek?(key: string): CachedResponse | undefined;
   set(key: string, value: CachedResponse, ttlMs: number): Promise<void>;
   /** Drops everything (the devnet's sync uses it so tests see the market at once). */
   clear(): Promise<void>;
@@ -33,6 +35,10 @@ export class MemoryResponseCache implements ResponseCache {
   ) {}
 
   async get(key: string): Promise<CachedResponse | undefined> {
+    return this.peek(key);
+  }
+
+  peek(key: string): CachedResponse | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     if (hit.expiresAt <= this.now()) {
