@@ -6,6 +6,7 @@
  */
 import { MarketError } from './errors.js';
 import { items } from './paging.js';
+import { tail, type FeedEvent, type TailOptions } from './tail.js';
 import { Transport, type TransportOptions } from './transport.js';
 import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
 
@@ -78,6 +79,12 @@ export class MarketClient {
     const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
     progress?.('signed');
     return (await this.http.request<Record<string, unknown>>('POST', `/v1/listing-preflights/${pf.id}/listing`, { body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
+  }
+
+  /** A live tail of the public feed (`address` omitted) or of the session's own feed, oldest first, deduplicated. */
+  tail(opts: Omit<TailOptions, 'read'> & { address?: string; query?: Record<string, string | number | undefined> } = {}) {
+    const path = opts.address ? `/v1/address/${opts.address}/events` : '/v1/events';
+    return tail({ ...opts, read: (cursor) => this.http.request<FeedEvent[]>('GET', path, { query: { ...opts.query, cursor } }).then((r) => r.body as { result: FeedEvent[]; next_cursor: string | null }) });
   }
 
   /** The saved checkout operation (safe to read at any time). */

@@ -3,3 +3,4 @@ export { Transport, type FetchLike, type TransportOptions, type RequestOptions }
 export { pages, items } from './paging.js';
 export { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent, type CheckoutQuoteLike, type ListingIntent } from './verify.js';
 export { MarketClient, type WalletSigner, type Progress, type Operation } from './client.js';
+export { tail, type FeedEvent, type TailOptions } from './tail.js';

@@ -165,3 +165,29 @@ describe('client: the example bots run against the devnet', () => {
     assert.equal((op as any).lines[0].price_sats, 27_000, 'the cheapest');
   });
 });
+
+describe('client: the live tail', () => {
+  void it('delivers every new event once, oldest first, and catches up a burst larger than a page', async () => {
+    const seller = await newSeller(m, 'p2wpkh', 'tail-seller', 5);
+    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+    const abort = new AbortController();
+    const steps = [
+      async () => void (await listUnit(m, seller, 21_000)),
+      async () => {
+        for (const p of [22_000, 23_000, 24_000]) await listUnit(m, seller, p);
+      },
+      async () => abort.abort(),
+    ];
+    const sleep = async () => {
+      await steps.shift()?.();
+      await m.sync(); // the public feed is edge-cached; a real tail polls no faster than that
+    };
+    const got: Array<{ event_id: string; kind: string; price_sats?: unknown }> = [];
+    for await (const e of c.tail({ query: { kind: 'listings', limit: 2 }, fromNow: true, sleep, signal: abort.signal })) got.push(e);
+    const listed = got.filter((e) => e.kind === 'listed').map((e) => e.price_sats);
+    // One poll per step: the single listing first, then the burst (one second: the feed orders ties by id).
+    assert.equal(listed[0], 21_000, JSON.stringify(got));
+    assert.deepEqual(listed.slice(1).sort(), [22_000, 23_000, 24_000], JSON.stringify(got));
+    assert.equal(new Set(got.map((e) => e.event_id)).size, got.length, 'no event twice');
+  });
+});
