@@ -98,6 +98,28 @@ describe('collection-offer placement', () => {
   });
 });
 
+describe('collection-offer expiry', () => {
+  void it('an offer past its market expiry ends expired (its event), the set expires and its anchor goes to the next sweep', async () => {
+    await fillPool(m);
+    const b = await newBidder(m, [60_000], 'p2wpkh');
+    const now = Math.floor(m.clock.now() / 1000);
+    const pf = await policyPreflight(m, b.w, b.token, [targets[0]!], { expires_at: now + 3_600 });
+    assert.equal(pf.status, 200, JSON.stringify(pf.body));
+    const placed = await m.call('POST', '/v1/policy-offers', b.token, placementBody(pf.body.result, b.w));
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    m.clock.advance(3_601_000);
+    const read = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
+    assert.deepEqual(read.body.result.map((o: any) => o.status), ['expired'], 'read time: past its expiry');
+    await policyOfferUpkeep(m.ctx);
+    const events = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('address', '=', b.w.address).where('kind', '=', 'collection_offer_expired').execute();
+    assert.equal(events.length, 1);
+    const set = await m.ctx.store.db.selectFrom('policy_funding_sets').select(['state', 'anchor_outpoint']).where('id', '=', placed.body.result.funding_set_id).executeTakeFirstOrThrow();
+    assert.equal(set.state, 'expired');
+    const anchor = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', set.anchor_outpoint).executeTakeFirstOrThrow();
+    assert.ok(['retired', 'sweeping'].includes(anchor.state), anchor.state);
+  });
+});
+
 describe('the open-offer limit', () => {
   void it('the 26th live funding set of one address is 409 open_offer_limit', { timeout: 120_000 }, async () => {
     const big = await openMarket({ ANCHOR_POOL_SIZE: '26' });
