@@ -37,7 +37,10 @@ export interface DispatcherOptions {
   concurrency?: number;
 }
 
-export const deliveryId = () => `wd_${crypto.randomBytes(12).toString('hex')}`;
+let made = 0;
+/** Sorts by time, then by order made within this process (the log pages on (attempted_at, id)); random after that. */
+export const deliveryId = (nowMs: number) =>
+  `wd_${nowMs.toString(16).padStart(12, '0')}${(made++ % 0x10000).toString(16).padStart(4, '0')}${crypto.randomBytes(6).toString('hex')}`;
 
 /** The secrets that sign now: the current one, and the previous one inside its grace period. */
 export function liveSecrets(ep: Pick<EndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, nowMs: number): string[] {
@@ -98,7 +101,7 @@ export class WebhookDispatcher {
     const done = this.o.clock.now();
     const failures = ep.attempts + 1;
     const delivery: DeliveryRow = {
-      id: deliveryId(),
+      id: deliveryId(now),
       endpoint_id: ep.id,
       event_id: ev.event_id,
       seq: ev.seq,

@@ -134,7 +134,8 @@ export class WebhooksService {
     if (!d) throw notFound('delivery');
     if (ep.state !== 'active') throw new ApiError('state_changed', `the endpoint is disabled (${ep.disabled_reason ?? 'unknown'}); register it again to receive events`);
     if (d.outcome === 'queued') throw new ApiError('state_changed', 'this replay is still queued');
-    const row: DeliveryRow = { ...d, id: deliveryId(), attempt: 0, outcome: 'queued', response_status: null, duration_ms: null, error: null, replay_of: d.id, attempted_at: this.ctx.clock.now() };
+    const now = this.ctx.clock.now();
+    const row: DeliveryRow = { ...d, id: deliveryId(now), attempt: 0, outcome: 'queued', response_status: null, duration_ms: null, error: null, replay_of: d.id, attempted_at: now };
     await queueReplay(this.db, row);
     return row;
   }
