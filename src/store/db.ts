@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
+import { hookTransactions } from './tx-hooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -50,6 +51,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
       t === null ? null : crypto.createHash('sha256').update(String(t), 'utf8').digest('hex'),
     );
     const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    hookTransactions(db);
     return {
       db,
       dialect: 'sqlite',
@@ -85,6 +87,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     client.release();
   }
   const db = new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
+  hookTransactions(db);
   return {
     db,
     dialect: 'postgres',
