@@ -1,6 +1,7 @@
 /**
  * Webhooks end to end on one app (both backends): registration and its URL rules, owner-only
- * access, and the dispatcher against a real receiver on 127.0.0.1 that fails three times (500,
+ * access, and the dispatcher reading the ordered event log (real delists of real listings on the
+ * devnet write the owner events) against a real receiver on 127.0.0.1 that fails three times (500,
  * 429 with Retry-After, a timeout) then recovers: every event arrives exactly once per
  * webhook-id among the 2xx answers, in log order, each signature checked by the reference
  * verifier. Also 410 disabling, secret rotation (two signatures during the grace), replay,
@@ -9,39 +10,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMarket, type Market } from '../helpers/market.js';
-import { makeWallet, type TestWallet } from '../helpers/wallets.js';
-import { AREAS } from '../../src/modules/areas.js';
+import { makeWallet } from '../helpers/wallets.js';
+import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { ManualClock } from '../../src/clock.js';
-import { dispatcherOf, webhooksAreaOver } from '../../src/modules/webhooks/manifest.js';
-import type { LogEvent, WebhookEventSource } from '../../src/modules/webhooks/event-source.js';
+import { dispatcherOf } from '../../src/modules/webhooks/manifest.js';
+import { eventLogSource } from '../../src/modules/webhooks/event-log-source.js';
 import type { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { WebhookSender } from '../../src/modules/webhooks/sender.js';
 import { Receiver } from './receiver.js';
 
-/** The ordered log as the dispatcher reads it. */
-class MemorySource implements WebhookEventSource {
-  private readonly events: Array<LogEvent & { address: string }> = [];
-  private seq = 0;
-  add(address: string, kind: string): LogEvent {
-    const ev = { seq: ++this.seq, event_id: `ev_${String(this.seq).padStart(32, '0')}`, kind, at: 1_790_000_000 + this.seq, address, event: { role: 'seller', status: 'ended', listing_id: `l_${this.seq}` } };
-    this.events.push(ev);
-    return ev;
-  }
-  async ownerEventsAfter(address: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
-    return this.events.filter((e) => e.address === address && e.seq > afterSeq).slice(0, limit);
-  }
-  async head(): Promise<number> {
-    return this.seq;
-  }
-}
-
-const source = new MemorySource();
 const receiver = new Receiver();
 let m: Market;
-let seller: TestWallet;
+let seller: Seller['w'];
 let token = '';
+/** Live listings of the seller; each delist writes one owner event (listing_delisted) to the log. */
+const listings: string[] = [];
+const source = () => eventLogSource(m.ctx);
 let strangerToken = '';
 let dispatcher: WebhookDispatcher;
+let otherListing: { id: string; token: string };
 const base = () => `/v1/address/${seller.address}/webhooks`;
 
 /** Registers `path` on the receiver and tells the receiver its secret. */
@@ -52,6 +39,14 @@ async function register(path: string): Promise<{ id: string; secret: string }> {
   return r.body.result as { id: string; secret: string };
 }
 
+/** Delists the seller's next listing: one listing_delisted in the seller's owner feed. Returns the listing id. */
+async function delistNext(): Promise<string> {
+  const id = listings.shift()!;
+  const r = await m.call('POST', `/v1/listings/${id}/delist`, token);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return id;
+}
+
 const deliveries = async (id: string) => {
   const r = await m.call('GET', `${base()}/${id}/deliveries?limit=100`, token);
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -60,14 +55,18 @@ const deliveries = async (id: string) => {
 
 before(async () => {
   await receiver.start();
-  m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' }, { areas: [...AREAS, webhooksAreaOver(() => source)] });
+  m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' });
   // Receivers refuse a webhook-timestamp far from their clock: the market's clock is the wall's here.
   m.clock.set(Date.now());
-  seller = makeWallet('p2wpkh', 'webhooks-seller');
-  token = await m.signIn(seller);
+  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 6);
+  seller = s.w;
+  token = s.token;
+  for (let i = 0; i < 6; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
+  const other = await newSeller(m, 'p2tr', 'webhooks-other');
+  otherListing = { id: (await listUnit(m, other, 30_000)).id, token: other.token };
   strangerToken = await m.signIn(makeWallet('p2tr', 'webhooks-stranger'));
   // Immediate retries (no jitter): the story below runs in milliseconds; Retry-After still holds.
-  dispatcher = dispatcherOf(m.ctx, source, { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
+  dispatcher = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
 });
 after(async () => {
   await m.close();
@@ -118,15 +117,16 @@ void describe('registration', () => {
 void describe('delivery', () => {
   let flaky: { id: string; secret: string };
   let gone: { id: string };
-  const events: LogEvent[] = [];
+  const delisted: string[] = [];
 
   void it('fails three times (500, 429 Retry-After, timeout), then delivers every event once, in order, signed', async () => {
     flaky = await register('/flaky');
     gone = await register('/gone');
     receiver.script('/flaky', [{ status: 500 }, { status: 429, headers: { 'retry-after': '2' } }, 'hang']);
     receiver.script('/gone', [{ status: 410 }]);
-    for (const kind of ['listing_delisted', 'sale_confirmed', 'listing_expired']) events.push(source.add(seller.address, kind));
-    source.add(makeWallet('p2wpkh', 'webhooks-other').address, 'listing_delisted'); // someone else's: never sent here
+    for (let i = 0; i < 3; i++) delisted.push(await delistNext());
+    // Someone else's event: never sent to this seller's endpoints.
+    assert.equal((await m.call('POST', `/v1/listings/${otherListing.id}/delist`, otherListing.token)).status, 200);
 
     await dispatcher.run(); // 500; 410 disables /gone
     await dispatcher.run(); // 429, Retry-After 2 s
@@ -142,14 +142,19 @@ void describe('delivery', () => {
 
     const got = receiver.at('/flaky');
     assert.deepEqual(got.map((r) => r.answered), [500, 429, 'hang', 200, 200, 200]);
-    assert.deepEqual(got.map((r) => r.id), [events[0]!.event_id, events[0]!.event_id, events[0]!.event_id, ...events.map((e) => e.event_id)]);
     for (const r of got) assert.deepEqual(r.verifiedBy, [0], `signature of ${r.id}`);
     const ok = got.filter((r) => r.answered === 200);
-    assert.deepEqual(ok.map((r) => r.id), events.map((e) => e.event_id), 'each event once among the 2xx, in log order');
-    assert.deepEqual(ok.map((r) => r.body.seq), events.map((e) => e.seq));
-    assert.deepEqual(ok.map((r) => r.body.type), ['listing_delisted', 'sale_confirmed', 'listing_expired']);
+    assert.deepEqual(ok.map((r) => r.body.data.listing_id), delisted, 'each event once among the 2xx, in log order');
+    assert.deepEqual(ok.map((r) => r.body.type), ['listing_delisted', 'listing_delisted', 'listing_delisted']);
+    assert.equal(new Set(ok.map((r) => r.id)).size, 3);
+    assert.deepEqual(got.slice(0, 4).map((r) => r.id), Array(4).fill(ok[0]!.id), 'the failing event is retried alone, same webhook-id');
+    for (const r of ok) assert.equal(r.id, r.body.data.event_id);
+    const seqs = ok.map((r) => r.body.seq);
+    assert.ok(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!, `seq ascending: ${seqs.join(',')}`);
     assert.equal(ok[0]!.body.address, seller.address);
-    assert.equal(ok[0]!.body.data.event_id, events[0]!.event_id);
+    // The owner feed shows the same events under the same ids.
+    const feed = await m.call('GET', `/v1/address/${seller.address}/events?limit=10`, token);
+    for (const r of ok) assert.ok(feed.body.result.some((e: { event_id: string }) => e.event_id === r.id), r.id);
 
     const log = await deliveries(flaky.id);
     assert.deepEqual(log.map((d) => [d.outcome, d.response_status, d.attempt]), [
@@ -163,7 +168,7 @@ void describe('delivery', () => {
     assert.ok(log.every((d) => typeof d.duration_ms === 'number'));
     const after = (await m.call('GET', base(), token)).body.result as Array<Record<string, any>>;
     assert.deepEqual(after.find((e) => e.id === flaky.id)!.retry, null);
-    assert.equal(after.find((e) => e.id === flaky.id)!.last_delivered_seq, events[2]!.seq);
+    assert.equal(after.find((e) => e.id === flaky.id)!.last_delivered_seq, seqs[2]);
     const g = after.find((e) => e.id === gone.id)!;
     assert.deepEqual([g.status, g.disabled_reason], ['disabled', 'gone']);
     assert.deepEqual((await deliveries(gone.id)).map((d) => [d.outcome, d.response_status]), [['gone', 410]]);
@@ -181,15 +186,15 @@ void describe('delivery', () => {
     assert.notEqual(fresh, flaky.secret);
     assert.ok(r.body.result.previous_secret_expires_at > Math.floor(m.clock.now() / 1000));
     receiver.secrets.set('/flaky', [flaky.secret, fresh]);
-    source.add(seller.address, 'listing_delisted');
+    await delistNext();
     await dispatcher.run();
     const during = receiver.at('/flaky').at(-1)!;
     assert.equal(during.signatures.length, 2);
     assert.deepEqual(during.verifiedBy, [0, 1], 'old and new secret both verify');
 
     const later = new ManualClock(m.clock.now() + 24 * 3600_000 + 1);
-    const d2 = dispatcherOf(m.ctx, source, { policy: { scheduleMs: [0], jitter: 0, random: () => 0 }, clock: later });
-    source.add(seller.address, 'listing_delisted');
+    const d2 = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 }, clock: later });
+    await delistNext();
     await d2.run();
     const afterGrace = receiver.at('/flaky').at(-1)!;
     assert.equal(afterGrace.signatures.length, 1);
@@ -224,8 +229,8 @@ void describe('delivery', () => {
     const down = await register('/down');
     receiver.script('/down', Array.from({ length: 5 }, () => ({ status: 503 })));
     const clock = new ManualClock(m.clock.now());
-    const d = dispatcherOf(m.ctx, source, { policy: { scheduleMs: [0], jitter: 0, random: () => 0 }, clock });
-    source.add(seller.address, 'listing_delisted');
+    const d = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 }, clock });
+    await delistNext();
     await d.run();
     clock.advance(71 * 3600_000);
     await d.run();

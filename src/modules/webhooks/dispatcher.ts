@@ -35,6 +35,8 @@ export interface DispatcherOptions {
   batch?: number;
   perRun?: number;
   concurrency?: number;
+  /** Where one endpoint's failure to read the log is told (it must not stop the others). */
+  onError?: (endpointId: string, e: unknown) => void;
 }
 
 let made = 0;
@@ -70,7 +72,7 @@ export class WebhookDispatcher {
       .orderBy('next_attempt_at')
       .limit(1000)
       .execute();
-    await mapPool(due, this.concurrency, (ep) => this.advance(ep));
+    await mapPool(due, this.concurrency, (ep) => this.advance(ep).catch((e: unknown) => this.o.onError?.(ep.id, e)));
   }
 
   job(name: string, intervalMs: number): Job {

@@ -6,6 +6,7 @@ import { defaultRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookSender } from './sender.js';
 import { urlRulesOf } from './service.js';
+import { eventLogSource } from './event-log-source.js';
 
 export const DISPATCHER_JOB = 'webhook-dispatcher';
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -20,6 +21,7 @@ export function dispatcherOf(ctx: Context, source: WebhookEventSource, opts: { p
     clock: opts.clock ?? ctx.clock,
     policy: opts.policy ?? defaultRetryPolicy(),
     disableAfterMs: ctx.config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000,
+    onError: (endpoint, e) => ctx.logger.warn({ endpoint, err: e instanceof Error ? e.message : String(e) }, 'webhook endpoint skipped this run'),
   });
 }
 
@@ -31,3 +33,6 @@ export function webhooksAreaOver(sourceOf: (ctx: Context) => WebhookEventSource)
     jobs: (ctx) => [dispatcherOf(ctx, sourceOf(ctx)).job(DISPATCHER_JOB, ctx.config.WEBHOOK_INTERVAL_MS)],
   };
 }
+
+/** Signed webhooks of the owners' events, read from the ordered event log. */
+export const webhooksArea: Area = webhooksAreaOver(eventLogSource);

@@ -33,8 +33,6 @@ export const WEBHOOKS_DESCRIPTION = `Signed push delivery of your own events (th
 
 const Params = Type.Object({ address: Address }, { additionalProperties: false });
 const IdParams = Type.Object({ address: Address, id: Id }, { additionalProperties: false });
-const owner = { 401: { ...ErrorEnvelope, description: 'unauthenticated: no session' }, 403: { ...ErrorEnvelope, description: "forbidden: another address's webhooks" } };
-const ownedById = { ...owner, 404: { ...ErrorEnvelope, description: 'not_found: no such endpoint of this address (another address\'s looks the same)' } };
 
 export function webhookRoutes(source: WebhookEventSource) {
   return (app: App, ctx: Context): void => {
@@ -51,7 +49,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           description: `${WEBHOOKS_DESCRIPTION}\n\nAnswers 201 with the endpoint and its \`secret\` (shown only here and on rotation).`,
           params: Params,
           body: WebhookUrlBody,
-          response: { 201: Ok(WebhookEndpointWithSecret), 400: { ...ErrorEnvelope, description: 'invalid_request: the URL is refused (`reason`)' }, ...owner, ...errorResponses },
+          response: { 201: Ok(WebhookEndpointWithSecret), 400: { ...ErrorEnvelope, description: 'invalid_request: the URL is refused (`reason`)' }, ...errorResponses },
         },
       },
       async (req, reply) => {
@@ -71,7 +69,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           summary: "The address's webhook endpoints",
           description: 'Newest first, at most 10; secrets are never shown here. `retry` says when a failing event is tried next.',
           params: Params,
-          response: { 200: Ok(Type.Array(WebhookEndpoint)), ...owner, ...errorResponses },
+          response: { 200: Ok(Type.Array(WebhookEndpoint)), ...errorResponses },
         },
       },
       async (req) => {
@@ -91,7 +89,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           summary: 'Delete a webhook endpoint',
           description: 'Stops deliveries and removes the endpoint with its delivery log. An attempt already in flight may still arrive.',
           params: IdParams,
-          response: { 200: Ok(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false })), ...ownedById, ...errorResponses },
+          response: { 200: Ok(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false })), ...errorResponses },
         },
       },
       async (req) => {
@@ -111,7 +109,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           description:
             'A new `whsec_` secret signs every attempt from now on. The previous one keeps signing beside it for 24 hours (`previous_secret_expires_at`): `webhook-signature` then carries two `v1` signatures, the new one first, so a receiver verifies with either while it switches. Rotating again within the grace period drops the oldest secret. Answers the endpoint with its new `secret` (shown only here).',
           params: IdParams,
-          response: { 200: Ok(WebhookEndpointWithSecret), ...ownedById, ...errorResponses },
+          response: { 200: Ok(WebhookEndpointWithSecret), ...errorResponses },
         },
       },
       async (req) => {
@@ -132,7 +130,7 @@ export function webhookRoutes(source: WebhookEventSource) {
             'One row per attempt (and per replay), newest first: the event (`event_id` = `webhook-id`, `seq`, `kind`), the attempt number, the outcome, the HTTP status, the time it took and the error. `limit` 1 to 100 (default 50); pass `next_cursor` back as `cursor` for older rows.',
           params: IdParams,
           querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
-          response: { 200: Page(WebhookDelivery), ...ownedById, ...errorResponses },
+          response: { 200: Page(WebhookDelivery), ...errorResponses },
         },
       },
       async (req) => {
@@ -157,7 +155,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           description:
             'Queues the logged event for one more attempt, outside the ordered queue: the same body and `webhook-id`, a fresh `webhook-timestamp` and signature. Answers 202 with the queued row (`outcome: queued`, `replay_of`); the dispatcher sends it on its next run and the row records the outcome (a replay is not retried). 409 state_changed on a disabled endpoint or a replay still queued.',
           params: Type.Object({ address: Address, id: Id, delivery_id: Id }, { additionalProperties: false }),
-          response: { 202: Ok(WebhookDelivery), ...ownedById, ...errorResponses },
+          response: { 202: Ok(WebhookDelivery), ...errorResponses },
         },
       },
       async (req, reply) => {
