@@ -58,10 +58,10 @@ before(async () => {
   m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' });
   // Receivers refuse a webhook-timestamp far from their clock: the market's clock is the wall's here.
   m.clock.set(Date.now());
-  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 6);
+  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 8);
   seller = s.w;
   token = s.token;
-  for (let i = 0; i < 6; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
+  for (let i = 0; i < 8; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
   const other = await newSeller(m, 'p2tr', 'webhooks-other');
   otherListing = { id: (await listUnit(m, other, 30_000)).id, token: other.token };
   strangerToken = await m.signIn(makeWallet('p2tr', 'webhooks-stranger'));
@@ -223,6 +223,22 @@ void describe('delivery', () => {
     assert.deepEqual([row.outcome, row.response_status, row.replay_of], ['succeeded', 200, first.id]);
     const missing = await m.call('POST', `${base()}/${flaky.id}/deliveries/wd_nothing/replay`, token);
     assert.equal(missing.status, 404);
+  });
+
+  void it('two dispatchers at once never move a cursor twice nor skip an event, and log every attempt', async () => {
+    const sentBefore = receiver.at('/flaky').length;
+    const logBefore = (await deliveries(flaky.id)).length;
+    const ids = [await delistNext(), await delistNext()];
+    const rival = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
+    await Promise.all([dispatcher.run(), rival.run()]);
+    await dispatcher.run();
+    const sent = receiver.at('/flaky').slice(sentBefore);
+    const ok = sent.filter((r) => r.answered === 200);
+    assert.deepEqual([...new Set(ok.map((r) => r.body.data.listing_id))], ids, 'every event, first arrivals in log order');
+    for (const r of sent) assert.deepEqual(r.verifiedBy, [0]);
+    const ep = (await m.call('GET', base(), token)).body.result.find((e: { id: string }) => e.id === flaky.id);
+    assert.equal(ep.last_delivered_seq, Math.max(...ok.map((r) => r.body.seq)));
+    assert.equal((await deliveries(flaky.id)).length - logBefore, sent.length, 'one log row per attempt, the losing one included');
   });
 
   void it('an endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS is disabled', async () => {

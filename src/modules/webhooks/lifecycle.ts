@@ -50,13 +50,15 @@ const attemptGuard = (tx: Tx, ep: EndpointRow) =>
 /**
  * One attempt at the event after the endpoint's cursor: the log row, and either the cursor moved
  * to the event (success) or the retry state (failure, or disabling). Returns the endpoint as it
- * now is, or null when another writer moved it first (nothing is written then).
+ * now is, or null when another writer moved it first: the attempt is still logged (it was sent),
+ * the endpoint is left as that writer made it.
  */
 export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): Promise<EndpointRow | null> {
   return db.transaction().execute(async (tx) => {
     let next: EndpointRow;
     if (r.result.outcome === 'succeeded') {
-      next = { ...ep, last_seq: r.delivery.seq, attempts: 0, failing_since: null, next_attempt_at: r.now, updated_at: r.now };
+      // Due at once for the next event (0, not now: no clock can leave it waiting).
+      next = { ...ep, last_seq: r.delivery.seq, attempts: 0, failing_since: null, next_attempt_at: 0, updated_at: r.now };
     } else if (r.disable) {
       next = { ...ep, state: 'disabled', disabled_reason: r.disable, disabled_at: r.now, attempts: ep.attempts + 1, failing_since: ep.failing_since ?? r.now, updated_at: r.now };
     } else {
@@ -64,9 +66,10 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
     }
     const { id: _id, ...changes } = next;
     const res = await attemptGuard(tx, ep).set(changes).executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return null;
-    await tx.insertInto('webhook_deliveries').values(r.delivery).execute();
-    return next;
+    const exists = Number(res.numUpdatedRows) === 1 || (await tx.selectFrom('webhook_endpoints').select('id').where('id', '=', ep.id).executeTakeFirst()) !== undefined;
+    // A deleted endpoint takes its log with it; an attempt that raced the delete leaves no row behind.
+    if (exists) await tx.insertInto('webhook_deliveries').values(r.delivery).execute();
+    return Number(res.numUpdatedRows) === 1 ? next : null;
   });
 }
 
