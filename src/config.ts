@@ -61,6 +61,10 @@ export const ConfigSchema = Type.Object({
   ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
   /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
   ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
+  /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
+  WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** The event log (after=, the stream) keeps this many days; an older position answers 410 resync_required. */

@@ -41,6 +41,9 @@ export const SHARED_COMPONENTS = [
   'CancelReceipt',
   'PublicLogEntry',
   'OwnerLogEntry',
+  'WebhookEndpoint',
+  'WebhookEndpointWithSecret',
+  'WebhookDelivery',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */
