@@ -87,8 +87,10 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     ctx.logger.info({ signal }, 'shutting down');
-    await jobs.stop();
+    // Stop accepting and drain the requests in flight (a checkout mid-completion finishes), then
+    // stop the jobs and give every leader role up: another instance takes over at once.
     await app.close();
+    await jobs.stop();
     await boot.close();
     process.exit(0);
   };
