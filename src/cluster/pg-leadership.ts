@@ -27,6 +27,8 @@ export class PgLeadership implements Leadership {
   private ticking: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Grants and losses reach `onChange` one at a time, in the order they happened. */
+  private changes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly url: string,
@@ -93,7 +95,7 @@ export class PgLeadership implements Leadership {
         const l = lease(role, Number(taken.rows[0]!.epoch));
         this.leases.set(role, l);
         this.log.info({ role, epoch: l.epoch, instance: this.instance }, 'leadership taken');
-        await this.onChange(role, l);
+        await this.change(role, l);
       }
     } catch (e) {
       this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'leadership session failed');
@@ -118,6 +120,12 @@ export class PgLeadership implements Leadership {
     return c;
   }
 
+  private change(role: string, l: Lease | undefined): Promise<void> {
+    const next = this.changes.then(() => this.onChange(role, l));
+    this.changes = next.catch((e: unknown) => this.log.error({ role, err: String(e) }, 'leadership change failed'));
+    return next;
+  }
+
   /** The session is gone, and with it every lock: every role is lost at once. */
   private async lose(c: pg.Client): Promise<void> {
     if (this.client !== c) return;
@@ -126,13 +134,13 @@ export class PgLeadership implements Leadership {
     for (const role of [...this.leases.keys()]) {
       this.leases.delete(role);
       this.log.warn({ role, instance: this.instance }, 'leadership lost');
-      await this.onChange(role, undefined);
+      await this.change(role, undefined);
     }
   }
 
   async resign(role: string): Promise<void> {
     if (!this.leases.delete(role)) return;
-    await this.onChange(role, undefined);
+    await this.change(role, undefined);
     const c = this.client;
     if (c) {
       await c.query('select pg_advisory_unlock(hashtextextended($1, 0))', [this.key(role)]).catch(() => undefined);
