@@ -97,7 +97,7 @@ export async function bootstrap(
   const instance = instanceName(config.PORT);
   const leadership: Leadership =
     store.dialect === 'postgres'
-      ? new PgLeadership(store.url, store.schema!, instance, config.LEADERSHIP_INTERVAL_MS, logger, () => clock.now())
+      ? new PgLeadership(store.db, store.url, store.schema!, instance, config.LEADERSHIP_INTERVAL_MS, logger, () => clock.now())
       : new LocalLeadership(store.db, instance, () => clock.now());
   const ctx: Context = {
     areas,

@@ -1,4 +1,5 @@
-import type { Tx } from '../store/db.js';
+import { sql, type CompiledQuery } from 'kysely';
+import type { Db, Tx } from '../store/db.js';
 
 /** A write by a leader whose role another instance has taken since: it must not apply. */
 export class FencedOut extends Error {
@@ -33,4 +34,18 @@ export function lease(role: string, epoch: number): Lease {
       if (Number(res.numUpdatedRows) !== 1) throw new FencedOut(role, epoch);
     },
   };
+}
+
+/**
+ * The statement that makes a new leader: the role's next epoch (1 for a role never held), with
+ * its holder. Compiled here, the one writer of `leader_epochs`, and run by the leadership on
+ * the session that holds the role's lock (PostgreSQL) or on the store (SQLite).
+ */
+export function takeEpoch(db: Db, role: string, holder: string, now: number): CompiledQuery<{ epoch: number | string }> {
+  return db
+    .insertInto('leader_epochs')
+    .values({ role, epoch: 1, holder, acquired_at: now })
+    .onConflict((oc) => oc.column('role').doUpdateSet({ epoch: sql<number>`leader_epochs.epoch + 1`, holder, acquired_at: now }))
+    .returning('epoch')
+    .compile();
 }

@@ -1,7 +1,6 @@
 import os from 'node:os';
-import { sql } from 'kysely';
 import type { Db } from '../store/db.js';
-import { lease, type Lease } from './fence.js';
+import { lease, takeEpoch, type Lease } from './fence.js';
 
 /** Hears every grant (a lease) and every loss (undefined) of a role, one at a time, in order. */
 export type LeaseChange = (role: string, lease: Lease | undefined) => Promise<void>;
@@ -29,17 +28,6 @@ export function instanceName(port: number): string {
   return `${os.hostname()}:${process.pid}:${port}`;
 }
 
-/** The role's next epoch, recorded with its holder (SQLite: one process, so nothing else to hold). */
-async function nextEpoch(db: Db, role: string, holder: string, now: number): Promise<number> {
-  const row = await db
-    .insertInto('leader_epochs')
-    .values({ role, epoch: 1, holder, acquired_at: now })
-    .onConflict((oc) => oc.column('role').doUpdateSet({ epoch: sql<number>`leader_epochs.epoch + 1`, holder, acquired_at: now }))
-    .returning('epoch')
-    .executeTakeFirstOrThrow();
-  return Number(row.epoch);
-}
-
 /**
  * SQLite serves one process, so leadership is local and always held. Each start still takes a
  * new epoch, so the fenced writes run the same statements on both backends.
@@ -62,7 +50,8 @@ export class LocalLeadership implements Leadership {
   }
 
   private async take(role: string): Promise<void> {
-    const l = lease(role, await nextEpoch(this.db, role, this.instance, this.now()));
+    const taken = await this.db.executeQuery(takeEpoch(this.db, role, this.instance, this.now()));
+    const l = lease(role, Number(taken.rows[0]!.epoch));
     this.leases.set(role, l);
     await this.onChange(role, l);
   }

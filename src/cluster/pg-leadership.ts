@@ -1,14 +1,11 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { lease, type Lease } from './fence.js';
+import type { Db } from '../store/db.js';
+import { lease, takeEpoch, type Lease } from './fence.js';
 import type { Leadership, LeaseChange } from './leadership.js';
 
 /** Every instance listens here; a leader that steps down notifies, so a follower takes over at once. */
 const CHANNEL = 'market_leadership';
-
-const TAKE_EPOCH = `insert into leader_epochs (role, epoch, holder, acquired_at) values ($1, 1, $2, $3)
-  on conflict (role) do update set epoch = leader_epochs.epoch + 1, holder = excluded.holder, acquired_at = excluded.acquired_at
-  returning epoch`;
 
 /**
  * Leadership on PostgreSQL: one session advisory lock per role, held on a connection of this
@@ -31,6 +28,7 @@ export class PgLeadership implements Leadership {
   private changes: Promise<void> = Promise.resolve();
 
   constructor(
+    private readonly db: Db,
     private readonly url: string,
     private readonly schema: string,
     readonly instance: string,
@@ -91,7 +89,8 @@ export class PgLeadership implements Leadership {
         if (this.leases.has(role) || this.stopped) continue;
         const got = await c.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as ok', [this.key(role)]);
         if (!got.rows[0]?.ok) continue;
-        const taken = await c.query<{ epoch: string }>(TAKE_EPOCH, [role, this.instance, this.now()]);
+        const q = takeEpoch(this.db, role, this.instance, this.now());
+        const taken = await c.query<{ epoch: string }>(q.sql, [...q.parameters]);
         const l = lease(role, Number(taken.rows[0]!.epoch));
         this.leases.set(role, l);
         this.log.info({ role, epoch: l.epoch, instance: this.instance }, 'leadership taken');

@@ -29,7 +29,7 @@ function instance(name: string, intervalMs = 100): Leadership {
   const s = m!.ctx.store;
   const l =
     s.dialect === 'postgres'
-      ? new PgLeadership(s.url, s.schema!, name, intervalMs, pino({ level: 'silent' }), () => Date.now())
+      ? new PgLeadership(s.db, s.url, s.schema!, name, intervalMs, pino({ level: 'silent' }), () => Date.now())
       : new LocalLeadership(s.db, name, () => Date.now());
   started.push(l);
   return l;

@@ -22,6 +22,7 @@ const OWNERS: Record<string, string> = {
   policy_offers: 'src/modules/policy-offers/lifecycle.ts',
   policy_accepts: 'src/modules/policy-offers/lifecycle.ts',
   market_anchors: 'src/modules/policy-offers/anchors.ts',
+  leader_epochs: 'src/cluster/fence.ts',
 };
 
 function sources(dir: string): string[] {
