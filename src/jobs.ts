@@ -35,6 +35,7 @@ function leased(ctx: Context, job: Job, lease: Lease): Job {
 export async function startJobs(ctx: Context): Promise<Jobs> {
   const byName = new Map<string, RunningJob>();
   const stopping = new Set<Promise<void>>();
+  let closing = false;
   // The service's own jobs, then every area's (from its manifest).
   const all: Job[] = [recoveryJob(ctx), indexerJob(ctx), ...ctx.areas.flatMap((a) => a.jobs?.(ctx) ?? [])];
   for (const job of all.filter((j) => !j.role)) byName.set(job.name, startJob(job, ctx.logger));
@@ -52,6 +53,8 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
       }
       return;
     }
+    // A role granted while this instance shuts down is left for the next instance to take.
+    if (closing) return;
     for (const j of mine) byName.set(j.name, startJob(leased(ctx, j, lease), ctx.logger));
     // A crash between journal and broadcast is finished before anything else; the indexer catches up at once.
     for (const j of mine) if (j.name === 'recovery' || j.name === 'indexer') await byName.get(j.name)?.kick();
@@ -64,6 +67,7 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
   return {
     byName,
     stop: async () => {
+      closing = true;
       for (const j of byName.values()) await j.stop();
       await Promise.all([...stopping]);
       await ctx.leadership.stop();

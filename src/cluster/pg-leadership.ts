@@ -104,7 +104,14 @@ export class PgLeadership implements Leadership {
 
   private async connect(): Promise<pg.Client> {
     // Named, so an operator sees (and can end) each instance's leadership session in pg_stat_activity.
-    const c = new pg.Client({ connectionString: this.url, options: `-c search_path=${this.schema}`, application_name: `market-leader ${this.instance}`.slice(0, 63) });
+    const c = new pg.Client({
+      connectionString: this.url,
+      options: `-c search_path=${this.schema}`,
+      application_name: `market-leader ${this.instance}`.slice(0, 63),
+      // A session that stops answering (a partition sends no error) fails its next check instead of hanging it.
+      keepAlive: true,
+      query_timeout: Math.max(this.intervalMs, 5_000),
+    });
     c.on('error', (e: Error) => {
       this.log.warn({ err: e.message }, 'leadership connection lost');
       void this.lose(c);
