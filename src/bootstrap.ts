@@ -22,6 +22,8 @@ import { nowSeconds } from './clock.js';
 import type { Area } from './area.js';
 import { AREAS } from './modules/areas.js';
 import { failpointFor } from './failpoint.js';
+import { instanceName, LocalLeadership, type Leadership } from './cluster/leadership.js';
+import { PgLeadership } from './cluster/pg-leadership.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -52,7 +54,7 @@ export async function bootstrap(
   const clock = over.clock ?? systemClock;
   const closers: Array<() => Promise<void>> = [];
 
-  const store = over.store ?? (await openStore(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA }));
+  const store = over.store ?? (await openStore(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA, readUrl: config.DATABASE_READ_URL }));
   if (!over.store) closers.push(() => store.close());
   await migrate(store);
 
@@ -92,6 +94,11 @@ export async function bootstrap(
     signer = lazy;
   }
   const areas = over.areas ?? AREAS;
+  const instance = instanceName(config.PORT);
+  const leadership: Leadership =
+    store.dialect === 'postgres'
+      ? new PgLeadership(store.db, store.url, store.schema!, instance, config.LEADERSHIP_INTERVAL_MS, logger, () => clock.now())
+      : new LocalLeadership(store.db, instance, () => clock.now());
   const ctx: Context = {
     areas,
     signer,
@@ -106,6 +113,7 @@ export async function bootstrap(
     logger,
     journal,
     failpoint,
+    leadership,
     indexer: undefined as unknown as Indexer,
     sync: async () => {
       await journal.recover();

@@ -17,6 +17,10 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
   /** PostgreSQL schema to use (tests isolate themselves with one schema each). */
   DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  /** PostgreSQL only: a read replica's URL, for public market reads (same schema); unset: every read goes to DATABASE_URL. */
+  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://.+' })),
+  /** PostgreSQL: how often an instance checks its leadership session and tries the roles it does not hold. */
+  LEADERSHIP_INTERVAL_MS: Type.Integer({ minimum: 50, default: 2_000 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   /** Key prefix on Redis, so several markets (or tests) can share one server. */
   REDIS_PREFIX: Type.String({ default: 'cpmkt:' }),
@@ -133,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (raw.CHAIN !== 'devnet' && !raw.MARKET_FEE_ADDRESS && (raw.MARKET_FEE_BPS > 0 || raw.MARKET_FEE_MIN_SATS > 0)) {
     throw new ConfigError('Invalid configuration:\n  MARKET_FEE_ADDRESS: required off the devnet while a platform fee is charged (MARKET_FEE_BPS or MARKET_FEE_MIN_SATS above 0)');
   }
+  if (raw.DATABASE_READ_URL && !raw.DATABASE_URL?.startsWith('postgres')) throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL: a read replica needs a PostgreSQL DATABASE_URL');
   if (raw.SIGNER_URL && !raw.SIGNER_SECRET) throw new ConfigError('Invalid configuration:\n  SIGNER_SECRET: required with SIGNER_URL (the signer authenticates every request with it)');
   // Defaults derived from the listen port follow PORT, so a browser sign-in on another port works.
   const origins = (raw.AUTH_ALLOWED_ORIGINS ?? `http://localhost:${raw.PORT},http://127.0.0.1:${raw.PORT}`).split(',').map((o) => o.trim()).filter(Boolean);

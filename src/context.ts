@@ -12,6 +12,7 @@ import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
 import type { Failpoint } from './failpoint.js';
 import type { SignerPort } from './signer/port.js';
+import type { Leadership } from './cluster/leadership.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -36,6 +37,8 @@ export interface Context {
   signer: SignerPort;
   /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
   areas: readonly Area[];
+  /** Which singleton roles (indexer, recovery, …) this instance leads; started only by the serve command's jobs. */
+  leadership: Leadership;
   /** Crash tests' named kill points (CRASH_AT); a no-op unless armed. */
   failpoint: Failpoint;
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */

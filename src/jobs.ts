@@ -1,23 +1,64 @@
 import type { Context } from './context.js';
 import { startJob, type RunningJob } from './jobs/runner.js';
 import type { Job } from './jobs/runner.js';
+import type { Lease } from './cluster/fence.js';
+import { FencedOut } from './cluster/fence.js';
 import { recoveryJob } from './settlement/recovery-job.js';
 import { indexerJob } from './indexer/job.js';
 
 export interface Jobs {
   byName: Map<string, RunningJob>;
+  /** Stops every job, then gives every leader role up so another instance takes over at once. */
   stop(): Promise<void>;
 }
 
-/** Starts every background job of the service (indexer, recovery, devnet mining) and wires /devnet/sync. */
+/** A singleton's run under its lease; a run fenced out gives the role up (another instance took it). */
+function leased(ctx: Context, job: Job, lease: Lease): Job {
+  return {
+    ...job,
+    run: async () => {
+      try {
+        await job.run(lease);
+      } catch (e) {
+        if (e instanceof FencedOut) void ctx.leadership.resign(lease.role);
+        throw e;
+      }
+    },
+  };
+}
+
+/**
+ * Starts every background job of the service: the ones every instance runs at once, and the
+ * singletons (recovery, the indexer, …) on this instance while it leads their role
+ * (ctx.leadership: always on SQLite, by election on PostgreSQL). Wires /devnet/sync.
+ */
 export async function startJobs(ctx: Context): Promise<Jobs> {
   const byName = new Map<string, RunningJob>();
+  const stopping = new Set<Promise<void>>();
+  let closing = false;
   // The service's own jobs, then every area's (from its manifest).
   const all: Job[] = [recoveryJob(ctx), indexerJob(ctx), ...ctx.areas.flatMap((a) => a.jobs?.(ctx) ?? [])];
-  for (const job of all) byName.set(job.name, startJob(job, ctx.logger));
-  // A crash between journal and broadcast is finished before anything else.
-  await byName.get('recovery')?.kick();
-  await byName.get('indexer')?.kick();
+  for (const job of all.filter((j) => !j.role)) byName.set(job.name, startJob(job, ctx.logger));
+  const singletons = all.filter((j) => j.role);
+  await ctx.leadership.start([...new Set(singletons.map((j) => j.role!))], async (role, lease) => {
+    const mine = singletons.filter((j) => j.role === role);
+    if (!lease) {
+      // Lost: no new run starts from now; a run in flight is fenced by its lease.
+      for (const j of mine) {
+        const running = byName.get(j.name);
+        byName.delete(j.name);
+        if (!running) continue;
+        const p = running.stop().finally(() => stopping.delete(p));
+        stopping.add(p);
+      }
+      return;
+    }
+    // A role granted while this instance shuts down is left for the next instance to take.
+    if (closing) return;
+    for (const j of mine) byName.set(j.name, startJob(leased(ctx, j, lease), ctx.logger));
+    // A crash between journal and broadcast is finished before anything else; the indexer catches up at once.
+    for (const j of mine) if (j.name === 'recovery' || j.name === 'indexer') await byName.get(j.name)?.kick();
+  });
   // /devnet/sync goes through the running jobs so it never overlaps a timed run.
   ctx.sync = async () => {
     for (const name of ['recovery', 'indexer']) await byName.get(name)?.kick();
@@ -26,7 +67,10 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
   return {
     byName,
     stop: async () => {
+      closing = true;
       for (const j of byName.values()) await j.stop();
+      await Promise.all([...stopping]);
+      await ctx.leadership.stop();
     },
   };
 }

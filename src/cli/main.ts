@@ -64,6 +64,9 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** How long a SIGTERM waits for requests in flight before closing their connections. */
+const DRAIN_MS = 10_000;
+
 async function serve(config: Config): Promise<void> {
   const { bootstrap } = await import('../bootstrap.js');
   const { buildApp } = await import('../app.js');
@@ -87,8 +90,14 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     ctx.logger.info({ signal }, 'shutting down');
+    // Stop accepting and drain the requests in flight (a checkout mid-completion finishes), then
+    // stop the jobs and give every leader role up: another instance takes over at once.
+    const drained = app.close();
+    // A request that never ends (a stream) must not hold the handover: cut what is left after a while.
+    const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
+    await drained;
+    clearTimeout(cut);
     await jobs.stop();
-    await app.close();
     await boot.close();
     process.exit(0);
   };

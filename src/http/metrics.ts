@@ -2,8 +2,9 @@
  * `GET /metrics` in the Prometheus text format (prom-client), one registry per app (no global
  * state): requests and latencies by route template, limiter refusals by class, cache hits
  * answered in front of the framework, the journal's settlements by state, the indexer's lag
- * behind the chain tip, and the process's own figures. Scrape-time gauges read the store and the
- * chain when asked, never on the request path; webhook deliveries are counted from their log. `METRICS_TOKEN`, when set, is required as a bearer
+ * behind the chain tip, which singleton roles this instance leads, and the process's own figures.
+ * Scrape-time gauges read the store and the chain when asked, never on the request path; webhook
+ * deliveries are counted from their log. `METRICS_TOKEN`, when set, is required as a bearer
  * token (the figures are operational, not secret, but an operator may want them private).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -16,7 +17,7 @@ export class Metrics {
   readonly refusals: Counter<'class'>;
   readonly cacheHits: Counter;
 
-  constructor(ctx: Pick<Context, 'store' | 'indexer' | 'chain'>) {
+  constructor(ctx: Pick<Context, 'store' | 'indexer' | 'chain' | 'leadership'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'market_http_requests_total', help: 'HTTP requests answered by the framework, by route template and status', labelNames: ['method', 'route', 'status'], registers });
@@ -62,6 +63,17 @@ export class Metrics {
         } catch {
           this.set(-1);
         }
+      },
+    });
+    new Gauge({
+      name: 'market_leader',
+      help: 'Singleton roles (indexer, recovery, …) contended for: 1 where this instance leads the role, 0 where another does',
+      labelNames: ['role'],
+      registers,
+      collect() {
+        const held = ctx.leadership.held();
+        this.reset();
+        for (const role of ctx.leadership.roles()) this.set({ role }, held.has(role) ? 1 : 0);
       },
     });
   }

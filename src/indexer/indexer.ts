@@ -3,6 +3,7 @@ import type { Db, Tx } from '../store/db.js';
 import type { Chain, ChainBlock, CpEvent } from '../chain/ports.js';
 import type { Clock } from '../clock.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
+import type { Lease } from '../cluster/fence.js';
 
 /** What one processed block carries to the watchers. */
 export interface IndexedBlock {
@@ -50,12 +51,16 @@ export class Indexer {
     private readonly opts: { startHeight?: number; maxBlocksPerRun?: number; failpoint?: Failpoint } = {},
   ) {}
 
-  /** Runs never overlap: a second caller waits for the run in progress, then runs again. */
-  async run(): Promise<{ from: number; to: number; rolledBack: number }> {
+  /**
+   * Runs never overlap: a second caller waits for the run in progress, then runs again. Under a
+   * lease (the elected indexer of several instances), every block and rollback transaction checks
+   * it first: once another instance has taken the role, this one's writes fail (FencedOut).
+   */
+  async run(lease?: Lease): Promise<{ from: number; to: number; rolledBack: number }> {
     while (this.running) await this.running;
     let result = { from: 0, to: 0, rolledBack: 0 };
     this.running = (async () => {
-      result = await this.runOnce();
+      result = await this.runOnce(lease);
     })().finally(() => {
       this.running = undefined;
     });
@@ -68,7 +73,7 @@ export class Indexer {
     return row ?? undefined;
   }
 
-  private async runOnce() {
+  private async runOnce(lease: Lease | undefined) {
     const tip = await this.chain.bitcoin.getTip();
     const cp = await this.chain.counterparty.getStatus();
     // Counterparty events of a block exist only once Counterparty parsed it.
@@ -80,7 +85,7 @@ export class Indexer {
       const fork = await this.findFork(cursor.height);
       if (fork < cursor.height) {
         rolledBack = cursor.height - fork;
-        await this.rollbackTo(fork);
+        await this.rollbackTo(fork, lease);
         cursor = await this.cursor();
       }
     }
@@ -100,6 +105,8 @@ export class Indexer {
       for (const w of this.watchers) prefetched.push(w.prefetch ? await w.prefetch(indexed) : undefined);
       const seenAt = indexed.seenAt;
       await this.db.transaction().execute(async (tx) => {
+        // First, so a stale leader holds no row lock of a block the new leader will apply.
+        await lease?.check(tx);
         for (const [i, w] of this.watchers.entries()) await w.onBlock(tx, indexed, prefetched[i]);
         (this.opts.failpoint ?? noFailpoint)('indexer-block-before-commit');
         await tx.insertInto('indexed_blocks').values({ height: h, hash: block.hash, seen_at: seenAt }).execute();
@@ -127,8 +134,9 @@ export class Indexer {
     throw new Error(`indexer: no common ancestor within ${MAX_REORG_DEPTH} blocks of ${height}`);
   }
 
-  private async rollbackTo(fork: number): Promise<void> {
+  private async rollbackTo(fork: number, lease: Lease | undefined): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
+      await lease?.check(tx);
       for (const w of [...this.watchers].reverse()) await w.rollback(tx, fork + 1);
       (this.opts.failpoint ?? noFailpoint)('indexer-rollback-before-commit');
       await tx.deleteFrom('indexed_blocks').where('height', '>', fork).execute();

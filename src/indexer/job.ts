@@ -5,9 +5,10 @@ import type { Job } from '../jobs/runner.js';
 export function indexerJob(ctx: Context): Job {
   return {
     name: 'indexer',
+    role: 'indexer',
     intervalMs: ctx.config.INDEXER_INTERVAL_MS,
-    run: async () => {
-      const r = await ctx.indexer.run();
+    run: async (lease) => {
+      const r = await ctx.indexer.run(lease);
       if (r.to >= r.from || r.rolledBack) ctx.logger.debug(r, 'indexer pass');
     },
   };

@@ -1,10 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Lease } from '../cluster/fence.js';
+import type { LeaderRole } from '../cluster/roles.js';
 
 /** A background job: an explicit object, started from the serve command only (cli/main.ts via jobs.ts). */
 export interface Job {
   name: string;
   intervalMs: number;
-  run(): Promise<void>;
+  /**
+   * Set for a singleton: it runs only on the instance that leads this role, and each run gets
+   * that instance's lease, whose `check` fences the run's writes. Unset: it runs on every instance.
+   */
+  role?: LeaderRole;
+  run(lease?: Lease): Promise<void>;
 }
 
 export interface RunningJob {

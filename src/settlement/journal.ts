@@ -10,6 +10,7 @@ import type { SettlementState, SettlementTables } from './tables.js';
 import { relayOnce, type RelayOutcome } from './relay.js';
 import { mempoolPolicyOf } from '../chain/errors.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
+import type { Lease } from '../cluster/fence.js';
 
 export type SettlementRow = SettlementTables['settlements'];
 export type SignedTx = { txid: string; hex: string };
@@ -153,10 +154,12 @@ export class SettlementJournal {
     return outcome;
   }
 
-  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean): Promise<void> {
+  /** `lease`: recovery on the elected instance; its state writes are fenced (a stale leader's fail). */
+  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean, lease?: Lease): Promise<void> {
     const now = this.clock.now();
     if (outcome.status === 'relayed') {
       await this.db.transaction().execute(async (tx) => {
+        await lease?.check(tx);
         const res = await tx
           .updateTable('settlements')
           .set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null })
@@ -168,7 +171,7 @@ export class SettlementJournal {
     } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
       this.failpoint('relay-refused-before-release');
-      await this.release(s.id, outcome.status, outcome.reason);
+      await this.release(s.id, outcome.status, outcome.reason, lease);
     } else {
       const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;
       await this.db.updateTable('settlements').set({ last_error: error.slice(0, 500), updated_at: now }).where('id', '=', s.id).execute();
@@ -176,8 +179,9 @@ export class SettlementJournal {
   }
 
   /** Ends a live settlement and releases its claims, atomically with the domain's own release. */
-  async release(id: string, outcome: 'rejected' | 'conflicted', reason: string): Promise<boolean> {
+  async release(id: string, outcome: 'rejected' | 'conflicted', reason: string, lease?: Lease): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
+      await lease?.check(tx);
       const now = this.clock.now();
       const res = await tx
         .updateTable('settlements')
@@ -240,9 +244,10 @@ export class SettlementJournal {
    * is known or provably dead. Idempotent: the node answers already-known bytes
    * with success. Journaled ones (never seen by the network) go first, and every
    * live settlement is read, a page of `limit` at a time: relayed ones waiting
-   * for a block must never keep a journaled one from being relayed.
+   * for a block must never keep a journaled one from being relayed. Under a lease (the elected
+   * recovery of several instances) every state write checks it in its transaction.
    */
-  async recover(limit = 200): Promise<{ checked: number; relayed: number; released: number }> {
+  async recover(limit = 200, lease?: Lease): Promise<{ checked: number; relayed: number; released: number }> {
     let checked = 0;
     let relayed = 0;
     let released = 0;
@@ -253,7 +258,7 @@ export class SettlementJournal {
         let q = this.db.selectFrom('settlements').selectAll().where('state', '=', state);
         if (from) q = q.where((eb) => eb.or([eb('created_at', '>', from.created_at), eb.and([eb('created_at', '=', from.created_at), eb('id', '>', from.id)])]));
         const page = await q.orderBy('created_at').orderBy('id').limit(limit).execute();
-        const r = await this.recoverPage(page);
+        const r = await this.recoverPage(page, lease);
         checked += page.length;
         relayed += r.relayed;
         released += r.released;
@@ -265,14 +270,14 @@ export class SettlementJournal {
     return { checked, relayed, released };
   }
 
-  private async recoverPage(live: SettlementRow[]): Promise<{ relayed: number; released: number }> {
+  private async recoverPage(live: SettlementRow[], lease: Lease | undefined): Promise<{ relayed: number; released: number }> {
     let relayed = 0;
     let released = 0;
     for (const s of live) {
       if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
       const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);
       await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
-      await this.apply(s, outcome, s.state === 'relayed');
+      await this.apply(s, outcome, s.state === 'relayed', lease);
       if (outcome.status === 'relayed') relayed++;
       if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && s.state === 'journaled')) released++;
     }

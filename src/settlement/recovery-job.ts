@@ -9,9 +9,10 @@ import type { Job } from '../jobs/runner.js';
 export function recoveryJob(ctx: Context): Job {
   return {
     name: 'recovery',
+    role: 'recovery',
     intervalMs: ctx.config.RECOVERY_INTERVAL_MS,
-    run: async () => {
-      const r = await ctx.journal.recover();
+    run: async (lease) => {
+      const r = await ctx.journal.recover(200, lease);
       if (r.relayed || r.released) ctx.logger.info(r, 'recovery pass');
     },
   };

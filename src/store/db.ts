@@ -15,6 +15,10 @@ export type Tx = Transaction<DatabaseSchema>;
 
 export interface Store {
   db: Db;
+  /** Public reads only: a read replica's pool when one is configured (DATABASE_READ_URL), else `db`. */
+  read: Db;
+  /** The connection string (leadership opens a session of its own on it). */
+  url: string;
   dialect: Dialect;
   /** PostgreSQL schema in use (null on SQLite). */
   schema: string | null;
@@ -36,7 +40,7 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
-export async function openStore(url: string, opts: { schema?: string; poolSize?: number } = {}): Promise<Store> {
+export async function openStore(url: string, opts: { schema?: string; poolSize?: number; readUrl?: string } = {}): Promise<Store> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -54,6 +58,8 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     hookTransactions(db);
     return {
       db,
+      read: db,
+      url,
       dialect: 'sqlite',
       schema: null,
       locks: new KeyedLock(null),
@@ -72,12 +78,9 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
   } finally {
     await admin.end();
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.poolSize ?? 10,
-    types: pgTypes(),
-    options: `-c search_path=${schema}`,
-  });
+  const poolOf = (connectionString: string) =>
+    new pg.Pool({ connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema}` });
+  const pool = poolOf(url);
   // Fail fast on an unreachable server instead of at the first request.
   const client = await pool.connect();
   try {
@@ -88,13 +91,20 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
   }
   const db = new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
   hookTransactions(db);
+  // The replica streams the primary's schema; it is never migrated nor written through this pool.
+  const read = opts.readUrl ? new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool: poolOf(opts.readUrl) }, schema) }) : db;
   return {
     db,
+    read,
+    url,
     dialect: 'postgres',
     schema,
     locks: new KeyedLock(url, schema),
     ping: async () => void (await sql`select 1`.execute(db)),
-    close: () => db.destroy(),
+    close: async () => {
+      if (read !== db) await read.destroy();
+      await db.destroy();
+    },
   };
 }
 

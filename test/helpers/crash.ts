@@ -132,9 +132,9 @@ export async function crashRig(name: string) {
     return { txid, vout, amount: Transaction.fromRaw(prevTx, READ_TX_OPTS).getOutput(vout).amount!, prevTx };
   };
 
-  /** A market process on the rig's store, armed at `crashAt` when given. */
-  const market = async (crashAt?: FailpointName): Promise<Market> => {
-    const m = await startMarket(marketStore.env, { rpcUrl: proxy.url, apiUrl: devnet.apiUrl }, { ...marketEnv, ...(crashAt ? { CRASH_AT: crashAt } : {}) });
+  /** A market process on the rig's store, armed at `crashAt` when given; `env` adds config (several instances share the store). */
+  const market = async (crashAt?: FailpointName, env: Record<string, string> = {}): Promise<Market> => {
+    const m = await startMarket(marketStore.env, { rpcUrl: proxy.url, apiUrl: devnet.apiUrl }, { ...marketEnv, ...env, ...(crashAt ? { CRASH_AT: crashAt } : {}) });
     children.push(m);
     return m;
   };

@@ -67,8 +67,8 @@ describe('area manifests', () => {
   void it("starts the new area's job beside recovery and the indexer", async () => {
     const jobs = await startJobs(t.ctx);
     try {
-      assert.deepEqual([...jobs.byName.keys()].slice(0, 2), ['recovery', 'indexer']);
-      assert.ok(jobs.byName.has('probe-job'));
+      // One instance leads every singleton role: recovery and the indexer run here too.
+      for (const name of ['recovery', 'indexer', 'probe-job']) assert.ok(jobs.byName.has(name), name);
       await jobs.byName.get('probe-job')!.kick();
       assert.ok(seen.jobRuns >= 1);
     } finally {

@@ -27,6 +27,7 @@ const OWNERS: Record<string, string> = {
   owner_events: 'src/modules/listings/lifecycle.ts',
   event_log: 'src/events/append.ts',
   event_seq: 'src/events/append.ts',
+  leader_epochs: 'src/cluster/fence.ts',
 };
 
 function sources(dir: string): string[] {

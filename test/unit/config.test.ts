@@ -36,6 +36,8 @@ test('bad config names every bad variable', () => {
   assert.throws(() => loadConfig({ CHAIN: 'bitcoin-core' }), /BITCOIN_RPC_URL/);
   assert.throws(() => loadConfig({ NETWORK: 'mainnet' }), /devnet runs on regtest/);
   assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
+  assert.throws(() => loadConfig({ DATABASE_READ_URL: 'postgres://r@replica/db' }), /DATABASE_READ_URL: a read replica needs a PostgreSQL DATABASE_URL/);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: 'postgres://r@replica/db' }).DATABASE_READ_URL, 'postgres://r@replica/db');
   assert.throws(() => loadConfig({ AUTH_ALLOWED_ORIGINS: 'not an origin' }), /AUTH_ALLOWED_ORIGINS/);
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '100' }), /MARKET_FEE_MIN_SATS: at least 546/);
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '0' }), /MARKET_FEE_MIN_SATS/, 'a fee in bps alone can fall below dust on a small price');

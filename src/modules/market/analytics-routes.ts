@@ -56,7 +56,7 @@ const Snapshot = Type.Object(
 );
 
 export function analyticsRoutes(app: App, ctx: Context): void {
-  const service = new AnalyticsService(ctx.store.db, () => nowSeconds(ctx.clock));
+  const service = new AnalyticsService(ctx.store.read, () => nowSeconds(ctx.clock));
   app.get(
     '/v1/analytics',
     {

@@ -90,7 +90,7 @@ const badCursor = () => invalid('cursor is not valid for this route and these fi
 const blankToUndefined = (s: string | undefined) => (s === undefined || s === '' ? undefined : s);
 
 export const artistsServiceOf = (ctx: Context) =>
-  new ArtistsService(new ArtistsStore(ctx.store.db), new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+  new ArtistsService(new ArtistsStore(ctx.store.read), new ListingStatsReader(ctx.store.read, () => nowSeconds(ctx.clock)));
 
 export function artistRoutes(app: App, ctx: Context): void {
   const service = artistsServiceOf(ctx);

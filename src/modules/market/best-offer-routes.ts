@@ -41,6 +41,6 @@ export function bestOfferRoutes(app: App, ctx: Context): void {
         response: { 200: Ok(BestOfferResult), ...errorResponses },
       },
     },
-    async (req) => ({ result: await bestOffer(ctx.store.db, req.params.asset, nowSeconds(ctx.clock)) }),
+    async (req) => ({ result: await bestOffer(ctx.store.read, req.params.asset, nowSeconds(ctx.clock)) }),
   );
 }

@@ -78,7 +78,7 @@ export const OrderBook = Type.Object(
 );
 
 export function bookRoutes(app: App, ctx: Context): void {
-  const service = new BookService(new BookStore(ctx.store.db), () => nowSeconds(ctx.clock));
+  const service = new BookService(new BookStore(ctx.store.read), () => nowSeconds(ctx.clock));
   app.get(
     '/v1/collections/:slug/book',
     {

@@ -58,7 +58,7 @@ const isPosition = (p: unknown): p is CollectionsPosition =>
   Array.isArray(p) && p.length === 2 && Number.isInteger(p[0]) && typeof p[1] === 'string';
 
 export function collectionRoutes(app: App, ctx: Context): void {
-  const service = new CollectionsService(ctx.store.db, new ListingStatsReader(ctx.store.db, () => nowSeconds(ctx.clock)));
+  const service = new CollectionsService(ctx.store.read, new ListingStatsReader(ctx.store.read, () => nowSeconds(ctx.clock)));
 
   app.get(
     ROUTE,

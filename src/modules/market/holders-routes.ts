@@ -35,7 +35,7 @@ const HoldersSummary = Type.Object(
 );
 
 export function holderRoutes(app: App, ctx: Context): void {
-  const service = new HoldersService(ctx.store.db);
+  const service = new HoldersService(ctx.store.read);
   app.get(
     '/v1/collections/:slug/holders',
     {

@@ -32,7 +32,7 @@ const Reply = Type.Object(
 );
 
 export function offerTargetRoutes(app: App, ctx: Context): void {
-  const service = new OfferTargetsService(ctx.store.db, () => nowSeconds(ctx.clock));
+  const service = new OfferTargetsService(ctx.store.read, () => nowSeconds(ctx.clock));
   app.get(
     '/v1/collections/:slug/offer-targets',
     {

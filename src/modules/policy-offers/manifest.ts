@@ -46,6 +46,6 @@ export const policyOffersArea: Area = {
   }),
   jobs: (ctx) => {
     const pool = anchorPool(ctx);
-    return [{ name: 'policy-offer-upkeep', intervalMs: Math.min(ctx.config.RECOVERY_INTERVAL_MS, 30_000), run: async () => void (await policyOfferUpkeep(ctx, pool)) }];
+    return [{ name: 'policy-offer-upkeep', role: 'policy-offers-upkeep', intervalMs: Math.min(ctx.config.RECOVERY_INTERVAL_MS, 30_000), run: async () => void (await policyOfferUpkeep(ctx, pool)) }];
   },
 };

@@ -20,6 +20,7 @@ import * as m018 from './018_artist_profiles.js';
 import * as m019 from './019_policy_offers.js';
 import * as m020 from './020_event_log.js';
 import * as m021 from './021_webhooks.js';
+import * as m022 from './022_leader_epochs.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '019_policy_offers': m019,
   '020_event_log': m020,
   '021_webhooks': m021,
+  '022_leader_epochs': m022,
 };

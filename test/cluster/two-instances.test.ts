@@ -1,0 +1,114 @@
+/**
+ * #17 item 6: several API processes on one PostgreSQL schema and one Redis, beside one standalone
+ * devnet (real processes: test/helpers/crash.ts). Two buyers, one on each instance, race for one
+ * listing: one fill, one broadcast. The sign-in budget of an IP is one budget across instances.
+ * The indexer runs on one instance only; SIGKILL of that leader moves indexing to the other with
+ * no block applied twice and none skipped; SIGTERM of a leader hands its roles over at once (its
+ * notification, well inside the follower's tick).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { makeWallet } from '../helpers/wallets.js';
+import { backend, redisUrl } from '../helpers/store.js';
+import { call, crashRig, until, type CrashRig, type Market } from '../helpers/crash.js';
+
+const SKIP = backend !== 'postgres' || !redisUrl ? 'several instances need PostgreSQL and Redis (TEST_BACKEND=postgres with TEST_POSTGRES_URL and TEST_REDIS_URL)' : false;
+/** The followers' tick: SIGKILL moves a role within it; SIGTERM must not wait for it. */
+const TICK_MS = 2_500;
+
+let rig: CrashRig | undefined;
+after(async () => rig?.close());
+
+void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader', { timeout: 300_000, skip: SKIP }, async (t) => {
+  rig = await crashRig('cl');
+  const r = rig;
+  const env = {
+    REDIS_URL: redisUrl!,
+    REDIS_PREFIX: `cl${crypto.randomBytes(4).toString('hex')}:`,
+    TRUST_PROXY_HOPS: '1',
+    LEADERSHIP_INTERVAL_MS: String(TICK_MS),
+    // Recovery relays what a crash left journaled; here it would only add broadcasts to count.
+    RECOVERY_INTERVAL_MS: '600000',
+    ANCHOR_POOL_SIZE: '0',
+  };
+  const a = await r.market(undefined, env);
+  // A third instance stands by for the SIGTERM handover (started beside the second: one wait).
+  const [b, c] = await Promise.all([r.market(undefined, env), r.market(undefined, env)]);
+  const holder = (role: string) =>
+    r.withMarketDb(async (db) => (await db.selectFrom('leader_epochs').selectAll().where('role', '=', role).executeTakeFirst()) ?? undefined);
+  const pidOf = (m: Market) => String(m.proc.pid);
+  const leads = async (m: Market, role = 'indexer') => (await holder(role))?.holder.split(':')[1] === pidOf(m);
+  assert.ok(await leads(a), 'the first instance up leads the indexer');
+  const metrics = async (m: Market) => (await fetch(`${m.url}/metrics`)).text();
+  assert.match(await metrics(a), /market_leader\{role="indexer"\} 1/);
+  assert.match(await metrics(b), /market_leader\{role="indexer"\} 0/);
+
+  // One budget per IP across instances: 60 sign-in requests (class sign_in) from one address.
+  const signInFrom = (m: Market, ip: string) =>
+    fetch(`${m.url}/v1/auth/challenge`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: '{}' }).then((res) => res.status);
+  const ip = '198.51.100.23';
+  const spent = await Promise.all(Array.from({ length: 60 }, (_, i) => signInFrom(i % 2 ? b : a, ip)));
+  assert.ok(!spent.includes(429), `within the budget: ${spent.join(',')}`);
+  assert.deepEqual([await signInFrom(a, ip), await signInFrom(b, ip)], [429, 429], 'the 61st is refused on either instance');
+
+  // A buyer on each instance races for one listing.
+  const seller = makeWallet('p2wpkh', 'cl-seller');
+  const { listingId } = await r.listedUnit(a, seller, 31_000);
+  const one = await r.signedQuote(a, listingId, makeWallet('p2wpkh', 'cl-buyer-a'), makeWallet('p2wpkh', 'cl-dest-a'));
+  const two = await r.signedQuote(b, listingId, makeWallet('p2wpkh', 'cl-buyer-b'), makeWallet('p2wpkh', 'cl-dest-b'));
+  const before = r.proxy.state.broadcasts;
+  const raced = await Promise.all([
+    call(a.url, 'POST', `/v1/checkout/quotes/${one.q.id}/complete`, { psbt_hex: one.signed }, one.token),
+    call(b.url, 'POST', `/v1/checkout/quotes/${two.q.id}/complete`, { psbt_hex: two.signed }, two.token),
+  ]);
+  const won = raced.filter((x) => x.status === 200);
+  assert.equal(won.length, 1, JSON.stringify(raced.map((x) => x.body)));
+  assert.equal(raced.find((x) => x.status !== 200)!.status, 409, JSON.stringify(raced.map((x) => x.body)));
+  assert.equal(r.proxy.state.broadcasts - before, 1, 'one broadcast');
+  const txid = (raced[0]!.status === 200 ? one : two).q.expected_txid as string;
+  const other = (raced[0]!.status === 200 ? two : one).q.expected_txid as string;
+  const pool = await r.mempool();
+  assert.ok(pool.includes(txid) && !pool.includes(other));
+
+  // SIGKILL of the indexer's leader right after the block that confirms the sale: the other
+  // instance takes the role (a new epoch) and the block is applied once.
+  const epoch0 = Number((await holder('indexer'))!.epoch);
+  await r.mine();
+  const mined = (await r.rpc('getblockcount')) as number;
+  await a.kill('SIGKILL');
+  const killedAt = Date.now();
+  const next = await until('another instance to lead the indexer', async () => ((await leads(b)) ? b : (await leads(c)) ? c : undefined), 3 * TICK_MS + 10_000);
+  const spare = next === b ? c : b;
+  t.diagnostic(`SIGKILL: the other instance led the indexer ${Date.now() - killedAt} ms after the leader died (tick ${TICK_MS} ms)`);
+  assert.ok(Number((await holder('indexer'))!.epoch) > epoch0);
+  await r.mine();
+  const tip = mined + 1;
+  const state = () =>
+    r.withMarketDb(async (db) => ({
+      heights: (await db.selectFrom('indexed_blocks').select('height').orderBy('height').execute()).map((x) => x.height),
+      settlements: await db.selectFrom('settlements').select(['txid', 'state', 'confirmed_height']).execute(),
+      fills: await db.selectFrom('fills').select(['txid', 'state']).execute(),
+    }));
+  const s = await until('the new leader to index the tip', async () => {
+    const v = await state();
+    return v.heights.at(-1) === tip ? v : undefined;
+  });
+  const first = s.heights[0]!;
+  assert.deepEqual(s.heights, Array.from({ length: tip - first + 1 }, (_, i) => first + i), 'every block once, none skipped');
+  assert.deepEqual(s.settlements.filter((x) => x.txid === txid), [{ txid, state: 'confirmed', confirmed_height: mined }]);
+  assert.deepEqual(s.fills.map((f) => [f.txid, f.state]), [[txid, 'confirmed']], 'one fill, confirmed once');
+  assert.equal((await r.salesOf(spare, txid)).length, 1, 'one sale event');
+
+  // SIGTERM: the leader drains, stops and releases; the spare takes every role at once, not at its next tick.
+  const t0 = Date.now();
+  await next.kill('SIGTERM');
+  assert.equal(next.proc.exitCode, 0, `a clean exit:\n${next.output()}`);
+  await until('the spare to lead the indexer', async () => ((await leads(spare)) ? true : undefined), TICK_MS * 3);
+  const handover = Date.now() - t0;
+  assert.ok(await leads(spare, 'recovery'));
+  t.diagnostic(`SIGTERM: handed over ${handover} ms after the signal (drain, stop, release)`);
+  assert.ok(handover < TICK_MS, `handed over in ${handover} ms, before a follower's tick (${TICK_MS} ms)`);
+  await r.mine();
+  await until('the spare to index the next block', async () => ((await state()).heights.at(-1) === tip + 1 ? true : undefined));
+});
