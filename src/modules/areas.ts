@@ -15,6 +15,7 @@ import { eventsArea } from './events/manifest.js';
 import { feesArea } from './fees/manifest.js';
 import { transactionsArea } from './transactions/manifest.js';
 import { devnetArea } from './devnet/manifest.js';
+import { livePageArea } from './live-page/manifest.js';
 
 /**
  * Every area of the service, one line each. Order is the order watchers run
@@ -37,4 +38,5 @@ export const AREAS: readonly Area[] = [
   feesArea,
   transactionsArea,
   devnetArea,
+  livePageArea,
 ];

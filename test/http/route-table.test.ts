@@ -95,8 +95,8 @@ const TABLE: Record<string, Row> = {
   'POST /v1/policy-accepts': { limit: 'signed_completion', session: true },
 };
 
-/** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
-const UNLIMITED = [/^\/$/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
+/** Routes that legitimately have no limit class, by pattern: health, docs, the live page and its assets, the devnet's own faces. */
+const UNLIMITED = [/^\/$/, /^\/live\//, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
 
 /** Bodies that pass validation, so a request reaches its owner check. */
 const VALID_BODY: Record<string, (now: number) => object> = {
