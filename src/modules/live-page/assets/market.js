@@ -295,12 +295,17 @@
 
   const order = (a, b) => b.at - a.at || (a.event_id < b.event_id ? 1 : a.event_id > b.event_id ? -1 : 0);
 
+  function collectionName(slug) {
+    const known = state.collections.find((c) => c.slug === slug);
+    return known ? known.name : slug || '';
+  }
+
   function renderEvent(ev, node) {
     node.className = `event kind-${KIND_LABEL[ev.kind] ? ev.kind : 'other'}`;
     node.setAttribute('data-event-id', ev.event_id);
     node.setAttribute('data-kind', ev.kind);
     const head = el('div', 'event-head');
-    head.append(el('span', 'badge', KIND_LABEL[ev.kind] || ev.kind), el('span', 'asset', ev.asset_longname || ev.asset || ev.collection || ''), el('span', 'price', sats(ev.price_sats)));
+    head.append(el('span', 'badge', KIND_LABEL[ev.kind] || ev.kind), el('span', 'asset', ev.asset_longname || ev.asset || collectionName(ev.collection)), el('span', 'price', sats(ev.price_sats)));
     const parties = [];
     if (ev.kind === 'sale') parties.push(`${shortAddress(ev.seller)} → ${shortAddress(ev.buyer)}`);
     else if (ev.seller) parties.push(`by ${shortAddress(ev.seller)}`);
