@@ -11,7 +11,8 @@
   /** After the stream refuses (not deployed, resync, limit), poll and try it again this much later. */
   const STREAM_RETRY_MS = 60000;
   const MAX_ROWS = 60;
-  const KINDS = ['sale', 'listed', 'delisted', 'offer_placed', 'offer_ended', 'collection_offer_placed', 'collection_offer_ended'];
+  const RETRACTED = 'event_retracted';
+  const KINDS = ['sale', 'listed', 'delisted', 'offer_placed', 'offer_ended', 'collection_offer_placed', 'collection_offer_ended', RETRACTED];
   const KIND_LABEL = {
     sale: 'Sale',
     listed: 'Listed',
@@ -319,10 +320,24 @@
     node.replaceChildren(head, tail);
   }
 
+  /**
+   * A reorg withdrew an event (a confirmation it undid, an ending it reversed): drop the row and
+   * re-read the head, which shows the subject as it stands now (a sale back to pending, say).
+   */
+  function retract(ev) {
+    const known = state.events.get(ev.retracts);
+    if (known) {
+      known.node.remove();
+      state.events.delete(ev.retracts);
+    }
+    readHead(true).catch(report);
+  }
+
   /** Adds or updates one event (dedupe on event_id); `live` marks it new and refreshes the market figures. */
   function accept(ev, live) {
     if (!ev || typeof ev.event_id !== 'string' || typeof ev.at !== 'number') return;
     if (typeof ev.seq === 'number' && (state.lastSeq === null || ev.seq > state.lastSeq)) state.lastSeq = ev.seq;
+    if (ev.kind === RETRACTED) return typeof ev.retracts === 'string' ? retract(ev) : undefined;
     const known = state.events.get(ev.event_id);
     if (known) {
       if (JSON.stringify(known.event) === JSON.stringify(ev)) return;
