@@ -55,6 +55,11 @@ if (pgUrl) {
 } else {
   skippedNotes.push('PostgreSQL run skipped: set TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the suite on PostgreSQL.');
 }
+// test/live-page drives Debian's chromium through playwright-core; without it that browser test skips.
+const chromium = '/usr/bin/chromium';
+if (files.some((f) => f.startsWith('test/live-page/')) && !fs.existsSync(chromium)) {
+  skippedNotes.push(`live page browser test skipped: ${chromium} is absent (apt-get install chromium; .ci/run installs it).`);
+}
 if (!redisUrl) skippedNotes.push('Redis backend tests skipped: set TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run them.');
 
 console.log('');

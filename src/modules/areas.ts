@@ -16,6 +16,7 @@ import { webhooksArea } from './webhooks/manifest.js';
 import { feesArea } from './fees/manifest.js';
 import { transactionsArea } from './transactions/manifest.js';
 import { devnetArea } from './devnet/manifest.js';
+import { livePageArea } from './live-page/manifest.js';
 
 /**
  * Every area of the service, one line each. Order is the order watchers run
@@ -39,4 +40,5 @@ export const AREAS: readonly Area[] = [
   feesArea,
   transactionsArea,
   devnetArea,
+  livePageArea,
 ];

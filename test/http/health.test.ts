@@ -39,12 +39,3 @@ test('readyz is 503 while Redis is configured and unreachable (every limited rou
     await down.close();
   }
 });
-
-test('GET / is a small page a person can use: docs, the OpenAPI document, collections, health', async () => {
-  const r = await t.app.inject({ method: 'GET', url: '/' });
-  assert.equal(r.statusCode, 200);
-  assert.match(String(r.headers['content-type']), /^text\/html/);
-  for (const href of ['/docs', '/v1/openapi.json', '/v1/collections', '/healthz', '/readyz']) assert.ok(r.body.includes(`href="${href}"`), href);
-  const again = await t.app.inject({ method: 'GET', url: '/' });
-  assert.match(String(again.headers['content-type']), /^text\/html/, 'a cached answer keeps its type');
-});

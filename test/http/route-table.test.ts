@@ -102,8 +102,8 @@ const TABLE: Record<string, Row> = {
   'POST /v1/address/:address/webhooks/:id/deliveries/:delivery_id/replay': { limit: 'account_maintenance', session: 'address' },
 };
 
-/** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
-const UNLIMITED = [/^\/$/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
+/** Routes that legitimately have no limit class, by pattern: health, docs, the live page and its assets, the devnet's own faces. */
+const UNLIMITED = [/^\/$/, /^\/live\//, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/devnet\//];
 
 /** Bodies that pass validation, so a request reaches its owner check. */
 const VALID_BODY: Record<string, (now: number) => object> = {

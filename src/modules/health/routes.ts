@@ -18,25 +18,8 @@ async function check(fn: () => Promise<string | void>): Promise<{ ok: boolean; d
   }
 }
 
-/** The front door for a person who opens the base URL in a browser: where to go next. */
-const HOME = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Counterparty collectibles marketplace API</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2em}</style></head>
-<body><h1>Counterparty collectibles marketplace API</h1>
-<p>An HTTP JSON API: every success is <code>{result: …}</code>, every failure <code>{error, code}</code>.</p>
-<ul>
-<li><a href="/docs">/docs</a>: the interactive API reference (sign in, then Authorize with your <code>x-session-token</code>)</li>
-<li><a href="/v1/openapi.json">/v1/openapi.json</a>: the OpenAPI 3.1 document, for clients and code generators</li>
-<li><a href="/v1/collections">/v1/collections</a>: the market's collections, a first public read</li>
-<li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>: liveness and readiness</li>
-</ul></body></html>
-`;
-
-/** Liveness and readiness, outside /v1 for load balancers and orchestrators; the small home page at /. */
+/** Liveness and readiness, outside /v1 for load balancers and orchestrators (the page at / is the live-page area's). */
 export function healthRoutes(app: App, ctx: Context): void {
-  app.get('/', { schema: { hide: true }, config: { cache: { public: 300 } } }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(HOME));
-
   app.get(
     '/healthz',
     { schema: { tags: ['health'], summary: 'Process is up',
