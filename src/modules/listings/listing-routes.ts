@@ -90,9 +90,15 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
         tags,
         summary: 'Delist one listing',
         description:
-          'Ends an open (pending or active) listing with reason `owner`; the stored seller half is wiped in the same write and a `listing_delisted` event goes to the owner feed. The asset UTXO stays attached and can be listed again with a reuse preflight. A reserved, sold or ended listing answers 409 state_changed. Owner only: a missing and a foreign id give the same 404. Note the signed half already given to the market is destroyed, but a copy kept elsewhere stays valid on Bitcoin until the asset UTXO is spent.',
+          'Ends an open (pending or active) or exposed listing with reason `owner`; the stored seller half is wiped in the same write and a `listing_delisted` event goes to the owner feed. The asset UTXO stays attached and can be listed again with a reuse preflight. A reserved, sold or ended listing answers 409 state_changed. Owner only: a missing and a foreign id give the same 404. Note the signed half already given to the market is destroyed, but a copy kept elsewhere stays valid on Bitcoin until the asset UTXO is spent. For an exposed listing the answer carries `exposure_warning`: its half was broadcast, so anyone can still buy at that price; only moving the unit (the rotation route) voids it.',
         params: IdParams,
-        response: { 200: Ok(Type.Object({ id: Type.String(), state: Type.Literal('ended'), end_reason: Type.Literal('owner') }, { additionalProperties: false })), ...errorResponses },
+        response: {
+          200: Ok(Type.Object({
+            id: Type.String(), state: Type.Literal('ended'), end_reason: Type.Literal('owner'),
+            exposure_warning: Type.Optional(Type.String({ description: 'only for an exposed listing: delisting does not void its public half; moving the unit does' })),
+          }, { additionalProperties: false })),
+          ...errorResponses,
+        },
       },
     },
     async (req) => ({ result: await maint.delist(await own(req, req.params.id)) }),
