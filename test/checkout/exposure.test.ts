@@ -16,7 +16,7 @@ import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
-import { openMarket, type Market } from '../helpers/market.js';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { coinOf, buildTx } from '../helpers/devnet.js';
 import { makeWallet, signInput, walletInput } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
@@ -100,12 +100,17 @@ void test('sniping: a relayed plain checkout\'s pair is lifted into a higher-fee
   const exposed = await listingRow(m, l.id);
   assert.deepEqual([exposed.state, exposed.exposure_reason, exposed.signed_psbt], ['exposed', 'checkout_replaced', null]);
   assert.deepEqual(await askIds(), []);
+  // Delisting forgets the listing but cannot void the public half: the answer says so.
+  const delisted = await m.call('POST', `/v1/listings/${l.id}/delist`, alice.token);
+  assert.equal(delisted.status, 200, JSON.stringify(delisted.body));
+  assert.equal(delisted.body.result.state, 'ended');
+  assert.match(delisted.body.result.exposure_warning, /only moving the unit|Only moving the unit/);
 
   await m.mine();
   await m.sync();
   assert.equal(await heldOn(m, `${snipeTxid}:0`, alice.asset), 1n, 'the sniper holds the unit');
   assert.equal((await m.ctx.chain.bitcoin.getTxOut(snipeTxid, 0))?.address, sniper.address);
-  assert.deepEqual([(await listingRow(m, l.id)).state, (await listingRow(m, l.id)).end_reason], ['ended', 'invalid']);
+  assert.deepEqual([(await listingRow(m, l.id)).state, (await listingRow(m, l.id)).end_reason], ['ended', 'owner']);
   const feed = (await get(`/v1/address/${alice.w.address}/events`, alice.token)).result as Array<Record<string, any>>;
   const ev = feed.find((e) => e.kind === 'listing_exposed' && e.listing_id === l.id);
   assert.ok(ev, JSON.stringify(feed));
@@ -149,4 +154,44 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   // A buyer cannot quote it either.
   const late = await m.call('POST', '/v1/checkout/quotes', buyer.token, { lines: [{ listing_id: l.id }] });
   assert.equal(late.status, 409, JSON.stringify(late.body));
+
+  // The seller rotates: the unit moves to a fresh 330-sat output of its own, funded by its BTC.
+  const foreign = await m.call('POST', `/v1/listings/${l.id}/rotation`, buyer.token, {});
+  assert.equal(foreign.status, 404);
+  const t = await m.call('POST', `/v1/listings/${l.id}/rotation`, bob.token, { fee_rate: 3 });
+  assert.equal(t.status, 200, JSON.stringify(t.body));
+  const tpl = t.body.result;
+  assert.deepEqual(tpl.new_asset_utxo, { txid: tpl.expected_txid, vout: 0, utxo_value_sats: 330 });
+  const unsigned = Transaction.fromPSBT(hex.decode(tpl.psbt_hex), READ_TX_OPTS);
+  assert.equal(`${hex.encode(unsigned.getInput(0).txid!)}:${unsigned.getInput(0).index}`, `${l.utxo_txid}:${l.utxo_vout}`);
+  // Signed SINGLE|ANYONECANPAY, a rotation could be lifted like the listing was: refused.
+  const lifted = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(tpl.psbt_hex, bob.w, tpl.inputs_to_sign, SigHash.SINGLE_ANYONECANPAY) });
+  assert.deepEqual([lifted.status, lifted.body.code], [401, 'signature_invalid'], JSON.stringify(lifted.body));
+  const signed = signPsbt(tpl.psbt_hex, bob.w, tpl.inputs_to_sign, SigHash.DEFAULT);
+  const sent = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signed });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  assert.deepEqual(sent.body.result, { listing_id: l.id, txid: tpl.expected_txid, status: 'broadcast', new_asset_utxo: { txid: tpl.expected_txid, vout: 0 } });
+  assert.ok(await inMempool(tpl.expected_txid));
+  assert.equal((await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signed })).status, 200, 'the same bytes again are safe');
+
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldOn(m, `${tpl.expected_txid}:0`, bob.asset), 1n, 'the unit sits on the seller\'s fresh output');
+  const rotated = await listingRow(m, l.id);
+  assert.deepEqual([rotated.state, rotated.end_reason], ['ended', 'rotated']);
+  const kinds = ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
+  assert.ok(kinds.includes('listing_rotated'), JSON.stringify(kinds));
+
+  // Listable again from its new outpoint.
+  const pf = await m.call('POST', '/v1/listing-preflights', bob.token, {
+    seller: bob.w.address, asset: bob.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: tpl.expected_txid, vout: 0 }, price_sats: 27_000, idempotency_key: 'exposure-relist-rotated',
+  });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const relisted = await m.call('POST', `/v1/listing-preflights/${pf.body.result.id}/listing`, bob.token, {
+    psbt_hex: signPsbt(pf.body.result.listing.psbt_hex, bob.w, [0], SigHash.SINGLE_ANYONECANPAY), expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
+  });
+  assert.equal(relisted.status, 200, JSON.stringify(relisted.body));
+  assert.equal(relisted.body.result.state, 'active');
+  await m.sync();
+  assert.deepEqual(await askIds(), [relisted.body.result.id]);
 });
