@@ -38,6 +38,8 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     ended_at: null,
     utxo_height: null,
     spent_height: null,
+    exposed_at: null,
+    exposure_reason: null,
     ...over,
   };
   await db.insertInto('listings').values(row).execute();

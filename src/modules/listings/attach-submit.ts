@@ -154,6 +154,8 @@ export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pend
     ended_at: null,
     utxo_height: utxoHeight,
     spent_height: null,
+    exposed_at: null,
+    exposure_reason: null,
   };
 }
 

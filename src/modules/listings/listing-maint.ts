@@ -18,6 +18,10 @@ import { checkPrice, PROTOCOL_VERSION } from './rules.js';
 import { verifyRepriceListing } from './signed.js';
 import { sellerScript } from './attach-submit.js';
 
+/** What a seller delisting an exposed listing must know. */
+export const EXPOSURE_WARNING =
+  'This listing\'s signed half was broadcast in a checkout that failed, so anyone may still buy the unit at that price: delisting does not void the signature. Only moving the unit does (POST /v1/listings/{id}/rotation, or any spend of the asset UTXO).';
+
 export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string };
 export type Outcome =
   | { index: number; listing_id: string; ok: true; state: ListingRow['state']; price_sats: number; version: number }
@@ -69,11 +73,16 @@ export class ListingMaintenance {
     return { id: l.id, price_sats: price, version };
   }
 
-  async delist(l: ListingRow): Promise<{ id: string; state: 'ended'; end_reason: 'owner' }> {
-    this.requireOpen(l);
-    const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), OPEN));
+  /**
+   * Ends an open listing, or an exposed one: the market forgets it, but its half is public and
+   * stays valid until the unit moves, which the answer says (`exposure_warning`).
+   */
+  async delist(l: ListingRow): Promise<{ id: string; state: 'ended'; end_reason: 'owner'; exposure_warning?: string }> {
+    const exposed = l.state === 'exposed';
+    if (!exposed) this.requireOpen(l);
+    const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), exposed ? ['exposed'] : OPEN));
     if (!ok) throw new ApiError('state_changed', 'the listing changed meanwhile (claimed by a buyer, sold or ended)');
-    return { id: l.id, state: 'ended', end_reason: 'owner' };
+    return { id: l.id, state: 'ended', end_reason: 'owner', ...(exposed ? { exposure_warning: EXPOSURE_WARNING } : {}) };
   }
 
   /**

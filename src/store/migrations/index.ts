@@ -21,6 +21,7 @@ import * as m019 from './019_policy_offers.js';
 import * as m020 from './020_event_log.js';
 import * as m021 from './021_webhooks.js';
 import * as m022 from './022_leader_epochs.js';
+import * as m023 from './023_listing_exposure.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '020_event_log': m020,
   '021_webhooks': m021,
   '022_leader_epochs': m022,
+  '023_listing_exposure': m023,
 };
