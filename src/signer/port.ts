@@ -5,11 +5,14 @@
  */
 import type { CancelResult, CosignRequest, CosignResult, MarketSigner } from './service.js';
 import { KeyRefused, type RefusalCode, type SignerKey } from './keys.js';
+import type { ListingCosignRequest, ListingCosignResult, ListingRevokeResult } from './listing-cosign.js';
 
 export interface SignerPort {
   info(): Promise<{ current: SignerKey; keys: SignerKey[] }>;
   cosign(req: CosignRequest): Promise<CosignResult>;
   cancel(parentTxid: string): Promise<CancelResult>;
+  cosignListing(req: ListingCosignRequest): Promise<ListingCosignResult>;
+  revokeListing(listingId: string, outpoint: string): Promise<ListingRevokeResult>;
 }
 
 /** The signer could not be reached (down, timed out, answering 5xx). */
@@ -45,6 +48,12 @@ export class InProcessSigner implements SignerPort {
   }
   cancel(parentTxid: string) {
     return this.run(() => this.signer.cancel(parentTxid));
+  }
+  cosignListing(req: ListingCosignRequest) {
+    return this.run(() => this.signer.cosignListing(req));
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.run(() => this.signer.revokeListing(listingId, outpoint));
   }
 }
 
@@ -88,6 +97,12 @@ export class HttpSigner implements SignerPort {
   cancel(parentTxid: string) {
     return this.call<CancelResult>('POST', '/signer/cancel', { parent_txid: parentTxid });
   }
+  cosignListing(req: ListingCosignRequest) {
+    return this.call<ListingCosignResult>('POST', '/signer/listings/cosign', req);
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.call<ListingRevokeResult>('POST', '/signer/listings/revoke', { listing_id: listingId, outpoint });
+  }
 }
 
 /**
@@ -115,6 +130,12 @@ export class LazyInProcessSigner implements SignerPort {
   }
   cancel(parentTxid: string) {
     return this.port.cancel(parentTxid);
+  }
+  cosignListing(req: ListingCosignRequest) {
+    return this.port.cosignListing(req);
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.port.revokeListing(listingId, outpoint);
   }
   close(): void {
     this.opened?.close();

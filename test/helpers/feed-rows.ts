@@ -38,6 +38,10 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     ended_at: null,
     utxo_height: null,
     spent_height: null,
+    protocol_subtype: 'plain',
+    cosign_seller_key: null,
+    cosign_market_key: null,
+    cosign_key_version: null,
     ...over,
   };
   await db.insertInto('listings').values(row).execute();

@@ -1,0 +1,186 @@
+/**
+ * Co-signed listings end to end on the devnet with real keys (issue 18 item 2): a P2TR seller
+ * attaches straight to the co-signed output and lists over its leaf; a checkout completes with
+ * the market signer's signature first in the leaf's witness; the seller's pair lifted into
+ * another transaction fails the devnet's script check (the market's signature covers only the
+ * journaled checkout); the journaled bytes confirm and deliver. The signer's decisions: one per
+ * outpoint (another transaction is refused, the same one answers the same signature), never
+ * after a delist.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { hex } from '@scure/base';
+import { p2tr, SigHash, Transaction } from '@scure/btc-signer';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { makeWallet, signInput, walletInput, type TestWallet } from '../helpers/wallets.js';
+import { complete, fillsOf, heldAt, heldOn, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../../src/bitcoin/taproot.js';
+import { networkParams } from '../../src/bitcoin/networks.js';
+import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
+import { SignerRefused } from '../../src/signer/port.js';
+
+let m: Market;
+before(async () => {
+  m = await openMarket();
+});
+after(async () => m.close());
+
+const psbtOf = (h: string) => Transaction.fromPSBT(hex.decode(h), READ_TX_OPTS);
+const rawOf = (h: string) => Transaction.fromRaw(hex.decode(h), { ...READ_TX_OPTS, disableScriptCheck: true } as never);
+let keys = 0;
+
+/** The seller's half: SINGLE|ANYONECANPAY over the leaf, as a wallet signs the template (no key path offered). */
+function signLeafHalf(psbtHex: string, w: TestWallet): string {
+  const tx = psbtOf(psbtHex);
+  signInput(tx, 0, w, SigHash.SINGLE_ANYONECANPAY);
+  return hex.encode(tx.toPSBT());
+}
+
+async function cosignedDraft(w: TestWallet, token: string, asset: string, price: number) {
+  const r = await m.call('POST', '/v1/listing-preflights', token, {
+    seller: w.address, asset, quantity_raw: '1', price_sats: price, protocol_subtype: 'cosigned',
+    seller_tap_internal_key: hex.encode(w.xOnly), idempotency_key: `cosigned-${++keys}`,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.result as Record<string, any>;
+}
+
+/** attach-and-list with the attach signed ALL and the given listing half. */
+const attachAndList = (d: Record<string, any>, w: TestWallet, token: string, listingHex: string) =>
+  m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, token, {
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, [0], SigHash.ALL),
+    listing_psbt_hex: listingHex,
+    expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
+  });
+
+/** A co-signed listing through attach-and-list, mined and active. */
+async function listCosigned(w: TestWallet, token: string, asset: string, price: number) {
+  const d = await cosignedDraft(w, token, asset, price);
+  const r = await attachAndList(d, w, token, signLeafHalf(d.listing.psbt_hex, w));
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await m.mine();
+  await m.sync();
+  const l = await listingRow(m, r.body.result.listing_id as string);
+  assert.equal(l.state, 'active');
+  return { d, l };
+}
+
+void test('co-signed: attach to the co-signed output, checkout with the market signature first, a lifted pair fails the script check, the journaled checkout delivers', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-seller');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '2');
+  const token = await m.signIn(seller);
+  const market = (await m.ctx.signer.info()).current;
+
+  // The draft: attach mode onto the output of the seller key (key path) and the leaf with the market key.
+  const d = await cosignedDraft(seller, token, asset, 30_000);
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+  assert.deepEqual([d.protocol_subtype, d.mode, d.cosigned_output.address, d.cosigned_output.market_key_version], ['cosigned', 'attach', co.address, market.version]);
+  assert.equal(p2tr(seller.xOnly, { script: co.leaf }, networkParams('regtest'), true).address, co.address, 'a wallet rebuilds the output from tap_internal_key and the leaf');
+  const attach = psbtOf(d.attach.psbt_hex);
+  assert.equal(hex.encode(attach.getOutput(0).script!), hex.encode(co.script), 'the unit is attached straight to the co-signed output');
+  const half = psbtOf(d.listing.psbt_hex).getInput(0);
+  assert.equal(half.tapInternalKey, undefined, 'the listing template offers no key path to sign');
+  assert.equal(hex.encode(half.witnessUtxo!.script), hex.encode(co.script));
+
+  // A key-path SINGLE|ANYONECANPAY half would be a naked listing again: refused.
+  const keyPath = psbtOf(d.listing.psbt_hex);
+  keyPath.updateInput(0, { tapInternalKey: seller.xOnly, tapMerkleRoot: co.merkleRoot, tapLeafScript: [] }, true);
+  signInput(keyPath, 0, seller, SigHash.SINGLE_ANYONECANPAY);
+  assert.ok(keyPath.getInput(0).tapKeySig, 'the wallet signed the key path');
+  const refusedHalf = await attachAndList(d, seller, token, hex.encode(keyPath.toPSBT()));
+  assert.equal(refusedHalf.status, 422, JSON.stringify(refusedHalf.body));
+  assert.equal(refusedHalf.body.code, 'signature_invalid', JSON.stringify(refusedHalf.body));
+
+  const ok = await attachAndList(d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  await m.mine();
+  await m.sync();
+  const l = await listingRow(m, ok.body.result.listing_id as string);
+  assert.deepEqual([l.state, l.protocol_subtype, l.utxo_outpoint], ['active', 'cosigned', `${d.expected_txid}:0`]);
+  assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n, 'Counterparty credits the unit to the co-signed output');
+
+  // The checkout: quote, the buyer signs, the market co-signs at completion.
+  const buyer = await newBuyer(m, 'p2wpkh', 'cosigned', [200_000]);
+  const sniper = makeWallet('p2wpkh', 'cosigned-sniper');
+  const sniperCoin = await m.fund(sniper, 100_000);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  assert.equal(psbtOf(q.psbt_hex).getInput(1).tapScriptSig, undefined, 'the quote does not publish the seller signature');
+  const r = await complete(m, buyer, q.id, signQuote(q, buyer.w));
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.result.txid, q.expected_txid);
+  const entry = await m.ctx.chain.bitcoin.getMempoolEntry(q.expected_txid);
+  assert.ok(entry && entry.fee_sats / entry.vsize >= 2, `the quoted rate holds with the leaf witness: ${JSON.stringify(entry)}`);
+
+  // The witness: [market (64 bytes, DEFAULT), seller (65, 0x83), leaf, control].
+  const journaled = (await m.ctx.chain.bitcoin.getTransaction(q.expected_txid))!.hex;
+  const tx = rawOf(journaled);
+  const w = tx.getInput(1).finalScriptWitness!;
+  assert.equal(w.length, 4);
+  assert.deepEqual([w[0]!.length, w[1]!.length, w[1]![64], hex.encode(w[2]!), hex.encode(w[3]!)], [64, 65, 0x83, hex.encode(co.leaf), hex.encode(co.control)]);
+  const prevouts = [{ script: buyer.w.script, amount: BigInt(psbtOf(q.psbt_hex).getInput(0).witnessUtxo!.amount) }, { script: co.script, amount: 330n }];
+  const allDigest = tx.preimageWitnessV1(1, prevouts.map((p) => p.script), 0, prevouts.map((p) => p.amount), undefined, co.leaf, TAPSCRIPT_LEAF_VERSION);
+  assert.ok(verifySchnorr(w[0]!, allDigest, hex.decode(market.pubkey)), "item 0 is the market key's SIGHASH_DEFAULT signature over this transaction");
+
+  // The sniper lifts the pair (input 1 with its whole witness, output 1 paying the seller) into a
+  // transaction of its own that takes the unit (its 330-sat output first). Run against a node
+  // that lost the checkout (a restarted node, or one the sniper feeds first), it fails the script
+  // check: the market's signature does not cover it.
+  await m.devnet.dropMempool();
+  const lifted = new Transaction({ allowUnknownOutputs: true, version: tx.version, lockTime: tx.lockTime });
+  lifted.addInput(walletInput(sniper, { txid: sniperCoin.txid, index: sniperCoin.vout, amount: sniperCoin.amount }));
+  lifted.addInput({ txid: l.utxo_txid, index: l.utxo_vout, sequence: tx.getInput(1).sequence!, witnessUtxo: { script: co.script, amount: 330n } });
+  lifted.addOutput({ script: sniper.script, amount: 330n });
+  lifted.addOutput({ script: tx.getOutput(1).script!, amount: tx.getOutput(1).amount! });
+  lifted.addOutput({ script: sniper.script, amount: sniperCoin.amount - 330n - 30_000n - 1_000n + 330n });
+  signInput(lifted, 0, sniper, SigHash.ALL);
+  lifted.finalizeIdx(0);
+  lifted.updateInput(1, { finalScriptWitness: w }, true);
+  await assert.rejects(m.ctx.chain.bitcoin.broadcast(lifted.hex), /mandatory-script-verify-flag-failed \(input 1: signature 0 does not verify/);
+  // Without the market's signature the leaf cannot even run.
+  lifted.updateInput(1, { finalScriptWitness: w.slice(1) }, true);
+  await assert.rejects(m.ctx.chain.bitcoin.broadcast(lifted.hex), /mandatory-script-verify-flag-failed/);
+
+  // The signer co-signs that outpoint for this transaction only: the sniper's is refused, the same one answers the same signature.
+  const ask = (psbt: Transaction) =>
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: hex.encode(psbt.toPSBT()), input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version });
+  await assert.rejects(ask(lifted), (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other');
+  const again = psbtOf(q.psbt_hex);
+  assert.equal((await ask(again)).signature, hex.encode(w[0]!), 'the decision answers the recorded signature');
+
+  // Recovery re-relays the journaled bytes; mined, the unit is the buyer's and the seller is paid.
+  await m.sync();
+  assert.ok(await m.ctx.chain.bitcoin.getMempoolEntry(q.expected_txid), 'the journaled checkout is relayed again');
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldAt(m, buyer.w.address, asset), 1n);
+  assert.equal((await m.ctx.chain.bitcoin.getTxOut(q.expected_txid, 1, true))?.address, seller.address);
+  assert.equal((await listingRow(m, l.id)).state, 'sold');
+  assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['confirmed']);
+});
+
+void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-delist');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const token = await m.signIn(seller);
+  const { l } = await listCosigned(seller, token, asset, 25_000);
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+
+  const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-delist', [200_000]);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  const del = await m.call('POST', `/v1/listings/${l.id}/delist`, token, {});
+  assert.equal(del.status, 200, JSON.stringify(del.body));
+
+  // The market refuses the ended listing; the signer, asked directly for that quote's transaction, refuses too.
+  const r = await complete(m, buyer, q.id, signQuote(q, buyer.w));
+  assert.equal(r.status, 409, JSON.stringify(r.body));
+  await assert.rejects(
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version }),
+    (e: unknown) => e instanceof SignerRefused && e.code === 'listing_delisted',
+  );
+  // The seller's half is worthless alone: the unit stays on the co-signed output, the seller's to move by the key path.
+  assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+});
