@@ -64,6 +64,9 @@ export function mempoolPolicyOf(reason: string): MempoolPolicy | null {
 
 const CONFLICT_CODES = new Set([
   'txn-mempool-conflict',
+  // Core 28 replaces conflicts (full-RBF); these refuse a replacement that would need to.
+  'bip125-replacement-disallowed',
+  'replacement-adds-unconfirmed',
   'bad-txns-inputs-missingorspent',
   'missing-inputs',
   // Older nodes' wording of the same outcome (RPC -25 before Core 0.21).

@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer';
 import { mempoolPolicyOf, isConflictReason } from '../../src/chain/errors.js';
-import { TxRejected } from '../../src/chain/ports.js';
 import { opReturnScript } from '../../src/counterparty/script-reader.js';
 import { makeWallet } from '../helpers/wallets.js';
-import { buildTx, fund, openTestDevnet, txidOf, type Coin, type TestDevnet } from '../helpers/devnet.js';
+import { buildTx, fund, mempoolCoin as unconfirmed, openTestDevnet, rejectionOf, type TestDevnet } from '../helpers/devnet.js';
 
 const alice = makeWallet('p2wpkh', 'refuse-alice');
 const bob = makeWallet('p2wpkh', 'refuse-bob');
@@ -17,18 +16,7 @@ before(async () => {
 });
 after(() => d.cleanup());
 
-/** The TxRejected a broadcast throws. */
-async function rejection(hexTx: string): Promise<TxRejected> {
-  try {
-    await d.devnet.sendRawTransaction(hexTx);
-  } catch (e) {
-    if (e instanceof TxRejected) return e;
-    throw e;
-  }
-  assert.fail('expected a rejection');
-}
-
-const unconfirmed = (hexTx: string, vout: number, amount: bigint): Coin => ({ txid: txidOf(hexTx), vout, amount, prevTx: hex.decode(hexTx) });
+const rejection = (hexTx: string) => rejectionOf(d.devnet, hexTx);
 
 void test('malformed bytes: TX decode failed (-22)', async () => {
   const e = await rejection('00ff');
@@ -62,11 +50,11 @@ void test('a spent input: bad-txns-inputs-missingorspent (-25), missing-inputs i
   assert.equal((r as { 'reject-reason': string })['reject-reason'], 'missing-inputs');
 });
 
-void test('a double spend of a mempool input: txn-mempool-conflict', async () => {
+void test('a double spend of a mempool input paying no more: insufficient fee (full-RBF, replacement.test.ts)', async () => {
   const coin = await fund(d.devnet, alice, 20_000);
   await d.devnet.sendRawTransaction(buildTx([{ wallet: alice, coin }], [{ script: bob.script, amount: 19_000n }]));
-  const e = await rejection(buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 18_000n }]));
-  assert.match(e.reason, /^txn-mempool-conflict/);
+  const e = await rejection(buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 19_000n }]));
+  assert.match(e.reason, /^insufficient fee, rejecting replacement/);
   assert.ok(isConflictReason(e.reason));
 });
 
@@ -177,7 +165,8 @@ void test('TRUC: version inheritance, one child, child size, no grandchildren', 
   const child = buildTx([{ wallet: alice, coin: unconfirmed(parent, 0, 50_000n) }], [{ script: alice.script, amount: 49_000n }], { version: 3 });
   await d.devnet.sendRawTransaction(child);
   const sibling = buildTx([{ wallet: alice, coin: unconfirmed(parent, 1, 49_000n) }], [{ script: bob.script, amount: 48_000n }], { version: 3 });
-  assert.match((await rejection(sibling)).reason, /^TRUC-violation, tx \w+ \(wtxid=\w+\) would exceed descendant count limit/);
+  // A second child may only evict the first by paying for it (Core 28 sibling eviction).
+  assert.match((await rejection(sibling)).reason, /^insufficient fee \(including sibling eviction\), rejecting replacement/);
   const grandchild = buildTx([{ wallet: alice, coin: unconfirmed(child, 0, 49_000n) }], [{ script: bob.script, amount: 48_000n }], { version: 3 });
   assert.match((await rejection(grandchild)).reason, /^TRUC-violation, tx .* would have too many ancestors/);
   await d.devnet.mine(1);

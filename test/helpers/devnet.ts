@@ -11,6 +11,7 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { ManualClock } from '../../src/clock.js';
 import { Devnet, type DevnetOptions } from '../../src/chain/devnet/index.js';
+import { TxRejected } from '../../src/chain/ports.js';
 import { testStore, type TestStoreHandle } from './store.js';
 import { signInput, walletInput, type TestWallet } from './wallets.js';
 
@@ -57,6 +58,20 @@ export function coinOf(devnet: Devnet, txid: string, vout: number): Coin {
   const prevTx = hexToBytes(devnet.rpc.getrawtransaction(txid, false) as string);
   const out = Transaction.fromRaw(prevTx, { allowUnknownOutputs: true }).getOutput(vout);
   return { txid, vout, amount: out.amount!, prevTx };
+}
+
+/** Output `vout` (worth `amount`) of a transaction not yet mined. */
+export const mempoolCoin = (hexTx: string, vout: number, amount: bigint): Coin => ({ txid: txidOf(hexTx), vout, amount, prevTx: hexToBytes(hexTx) });
+
+/** The TxRejected `sendrawtransaction` throws for `hexTx`; fails the test when it is accepted. */
+export async function rejectionOf(devnet: Devnet, hexTx: string): Promise<TxRejected> {
+  try {
+    await devnet.sendRawTransaction(hexTx);
+  } catch (e) {
+    if (e instanceof TxRejected) return e;
+    throw e;
+  }
+  throw new Error(`expected ${txidOf(hexTx)} to be refused`);
 }
 
 /** A confirmed coin of `sats` paid to `wallet` by the faucet. */

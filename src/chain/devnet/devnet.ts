@@ -294,19 +294,15 @@ export class Devnet implements DevnetControl {
       if (tx.outputs.some((_, n) => this.node.chain.coin(tx.txid, n))) {
         throw new TxRejected('Transaction outputs already in utxo set', RPC_VERIFY_ALREADY_IN_CHAIN, tx.txid);
       }
-      const v = this.node.verdict(tx, this.node.mempool, this.nowSeconds());
+      const v = this.node.verdict(tx, this.node.mempool, this.nowSeconds(), { allowReplacement: true, allowSiblingEviction: true });
       if (!v.ok) throw new TxRejected(rejectText(v.reject), v.reject.rpcCode, tx.txid);
       const maxRate = BigInt(Math.round((this.options.maxFeeRate ?? 10_000) * 1000));
       if (maxRate > 0n && v.fee * 1000n > maxRate * BigInt(tx.vsize)) {
         throw new TxRejected('max-fee-exceeded, Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)', RPC_VERIFY_ERROR, tx.txid);
       }
-      const entry = this.node.mempool.add({ tx, fee: v.fee, time: this.nowSeconds(), height: this.node.chain.height });
-      try {
-        await this.commit({ addMempool: [entry] });
-      } catch (e) {
-        this.node.mempool.remove(tx.txid);
-        throw e;
-      }
+      // A failed write reloads memory from the store (commit), which undoes the evictions too.
+      const r = this.node.admit(v, this.nowSeconds());
+      await this.commit({ removeMempool: r.replaced.map((e) => e.tx.txid), addMempool: [r.entry] });
       return tx.txid;
     });
   }
@@ -318,12 +314,8 @@ export class Devnet implements DevnetControl {
       const outcome = this.node.acceptPackage(txs, this.nowSeconds());
       if (outcome.ok) {
         const added = outcome.results.filter((r) => !r.alreadyInMempool).map((r) => this.node.mempool.get(r.tx.txid)!);
-        try {
-          await this.commit({ addMempool: added });
-        } catch (e) {
-          for (const a of added.reverse()) this.node.mempool.remove(a.tx.txid);
-          throw e;
-        }
+        // A failed write reloads memory from the store (commit): members out, replaced back.
+        await this.commit({ removeMempool: outcome.replaced, addMempool: added });
       }
       return this.rpc.packageReply(outcome);
     });

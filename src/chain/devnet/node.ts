@@ -11,7 +11,7 @@ import { BlockParser, type LedgerParams } from './ledger-apply.js';
 import { CpLedger } from './ledger.js';
 import { Mempool, type MempoolEntry } from './mempool.js';
 import { decodeTx, type DecodedTx } from './tx-decode.js';
-import { checkMempoolAccept, feeFor, RPC_VERIFY_REJECTED, type Reject, type Verdict } from './validation.js';
+import { checkMempoolAccept, feeFor, RPC_VERIFY_REJECTED, type AcceptOptions, type Reject, type Verdict } from './validation.js';
 import type { InputVerifier } from './verifier.js';
 
 export interface NodeParams {
@@ -32,6 +32,8 @@ export interface PackageMemberResult {
 
 export interface PackageOutcome {
   ok: boolean;
+  /** Mempool transactions the members replaced (Core's `replaced-transactions`). */
+  replaced: string[];
   /** Core's `package_msg`: `success`, `transaction failed`, or a package policy reason. */
   message: string;
   results: PackageMemberResult[];
@@ -88,23 +90,36 @@ export class DevnetNode {
     return this.chain.disconnectTip();
   }
 
-  verdict(tx: DecodedTx, pool: Mempool, now: number, extra: { bypassLimits?: boolean; packageFeerates?: boolean } = {}): Verdict {
+  verdict(tx: DecodedTx, pool: Mempool, now: number, extra: Pick<AcceptOptions, 'bypassLimits' | 'packageFeerates' | 'allowReplacement' | 'allowSiblingEviction'> = {}): Verdict {
     return checkMempoolAccept(tx, this.chain, pool, this.params.verify, { now, minRelayFeeRate: this.params.minRelayFeeRate, ...extra });
   }
 
-  /** Validates and adds one transaction; the verdict says why not. */
-  accept(tx: DecodedTx, now: number, extra: { bypassLimits?: boolean; seq?: number } = {}): { ok: true; entry: MempoolEntry } | { ok: false; reject: Reject } {
-    const v = this.verdict(tx, this.mempool, now, extra);
+  /**
+   * Validates and adds one transaction, evicting what it replaces; the verdict says why not.
+   * Re-accepting (bypassLimits: a reorg, a restart) never replaces: the first spend stays.
+   */
+  accept(tx: DecodedTx, now: number, extra: { bypassLimits?: boolean; seq?: number } = {}): { ok: true; entry: MempoolEntry; replaced: MempoolEntry[] } | { ok: false; reject: Reject } {
+    const v = this.verdict(tx, this.mempool, now, extra.bypassLimits ? { bypassLimits: true } : { allowReplacement: true, allowSiblingEviction: true });
     if (!v.ok) return v;
-    const entry = this.mempool.add({ tx, fee: v.fee, time: now, height: this.chain.height, ...(extra.seq === undefined ? {} : { seq: extra.seq }) });
-    return { ok: true, entry };
+    return { ok: true, ...this.admit(v, now, extra.seq) };
   }
 
-  /** `testmempoolaccept`: each transaction against the mempool plus the earlier ones. */
+  /** Adds an accepted transaction, evicting what its verdict replaces. */
+  admit(v: Extract<Verdict, { ok: true }>, now: number, seq?: number): { entry: MempoolEntry; replaced: MempoolEntry[] } {
+    const replaced = evict(this.mempool, v.replaced);
+    const entry = this.mempool.add({ tx: v.tx, fee: v.fee, time: now, height: this.chain.height, ...(seq === undefined ? {} : { seq }) });
+    return { entry, replaced };
+  }
+
+  /**
+   * `testmempoolaccept`: one transaction may replace (as Core's single test accept); several
+   * are a package test, where any conflict is `bip125-replacement-disallowed`.
+   */
   testAccept(txs: DecodedTx[], now: number): { tx: DecodedTx; verdict: Verdict }[] {
     const scratch = this.mempool.clone();
+    const single = txs.length === 1;
     return txs.map((tx) => {
-      const verdict = this.verdict(tx, scratch, now);
+      const verdict = this.verdict(tx, scratch, now, { allowReplacement: single, allowSiblingEviction: single });
       if (verdict.ok) scratch.add({ tx, fee: verdict.fee, time: now, height: this.chain.height });
       return { tx, verdict };
     });
@@ -119,29 +134,34 @@ export class DevnetNode {
   acceptPackage(txs: DecodedTx[], now: number): PackageOutcome {
     const topology = packageTopologyError(txs);
     const results: PackageMemberResult[] = txs.map((tx) => ({ tx, alreadyInMempool: Boolean(this.mempool.get(tx.txid)) }));
-    if (topology) return { ok: false, message: topology, results };
+    if (topology) return { ok: false, message: topology, results, replaced: [] };
     const scratch = this.mempool.clone();
     let fees = 0n;
     let vsize = 0;
+    const replaced: string[] = [];
     for (const r of results) {
       if (r.alreadyInMempool) continue;
-      const v = this.verdict(r.tx, scratch, now, { packageFeerates: true });
+      // Each member replaces on its own fee (Core's first, individual attempt); package RBF,
+      // where the child pays for its parent's replacement, is not emulated.
+      const v = this.verdict(r.tx, scratch, now, { packageFeerates: true, allowReplacement: true });
       if (!v.ok) {
         r.reject = v.reject;
-        return { ok: false, message: 'transaction failed', results };
+        return { ok: false, message: 'transaction failed', results, replaced: [] };
       }
       r.fee = v.fee;
       fees += v.fee;
       vsize += r.tx.vsize;
+      replaced.push(...evict(scratch, v.replaced).map((e) => e.tx.txid));
       scratch.add({ tx: r.tx, fee: v.fee, time: now, height: this.chain.height });
     }
     const floor = feeFor(vsize, this.params.minRelayFeeRate);
     if (fees < floor) {
       results.at(-1)!.reject = { reason: 'min relay fee not met', debug: `${fees} < ${floor}`, rpcCode: RPC_VERIFY_REJECTED };
-      return { ok: false, message: 'transaction failed', results };
+      return { ok: false, message: 'transaction failed', results, replaced: [] };
     }
+    evict(this.mempool, replaced);
     for (const r of results) if (!r.alreadyInMempool) this.mempool.add({ tx: r.tx, fee: r.fee!, time: now, height: this.chain.height });
-    return { ok: true, message: 'success', results };
+    return { ok: true, message: 'success', results, replaced };
   }
 
   /** Mempool transactions for the next block, in acceptance order, within the weight limit. */
@@ -173,6 +193,16 @@ export class DevnetNode {
     const { header, hash } = assembleHeader({ prevHash: this.chain.tip().hash, time, txids: all.map((t) => t.txid) });
     return { hash, header, txs: all, ops: p.ops };
   }
+}
+
+/** Removes replaced transactions (listed parents before children) from `pool`; returns their entries. */
+function evict(pool: Mempool, txids: readonly string[]): MempoolEntry[] {
+  const out: MempoolEntry[] = [];
+  for (const t of [...txids].reverse()) {
+    const e = pool.remove(t);
+    if (e) out.unshift(e);
+  }
+  return out;
 }
 
 /** Core's package checks, reduced to what a child-with-parents package needs. */

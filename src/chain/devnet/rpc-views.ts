@@ -202,7 +202,7 @@ export class BitcoinRpcViews {
     return {
       loaded: true, size: entries.length, bytes: entries.reduce((n, e) => n + e.tx.vsize, 0), usage: entries.reduce((n, e) => n + e.tx.size, 0),
       total_fee: toBtc(entries.reduce((s, e) => s + e.fee, 0n)), maxmempool: 300_000_000, mempoolminfee: relay, minrelaytxfee: relay,
-      incrementalrelayfee: 0.00001, unbroadcastcount: 0, fullrbf: false,
+      incrementalrelayfee: 0.00001, unbroadcastcount: 0, fullrbf: true,
     };
   }
 
@@ -235,6 +235,6 @@ export class BitcoinRpcViews {
           ? { txid: r.tx.txid, vsize: r.tx.vsize, fees: { base: toBtc(r.fee ?? this.node.mempool.get(r.tx.txid)?.fee ?? 0n) } }
           : { txid: r.tx.txid };
     }
-    return { package_msg: o.message, 'tx-results': results, 'replaced-transactions': [] as string[] };
+    return { package_msg: o.message, 'tx-results': results, 'replaced-transactions': o.replaced };
   }
 }

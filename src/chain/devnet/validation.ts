@@ -2,10 +2,11 @@
  * Mempool acceptance as Bitcoin Core 28 does it (validation.cpp `PreChecks`,
  * `PolicyScriptChecks`, `ConsensusScriptChecks`), in Core's order so the first failure gives
  * Core's reason: context-free consensus checks, standardness, finality, conflicts, missing
- * inputs, amounts, input standardness, fee floor, ancestor limits, TRUC, then signatures.
+ * inputs, amounts, input standardness, fee floor, ancestor limits, TRUC (with sibling
+ * eviction), replacement (rbf.ts), then signatures.
  *
- * Deliberate differences, documented in README.md: no RBF (a conflict is always
- * `txn-mempool-conflict`), no sigop limits, coinbase maturity not enforced.
+ * Deliberate differences, documented in README.md: no sigop limits, coinbase maturity not
+ * enforced, no package RBF (each package member replaces on its own fee).
  */
 import { prepareTransaction } from '../../bitcoin/input-signature.js';
 import type { Prevout } from '../../bitcoin/transaction.js';
@@ -13,6 +14,7 @@ import type { Mempool } from './mempool.js';
 import {
   checkTransactionReason, MAX_MONEY, nonstandardInputsReason, nonstandardWitnessReason, standardTxReason,
 } from './policy.js';
+import { replacementChecks } from './rbf.js';
 import { trucViolation } from './truc.js';
 import type { DecodedTx } from './tx-decode.js';
 import type { InputVerifier } from './verifier.js';
@@ -58,10 +60,21 @@ export interface AcceptOptions {
   packageFeerates?: boolean;
   /** Minimum relay fee rate in sat/kvB (Core default 1000). */
   minRelayFeeRate: bigint;
+  /**
+   * Conflicts may be replaced (Core's `m_allow_replacement`): single transactions and package
+   * members. Off for multi-transaction testmempoolaccept and re-accepting after a reorg.
+   */
+  allowReplacement?: boolean;
+  /** TRUC sibling eviction (Core: single-transaction submission only). */
+  allowSiblingEviction?: boolean;
 }
 
 export type Verdict =
-  | { ok: true; tx: DecodedTx; fee: bigint; parents: Set<string>; prevouts: Prevout[] }
+  | {
+    ok: true; tx: DecodedTx; fee: bigint; parents: Set<string>; prevouts: Prevout[];
+    /** Mempool transactions this one evicts (conflicts, their descendants, an evicted sibling), in mempool order. */
+    replaced: string[];
+  }
   | { ok: false; reject: Reject };
 
 export const ANCESTOR_LIMIT = 25;
@@ -114,9 +127,11 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   if (!isFinal(tx, chain.height + 1, chain.medianTimePast(chain.height))) return fail('non-final');
   const existing = pool.get(tx.txid);
   if (existing) return fail(existing.tx.wtxid === tx.wtxid ? 'txn-already-in-mempool' : 'txn-same-nonwitness-data-in-mempool');
+  const conflicts = new Set<string>();
   for (const i of tx.inputs) {
     const spender = pool.spender(i.txid, i.vout);
-    if (spender) return fail('txn-mempool-conflict', `${i.txid}:${i.vout} is spent by ${spender}`);
+    if (spender && !opts.allowReplacement) return fail('bip125-replacement-disallowed');
+    if (spender) conflicts.add(spender);
   }
   if (tx.outputs.some((_, n) => chain.coin(tx.txid, n))) return fail('txn-already-known');
 
@@ -145,6 +160,7 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   const badWitness = nonstandardWitnessReason(tx, scripts);
   if (badWitness) return fail(badWitness);
 
+  let siblingEviction = false;
   if (!opts.bypassLimits) {
     const floor = feeFor(tx.vsize, opts.minRelayFeeRate);
     // Core 28: a non-TRUC transaction must pay the relay floor itself even inside a package;
@@ -161,8 +177,18 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
         return fail('too-long-mempool-chain', `too many descendants for tx ${a} [limit: ${DESCENDANT_LIMIT}]`);
       }
     }
-    const truc = trucViolation(tx, ancestors, pool);
-    if (truc) return fail('TRUC-violation', truc);
+    for (const a of ancestors) if (conflicts.has(a)) return fail('bad-txns-spends-conflicting-tx', `${tx.txid} spends conflicting transaction ${a}`);
+    const truc = trucViolation(tx, ancestors, pool, conflicts);
+    if (truc && truc.sibling && opts.allowSiblingEviction) {
+      conflicts.add(truc.sibling);
+      siblingEviction = true;
+    } else if (truc) return fail('TRUC-violation', truc.debug);
+  }
+  let replaced: string[] = [];
+  if (conflicts.size > 0) {
+    const r = replacementChecks(tx, fee, conflicts, pool, siblingEviction);
+    if (!r.ok) return fail(r.refusal.reason, r.refusal.debug);
+    replaced = r.evicted;
   }
 
   const prevouts: Prevout[] = coins.map((c) => ({ script: c.script, amount: c.value }));
@@ -174,7 +200,7 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
     if (consensusOnly.ok) return fail(`non-mandatory-script-verify-flag (${standard.error})`);
     return fail(`mandatory-script-verify-flag-failed (${consensusOnly.error})`);
   }
-  return { ok: true, tx, fee, parents, prevouts };
+  return { ok: true, tx, fee, parents, prevouts, replaced };
 }
 
 const btc = (sats: bigint): string => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;
