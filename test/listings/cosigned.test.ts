@@ -1,11 +1,12 @@
 /**
  * Co-signed listings end to end on the devnet with real keys (issue 18 item 2): a P2TR seller
  * attaches straight to the co-signed output and lists over its leaf; a checkout completes with
- * the market signer's signature first in the leaf's witness; the seller's pair lifted into
- * another transaction fails the devnet's script check (the market's signature covers only the
- * journaled checkout); the journaled bytes confirm and deliver. The signer's decisions: one per
- * outpoint (another transaction is refused, the same one answers the same signature), never
- * after a delist.
+ * the market signer's signature first in the leaf's witness; a sniper's higher-fee full-RBF
+ * replacement lifting the pair fails the devnet's script check (the market's signature covers only
+ * the journaled checkout) and the buyer's checkout confirms and delivers — while the same lift of
+ * a plain listing's pair replaces the checkout and takes the unit. The signer's decisions: one per
+ * outpoint (another transaction is refused, the same one answers the same signature), never after
+ * a delist.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { hex } from '@scure/base';
 import { p2tr, SigHash, Transaction } from '@scure/btc-signer';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { makeWallet, signInput, walletInput, type TestWallet } from '../helpers/wallets.js';
+import { listUnit, newSeller } from '../helpers/listing.js';
 import { complete, fillsOf, heldAt, heldOn, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../../src/bitcoin/taproot.js';
@@ -29,6 +31,27 @@ after(async () => m.close());
 const psbtOf = (h: string) => Transaction.fromPSBT(hex.decode(h), READ_TX_OPTS);
 const rawOf = (h: string) => Transaction.fromRaw(hex.decode(h), { ...READ_TX_OPTS, disableScriptCheck: true } as never);
 let keys = 0;
+
+/**
+ * What a sniper builds from a relayed checkout `tx`: the seller's pair at `k` (input with its
+ * whole witness, output paying the seller) moved to input/output 1 of its own transaction, whose
+ * 330-sat output 0 takes the unit (no message: Counterparty moves it to the first output), input 0
+ * its own coin, and `fee` to outbid the checkout.
+ */
+function liftPair(tx: Transaction, k: number, unitScript: Uint8Array, sniper: TestWallet, coin: { txid: string; vout: number; amount: bigint }, fee: bigint): Transaction {
+  const pair = tx.getInput(k);
+  const pay = tx.getOutput(k);
+  const lifted = new Transaction({ allowUnknownOutputs: true, version: tx.version, lockTime: tx.lockTime });
+  lifted.addInput(walletInput(sniper, { txid: coin.txid, index: coin.vout, amount: coin.amount }));
+  lifted.addInput({ txid: pair.txid!, index: pair.index!, sequence: pair.sequence!, witnessUtxo: { script: unitScript, amount: 330n } });
+  lifted.addOutput({ script: sniper.script, amount: 330n });
+  lifted.addOutput({ script: pay.script!, amount: pay.amount! });
+  lifted.addOutput({ script: sniper.script, amount: coin.amount - pay.amount! - fee });
+  signInput(lifted, 0, sniper, SigHash.ALL);
+  lifted.finalizeIdx(0);
+  lifted.updateInput(1, { finalScriptWitness: pair.finalScriptWitness! }, true);
+  return lifted;
+}
 
 /** The seller's half: SINGLE|ANYONECANPAY over the leaf, as a wallet signs the template (no key path offered). */
 function signLeafHalf(psbtHex: string, w: TestWallet): string {
@@ -123,24 +146,14 @@ void test('co-signed: attach to the co-signed output, checkout with the market s
   const allDigest = tx.preimageWitnessV1(1, prevouts.map((p) => p.script), 0, prevouts.map((p) => p.amount), undefined, co.leaf, TAPSCRIPT_LEAF_VERSION);
   assert.ok(verifySchnorr(w[0]!, allDigest, hex.decode(market.pubkey)), "item 0 is the market key's SIGHASH_DEFAULT signature over this transaction");
 
-  // The sniper lifts the pair (input 1 with its whole witness, output 1 paying the seller) into a
-  // transaction of its own that takes the unit (its 330-sat output first). Run against a node
-  // that lost the checkout (a restarted node, or one the sniper feeds first), it fails the script
-  // check: the market's signature does not cover it.
-  await m.devnet.dropMempool();
-  const lifted = new Transaction({ allowUnknownOutputs: true, version: tx.version, lockTime: tx.lockTime });
-  lifted.addInput(walletInput(sniper, { txid: sniperCoin.txid, index: sniperCoin.vout, amount: sniperCoin.amount }));
-  lifted.addInput({ txid: l.utxo_txid, index: l.utxo_vout, sequence: tx.getInput(1).sequence!, witnessUtxo: { script: co.script, amount: 330n } });
-  lifted.addOutput({ script: sniper.script, amount: 330n });
-  lifted.addOutput({ script: tx.getOutput(1).script!, amount: tx.getOutput(1).amount! });
-  lifted.addOutput({ script: sniper.script, amount: sniperCoin.amount - 330n - 30_000n - 1_000n + 330n });
-  signInput(lifted, 0, sniper, SigHash.ALL);
-  lifted.finalizeIdx(0);
-  lifted.updateInput(1, { finalScriptWitness: w }, true);
+  // The sniper lifts the pair out of the relayed checkout into a full-RBF replacement paying
+  // 5,000 sats (the checkout pays a few hundred): the fee rules would let it in, the script check
+  // does not (the market's signature covers only the checkout), with or without that signature.
+  const lifted = liftPair(tx, 1, co.script, sniper, sniperCoin, 5_000n);
   await assert.rejects(m.ctx.chain.bitcoin.broadcast(lifted.hex), /mandatory-script-verify-flag-failed \(input 1: signature 0 does not verify/);
-  // Without the market's signature the leaf cannot even run.
   lifted.updateInput(1, { finalScriptWitness: w.slice(1) }, true);
   await assert.rejects(m.ctx.chain.bitcoin.broadcast(lifted.hex), /mandatory-script-verify-flag-failed/);
+  assert.ok(await m.ctx.chain.bitcoin.getMempoolEntry(q.expected_txid), "the buyer's checkout stays in the mempool");
 
   // The signer co-signs that outpoint for this transaction only: the sniper's is refused, the same one answers the same signature.
   const ask = (psbt: Transaction) =>
@@ -149,15 +162,32 @@ void test('co-signed: attach to the co-signed output, checkout with the market s
   const again = psbtOf(q.psbt_hex);
   assert.equal((await ask(again)).signature, hex.encode(w[0]!), 'the decision answers the recorded signature');
 
-  // Recovery re-relays the journaled bytes; mined, the unit is the buyer's and the seller is paid.
-  await m.sync();
-  assert.ok(await m.ctx.chain.bitcoin.getMempoolEntry(q.expected_txid), 'the journaled checkout is relayed again');
+  // Mined, the unit is the buyer's and the seller is paid.
   await m.mine();
   await m.sync();
   assert.equal(await heldAt(m, buyer.w.address, asset), 1n);
   assert.equal((await m.ctx.chain.bitcoin.getTxOut(q.expected_txid, 1, true))?.address, seller.address);
   assert.equal((await listingRow(m, l.id)).state, 'sold');
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['confirmed']);
+});
+
+void test('plain, the contrast: the same lift of a plain listing\'s pair replaces the relayed checkout and the sniper gets the unit', async () => {
+  const seller = await newSeller(m, 'p2wpkh', 'cosigned-contrast');
+  const l = await listUnit(m, seller, 30_000);
+  const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-contrast', [200_000]);
+  const sniper = makeWallet('p2wpkh', 'cosigned-contrast-sniper');
+  const sniperCoin = await m.fund(sniper, 100_000);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w))).status, 200);
+  const tx = rawOf((await m.ctx.chain.bitcoin.getTransaction(q.expected_txid))!.hex);
+
+  const lifted = liftPair(tx, 1, seller.w.script, sniper, sniperCoin, 5_000n);
+  assert.equal(await m.ctx.chain.bitcoin.broadcast(lifted.hex), lifted.id);
+  assert.equal(await m.ctx.chain.bitcoin.getMempoolEntry(q.expected_txid), null, "the buyer's checkout was replaced");
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldOn(m, `${lifted.id}:0`, seller.asset), 1n, 'the sniper holds the unit');
+  assert.equal(await heldAt(m, buyer.w.address, seller.asset), 0n);
 });
 
 void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it', async () => {
