@@ -97,6 +97,8 @@ export class KeyRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     message: string,
+    /** Facts the caller may act on (listing_signed_other: the `signed_txid`). */
+    readonly extras: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -20,6 +20,13 @@ export interface ListingCosignRequest {
   /** The co-signed output's leaf; it must name the signer's key of `key_version`. */
   leaf_script_hex: string;
   key_version: number;
+  /**
+   * The transaction this outpoint was co-signed into before, which the market's journal shows
+   * can no longer settle (refused, or conflicted: an input spent elsewhere). Only then does a new
+   * decision replace a signed one; without it a buyer who double-spends a checkout could make a
+   * co-signed listing unsellable.
+   */
+  supersedes_txid?: string;
 }
 
 export interface ListingCosignResult {
@@ -63,7 +70,8 @@ export function cosignListing(keys: SignerKeys, log: ListingDecisionLog, now: ()
   const txid = tx.id;
   const { decision, first } = log.decide(
     req.outpoint,
-    (before) => before.state === 'revoked' && before.listing_id !== req.listing_id,
+    (before) =>
+      before.state === 'revoked' ? before.listing_id !== req.listing_id : req.supersedes_txid !== undefined && before.txid === req.supersedes_txid && before.txid !== txid,
     (): ListingDecision => ({
       outpoint: req.outpoint,
       listing_id: req.listing_id,
@@ -76,7 +84,7 @@ export function cosignListing(keys: SignerKeys, log: ListingDecisionLog, now: ()
   );
   if (decision.state === 'revoked') throw new KeyRefused('listing_delisted', `listing ${decision.listing_id} on ${req.outpoint} was delisted at ${decision.recorded_at}; the signer never co-signs it`);
   if (decision.txid !== txid || decision.listing_id !== req.listing_id) {
-    throw new KeyRefused('listing_signed_other', `${req.outpoint} was already co-signed into another transaction (${decision.txid})`);
+    throw new KeyRefused('listing_signed_other', `${req.outpoint} was already co-signed into another transaction (${decision.txid})`, { signed_txid: decision.txid! });
   }
   return { listing_id: req.listing_id, outpoint: req.outpoint, txid, key_version: decision.key_version!, signature: decision.signature!, already_signed: !first };
 }

@@ -23,6 +23,7 @@ export class SignerRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     message: string,
+    readonly extras: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -35,7 +36,7 @@ export class InProcessSigner implements SignerPort {
     try {
       return Promise.resolve(f());
     } catch (e) {
-      if (e instanceof KeyRefused) return Promise.reject(new SignerRefused(e.code, e.message));
+      if (e instanceof KeyRefused) return Promise.reject(new SignerRefused(e.code, e.message, e.extras));
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
   }
@@ -77,14 +78,16 @@ export class HttpSigner implements SignerPort {
       throw new SignerUnavailable(`market signer unreachable: ${e instanceof Error ? e.message : String(e)}`);
     }
     const text = await res.text().catch(() => '');
-    let json: { result?: T; code?: string; refusal_code?: RefusalCode; error?: string } = {};
+    let json: { result?: T; code?: string; refusal_code?: RefusalCode; error?: string; signed_txid?: string } = {};
     try {
       json = JSON.parse(text) as typeof json;
     } catch {
       throw new SignerUnavailable(`market signer answered ${res.status} with no JSON`);
     }
     if (res.ok && json.result !== undefined) return json.result;
-    if (res.status === 422 && json.refusal_code) throw new SignerRefused(json.refusal_code, json.error ?? json.refusal_code);
+    if (res.status === 422 && json.refusal_code) {
+      throw new SignerRefused(json.refusal_code, json.error ?? json.refusal_code, typeof json.signed_txid === 'string' ? { signed_txid: json.signed_txid } : {});
+    }
     throw new SignerUnavailable(`market signer answered ${res.status}: ${json.error ?? text.slice(0, 200)}`);
   }
 

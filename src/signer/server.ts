@@ -22,7 +22,7 @@ export function signerApp(signer: MarketSigner, secret: string): FastifyInstance
     if (!authorized(req.headers.authorization, secret)) await reply.code(401).send({ error: 'unauthenticated', code: 'unauthenticated' });
   });
   app.setErrorHandler(async (err, _req, reply) => {
-    if (err instanceof KeyRefused) return reply.code(422).send({ error: err.message, code: 'policy_offer_refused', refusal_code: err.code });
+    if (err instanceof KeyRefused) return reply.code(422).send({ error: err.message, code: 'policy_offer_refused', refusal_code: err.code, ...err.extras });
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status < 500) return reply.code(status).send({ error: err instanceof Error ? err.message : 'bad request', code: 'invalid_request' });
     return reply.code(500).send({ error: 'internal error', code: 'internal_error' });

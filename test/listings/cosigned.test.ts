@@ -21,6 +21,7 @@ import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../../src/bitcoin/taproot
 import { networkParams } from '../../src/bitcoin/networks.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { SignerRefused } from '../../src/signer/port.js';
+import { buildTx } from '../helpers/devnet.js';
 
 let m: Market;
 before(async () => {
@@ -213,4 +214,40 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   );
   // The seller's half is worthless alone: the unit stays on the co-signed output, the seller's to move by the key path.
   assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+});
+
+void test('co-signed: a buyer who double-spends its checkout does not make the listing unsellable; the signer supersedes only the dead transaction', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-grief');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const { l } = await listCosigned(seller, await m.signIn(seller), asset, 22_000);
+
+  const griefer = await newBuyer(m, 'p2wpkh', 'cosigned-grief', [200_000]);
+  const q1 = await quoteOk(m, griefer, { lines: [{ listing_id: l.id }], delivery_address: griefer.w.address, fee_rate: 2 });
+  assert.equal((await complete(m, griefer, q1.id, signQuote(q1, griefer.w))).status, 200);
+  // The griefer replaces its own checkout with a self-send of the same coin (full-RBF), mined.
+  const in0 = psbtOf(q1.psbt_hex).getInput(0);
+  const coin = { txid: hex.encode(in0.txid!), vout: in0.index!, amount: in0.witnessUtxo!.amount, prevTx: new Uint8Array() };
+  await m.ctx.chain.bitcoin.broadcast(buildTx([{ wallet: griefer.w, coin }], [{ script: griefer.w.script, amount: coin.amount - 5_000n }]));
+  await m.mine();
+  await m.sync();
+  assert.equal((await m.ctx.journal.byTxid(m.ctx.store.db, q1.expected_txid))?.state, 'conflicted');
+  assert.equal((await listingRow(m, l.id)).state, 'active', 'the listing is released');
+
+  // Another buyer: the signer's decision for the outpoint names the dead checkout, which the market proves dead from its journal.
+  const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-after-grief', [200_000]);
+  const q2 = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  const r = await complete(m, buyer, q2.id, signQuote(q2, buyer.w));
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldAt(m, buyer.w.address, asset), 1n);
+
+  // Superseding needs the dead transaction's txid: a live decision is never replaced by naming another.
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+  await assert.rejects(
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q1.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version, supersedes_txid: q1.expected_txid }),
+    (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === q2.expected_txid,
+  );
 });

@@ -23,6 +23,7 @@ import { listingState } from '../listings/draft-view.js';
 import type { ListingRow } from '../listings/store.js';
 import { addSellers, buyerSigned, withSellers } from './signed.js';
 import { cosignCheckout } from './cosign.js';
+import type { Tx } from '../../store/db.js';
 import { sellerSignature } from './seller-half.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../fills/ledger.js';
@@ -86,11 +87,11 @@ export class CheckoutCompletion {
         sig: sellerSignature(l),
         ...(l.cosign_seller_key ? { cosignedKey: hex.decode(l.cosign_seller_key) } : {}),
       }));
-      let sign: () => Promise<{ txid: string; hex: string }>;
+      let sign: (tx: Tx) => Promise<{ txid: string; hex: string }>;
       if (current.some((l) => l.protocol_subtype === 'cosigned')) {
         // The market's co-signatures come last, inside the claim transaction (journalWith).
         addSellers(merged, sellers, network);
-        sign = () => cosignCheckout(this.ctx, merged, current, q.expected_txid);
+        sign = (tx) => cosignCheckout(this.ctx, tx, merged, current, q.expected_txid);
       } else {
         const signed = withSellers(merged, sellers, q.expected_txid, network);
         sign = () => Promise.resolve(signed);
@@ -108,7 +109,7 @@ export class CheckoutCompletion {
     return this.view((await this.store.quote(q.id))!);
   }
 
-  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: () => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<string> {
+  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<string> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
       // Claimed in id order, so two carts sharing listings lock them in the same order.
@@ -125,7 +126,7 @@ export class CheckoutCompletion {
       let s: SettlementRow;
       try {
         // With the claims held: a co-signed line is signed by the market only for a checkout that won them.
-        s = await this.ctx.journal.journalWith(tx, { kind: 'checkout', ref_id: q.id, claims }, async () => [await sign()]);
+        s = await this.ctx.journal.journalWith(tx, { kind: 'checkout', ref_id: q.id, claims }, async () => [await sign(tx)]);
       } catch (e) {
         if (e instanceof ClaimLost) {
           throw new ApiError('checkout_changed', `outpoint ${e.outpoint} is already claimed by another settlement; request a new quote`, { outpoint: e.outpoint });

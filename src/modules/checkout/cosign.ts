@@ -13,17 +13,18 @@ import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../../bitcoin/taproot.js'
 import { cosignedOutput, cosignedWitness } from '../../counterparty/cosigned-listing.js';
 import { SignerRefused, SignerUnavailable } from '../../signer/port.js';
 import type { ListingRow } from '../listings/store.js';
+import type { Tx } from '../../store/db.js';
 import { finalCheckout } from './signed.js';
 
 /** `listings[k]` sits at input k + 1 of `merged`, which carries every other signature already. */
-export async function cosignCheckout(ctx: Context, merged: Transaction, listings: ListingRow[], expectedTxid: string): Promise<{ txid: string; hex: string }> {
+export async function cosignCheckout(ctx: Context, tx: Tx, merged: Transaction, listings: ListingRow[], expectedTxid: string): Promise<{ txid: string; hex: string }> {
   const { prevouts } = psbtPrevouts(merged);
   for (const [k, l] of listings.entries()) {
     if (l.protocol_subtype !== 'cosigned') continue;
     const index = k + 1;
     const market = hex.decode(l.cosign_market_key!);
     const o = cosignedOutput(hex.decode(l.cosign_seller_key!), market, ctx.config.NETWORK);
-    const r = await askSigner(ctx, l, () =>
+    const ask = (supersedes?: string) =>
       ctx.signer.cosignListing({
         listing_id: l.id,
         outpoint: l.utxo_outpoint,
@@ -31,8 +32,19 @@ export async function cosignCheckout(ctx: Context, merged: Transaction, listings
         input_index: index,
         leaf_script_hex: hex.encode(o.leaf),
         key_version: l.cosign_key_version!,
-      }),
-    );
+        ...(supersedes ? { supersedes_txid: supersedes } : {}),
+      });
+    const r = await askSigner(ctx, l, async () => {
+      try {
+        return await ask();
+      } catch (e) {
+        // Co-signed before into a checkout that failed (refused, or an input spent elsewhere): that one can no longer settle.
+        const prior = e instanceof SignerRefused && e.code === 'listing_signed_other' ? e.extras.signed_txid : undefined;
+        const dead = prior ? await ctx.journal.byTxid(tx, prior) : undefined;
+        if (!dead || (dead.state !== 'rejected' && dead.state !== 'conflicted')) throw e;
+        return ask(prior);
+      }
+    });
     // The signer is trusted to refuse, not to be right: its signature is checked before it is journaled.
     const digest = merged.preimageWitnessV1(index, prevouts.map((p) => p!.script), 0, prevouts.map((p) => p!.amount), undefined, o.leaf, TAPSCRIPT_LEAF_VERSION);
     const sig = hex.decode(r.signature);
