@@ -53,6 +53,7 @@ export async function seedBook(db: Db, opts: { slug: string; listings: number; a
       updated_at: opts.now,
       activated_at: opts.now,
       ended_at: null,
+      protocol_subtype: 'plain' as const,
     });
   }
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('listings').values(rows.slice(i, i + 500)).execute();

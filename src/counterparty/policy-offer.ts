@@ -42,6 +42,7 @@ export const VERIFIER_REFUSAL_CODES = [
   'unit_unconfirmed',
   'unit_unattached',
   'unit_not_owned',
+  'unit_cosigned',
   'funding_spent',
   'seller_net_below_minimum',
   'funding_set_closed',

@@ -17,14 +17,20 @@ export interface Decision {
   recorded_at: number;
 }
 
+/** A decision file: durable on every commit (FULL), with its table. */
+export function openLogFile(file: string, ddl: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(ddl);
+  return db;
+}
+
 export class DecisionLog {
   private readonly db: Database.Database;
 
   constructor(dir: string) {
-    this.db = new Database(path.join(dir, 'decisions.sqlite'));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS decisions (
+    this.db = openLogFile(path.join(dir, 'decisions.sqlite'), `CREATE TABLE IF NOT EXISTS decisions (
       parent_txid TEXT PRIMARY KEY,
       state TEXT NOT NULL,
       child_txid TEXT,

@@ -97,11 +97,13 @@ export class KeyRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     message: string,
+    /** Facts the caller may act on (listing_signed_other: the `signed_txid`). */
+    readonly extras: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
 /** Every reason the signer refuses, published in the OpenAPI document. */
-export const REFUSAL_CODES = ['parent_cancelled', 'already_signed_other', 'key_retired', 'key_unknown', 'leaf_without_market_key', 'bad_request'] as const;
+export const REFUSAL_CODES = ['parent_cancelled', 'already_signed_other', 'key_retired', 'key_unknown', 'leaf_without_market_key', 'bad_request', 'listing_delisted', 'listing_signed_other'] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -5,11 +5,14 @@
  */
 import type { CancelResult, CosignRequest, CosignResult, MarketSigner } from './service.js';
 import { KeyRefused, type RefusalCode, type SignerKey } from './keys.js';
+import type { ListingCosignRequest, ListingCosignResult, ListingRevokeResult } from './listing-cosign.js';
 
 export interface SignerPort {
   info(): Promise<{ current: SignerKey; keys: SignerKey[] }>;
   cosign(req: CosignRequest): Promise<CosignResult>;
   cancel(parentTxid: string): Promise<CancelResult>;
+  cosignListing(req: ListingCosignRequest): Promise<ListingCosignResult>;
+  revokeListing(listingId: string, outpoint: string): Promise<ListingRevokeResult>;
 }
 
 /** The signer could not be reached (down, timed out, answering 5xx). */
@@ -20,6 +23,7 @@ export class SignerRefused extends Error {
   constructor(
     readonly code: RefusalCode,
     message: string,
+    readonly extras: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -32,7 +36,7 @@ export class InProcessSigner implements SignerPort {
     try {
       return Promise.resolve(f());
     } catch (e) {
-      if (e instanceof KeyRefused) return Promise.reject(new SignerRefused(e.code, e.message));
+      if (e instanceof KeyRefused) return Promise.reject(new SignerRefused(e.code, e.message, e.extras));
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
   }
@@ -45,6 +49,12 @@ export class InProcessSigner implements SignerPort {
   }
   cancel(parentTxid: string) {
     return this.run(() => this.signer.cancel(parentTxid));
+  }
+  cosignListing(req: ListingCosignRequest) {
+    return this.run(() => this.signer.cosignListing(req));
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.run(() => this.signer.revokeListing(listingId, outpoint));
   }
 }
 
@@ -68,14 +78,16 @@ export class HttpSigner implements SignerPort {
       throw new SignerUnavailable(`market signer unreachable: ${e instanceof Error ? e.message : String(e)}`);
     }
     const text = await res.text().catch(() => '');
-    let json: { result?: T; code?: string; refusal_code?: RefusalCode; error?: string } = {};
+    let json: { result?: T; code?: string; refusal_code?: RefusalCode; error?: string; signed_txid?: string } = {};
     try {
       json = JSON.parse(text) as typeof json;
     } catch {
       throw new SignerUnavailable(`market signer answered ${res.status} with no JSON`);
     }
     if (res.ok && json.result !== undefined) return json.result;
-    if (res.status === 422 && json.refusal_code) throw new SignerRefused(json.refusal_code, json.error ?? json.refusal_code);
+    if (res.status === 422 && json.refusal_code) {
+      throw new SignerRefused(json.refusal_code, json.error ?? json.refusal_code, typeof json.signed_txid === 'string' ? { signed_txid: json.signed_txid } : {});
+    }
     throw new SignerUnavailable(`market signer answered ${res.status}: ${json.error ?? text.slice(0, 200)}`);
   }
 
@@ -87,6 +99,12 @@ export class HttpSigner implements SignerPort {
   }
   cancel(parentTxid: string) {
     return this.call<CancelResult>('POST', '/signer/cancel', { parent_txid: parentTxid });
+  }
+  cosignListing(req: ListingCosignRequest) {
+    return this.call<ListingCosignResult>('POST', '/signer/listings/cosign', req);
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.call<ListingRevokeResult>('POST', '/signer/listings/revoke', { listing_id: listingId, outpoint });
   }
 }
 
@@ -115,6 +133,12 @@ export class LazyInProcessSigner implements SignerPort {
   }
   cancel(parentTxid: string) {
     return this.port.cancel(parentTxid);
+  }
+  cosignListing(req: ListingCosignRequest) {
+    return this.port.cosignListing(req);
+  }
+  revokeListing(listingId: string, outpoint: string) {
+    return this.port.revokeListing(listingId, outpoint);
   }
   close(): void {
     this.opened?.close();

@@ -22,7 +22,7 @@ export function signerApp(signer: MarketSigner, secret: string): FastifyInstance
     if (!authorized(req.headers.authorization, secret)) await reply.code(401).send({ error: 'unauthenticated', code: 'unauthenticated' });
   });
   app.setErrorHandler(async (err, _req, reply) => {
-    if (err instanceof KeyRefused) return reply.code(422).send({ error: err.message, code: 'policy_offer_refused', refusal_code: err.code });
+    if (err instanceof KeyRefused) return reply.code(422).send({ error: err.message, code: 'policy_offer_refused', refusal_code: err.code, ...err.extras });
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status < 500) return reply.code(status).send({ error: err instanceof Error ? err.message : 'bad request', code: 'invalid_request' });
     return reply.code(500).send({ error: 'internal error', code: 'internal_error' });
@@ -39,6 +39,18 @@ export function signerApp(signer: MarketSigner, secret: string): FastifyInstance
     const parent = req.body?.parent_txid;
     if (typeof parent !== 'string' || !TXID.test(parent)) throw new KeyRefused('bad_request', 'cancel needs parent_txid');
     return { result: signer.cancel(parent) };
+  });
+  app.post<{ Body: Record<string, unknown> }>('/signer/listings/cosign', async (req) => {
+    const b = req.body ?? {};
+    if (typeof b.listing_id !== 'string' || typeof b.outpoint !== 'string' || typeof b.tx_psbt_hex !== 'string' || typeof b.leaf_script_hex !== 'string' || !Number.isInteger(b.input_index) || !Number.isInteger(b.key_version)) {
+      throw new KeyRefused('bad_request', 'listing cosign needs listing_id, outpoint, tx_psbt_hex, input_index, leaf_script_hex, key_version');
+    }
+    return { result: signer.cosignListing(b as never) };
+  });
+  app.post<{ Body: { listing_id?: unknown; outpoint?: unknown } }>('/signer/listings/revoke', async (req) => {
+    const { listing_id, outpoint } = req.body ?? {};
+    if (typeof listing_id !== 'string' || typeof outpoint !== 'string') throw new KeyRefused('bad_request', 'listing revoke needs listing_id and outpoint');
+    return { result: signer.revokeListing(listing_id, outpoint) };
   });
   return app;
 }

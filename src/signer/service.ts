@@ -11,6 +11,8 @@ import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
 import { TAPSCRIPT_LEAF_VERSION } from '../bitcoin/taproot.js';
 import { DecisionLog, type Decision } from './decisions.js';
 import { KeyRefused, SignerKeys, type SignerKey } from './keys.js';
+import type { ListingDecisionLog } from './listing-decisions.js';
+import { cosignListing, revokeListing, type ListingCosignRequest, type ListingCosignResult, type ListingRevokeResult } from './listing-cosign.js';
 
 export interface CosignRequest {
   parent_txid: string;
@@ -46,7 +48,18 @@ export class MarketSigner {
     private readonly keys: SignerKeys,
     private readonly log: DecisionLog,
     private readonly now: () => number,
+    private readonly listings: ListingDecisionLog,
   ) {}
+
+  /** A co-signed listing's checkout: the market's signature over that exact transaction (listing-cosign.ts). */
+  cosignListing(req: ListingCosignRequest): ListingCosignResult {
+    return cosignListing(this.keys, this.listings, this.now, req);
+  }
+
+  /** A co-signed listing was delisted: the signer never co-signs it afterwards. */
+  revokeListing(listingId: string, outpoint: string): ListingRevokeResult {
+    return revokeListing(this.listings, this.now, listingId, outpoint);
+  }
 
   info(): { current: SignerKey; keys: SignerKey[] } {
     return { current: this.keys.current(), keys: this.keys.all() };

@@ -40,6 +40,10 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     spent_height: null,
     exposed_at: null,
     exposure_reason: null,
+    protocol_subtype: 'plain',
+    cosign_seller_key: null,
+    cosign_market_key: null,
+    cosign_key_version: null,
     ...over,
   };
   await db.insertInto('listings').values(row).execute();

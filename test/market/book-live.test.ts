@@ -89,12 +89,12 @@ void test('after the indexer activates them: asks by price, oldest first within 
     quantity_raw: '1',
     price_sats: 20_000,
     created_at: one.created_at,
-    protocol_subtype: 'classic',
+    protocol_subtype: 'plain',
     media_kind: 'image',
     expires_at: expiry.one,
   });
   assert.ok(one.created_at < two.created_at);
-  assert.deepEqual([two.seller, two.quantity_raw, two.media_kind, two.protocol_subtype], [bob.address, '100000000', 'video', null]);
+  assert.deepEqual([two.seller, two.quantity_raw, two.media_kind, two.protocol_subtype], [bob.address, '100000000', 'video', 'plain']);
   assert.equal(b.asks[2].listings[0].asset_longname, 'LIVEONE.gold', 'the longname comes from Counterparty via the balance view');
   assert.deepEqual([b.offer_levels, b.offers, b.top_collection_offer_sats, b.best_offer_sats, b.offer_levels_truncated, b.offers_truncated], [[], [], null, null, false, false]);
   assert.deepEqual(b.fills, []);

@@ -52,7 +52,7 @@ test('asks: public fillable listings of member assets only, cheapest level first
   ]);
   const row = r.body.result.asks[1].listings[1];
   assert.deepEqual(Object.keys(row).sort(), ['asset', 'asset_longname', 'created_at', 'expires_at', 'id', 'media_kind', 'price_sats', 'protocol_subtype', 'quantity_raw', 'seller', 'utxo_txid', 'utxo_vout'].sort());
-  assert.deepEqual([row.asset, row.seller, row.quantity_raw, row.media_kind, row.protocol_subtype, row.asset_longname, row.expires_at, row.created_at], ['MAINONE', SELLER, '1', 'image', 'stamp', null, now + 3600, now - 10]);
+  assert.deepEqual([row.asset, row.seller, row.quantity_raw, row.media_kind, row.protocol_subtype, row.asset_longname, row.expires_at, row.created_at], ['MAINONE', SELLER, '1', 'image', 'plain', null, now + 3600, now - 10]);
   assert.match(row.utxo_txid, /^[0-9a-f]{64}$/);
   assert.equal(r.body.result.listings_truncated, false);
   assert.doesNotMatch(JSON.stringify(r.body), /70736274ff/, 'the signed half never leaves the store');

@@ -37,6 +37,7 @@ async function list(asset: string, price_sats: number, state: ListingState, expi
       updated_at: now,
       activated_at: state === 'active' ? now : null,
       ended_at: null,
+      protocol_subtype: 'plain',
     })
     .execute();
 }

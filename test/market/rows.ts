@@ -42,6 +42,7 @@ export async function insertListing(
       updated_at: p.now,
       activated_at: p.now,
       ended_at: null,
+      protocol_subtype: 'plain',
     })
     .execute();
   return id;

@@ -10,6 +10,7 @@
  * journaled); other bytes for a completed quote are 409 state_changed.
  */
 import crypto from 'node:crypto';
+import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
@@ -20,7 +21,9 @@ import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { mempoolPolicyOf } from '../../chain/errors.js';
 import { listingState } from '../listings/draft-view.js';
 import type { ListingRow } from '../listings/store.js';
-import { buyerSigned, withSellers } from './signed.js';
+import { addSellers, buyerSigned, withSellers } from './signed.js';
+import { cosignCheckout } from './cosign.js';
+import type { Tx } from '../../store/db.js';
 import { sellerSignature } from './seller-half.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../fills/ledger.js';
@@ -77,13 +80,23 @@ export class CheckoutCompletion {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
       const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
       const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
-      const signed = withSellers(
-        merged,
-        current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),
-        q.expected_txid,
-        network,
-      );
-      settlementId = await this.commit(q, lines, signed, digest, now);
+      const sellers = current.map((l, k) => ({
+        index: k + 1,
+        seller: l.seller,
+        listing_id: l.id,
+        sig: sellerSignature(l),
+        ...(l.cosign_seller_key ? { cosignedKey: hex.decode(l.cosign_seller_key) } : {}),
+      }));
+      let sign: (tx: Tx) => Promise<{ txid: string; hex: string }>;
+      if (current.some((l) => l.protocol_subtype === 'cosigned')) {
+        // The market's co-signatures come last, inside the claim transaction (journalWith).
+        addSellers(merged, sellers, network);
+        sign = (tx) => cosignCheckout(this.ctx, tx, merged, current, q.expected_txid);
+      } else {
+        const signed = withSellers(merged, sellers, q.expected_txid, network);
+        sign = () => Promise.resolve(signed);
+      }
+      settlementId = await this.commit(q, lines, q.expected_txid, sign, digest, now);
     } catch (e) {
       // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.
       if (!(e instanceof ApiError) || e.code !== 'checkout_changed') throw e;
@@ -96,7 +109,7 @@ export class CheckoutCompletion {
     return this.view((await this.store.quote(q.id))!);
   }
 
-  private async commit(q: QuoteRow, lines: QuoteLine[], signed: { txid: string; hex: string }, digest: string, now: number): Promise<string> {
+  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<string> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
       // Claimed in id order, so two carts sharing listings lock them in the same order.
@@ -106,13 +119,14 @@ export class CheckoutCompletion {
       }
       // An older quote of the same cart can be byte for byte a transaction already journaled and
       // released: the journal holds one settlement per txid, so it cannot settle as quoted.
-      if (await this.ctx.journal.byTxid(tx, signed.txid)) {
-        throw new ApiError('checkout_changed', 'this transaction was already completed and refused; request a new quote and sign again', { txid: signed.txid });
+      if (await this.ctx.journal.byTxid(tx, txid)) {
+        throw new ApiError('checkout_changed', 'this transaction was already completed and refused; request a new quote and sign again', { txid });
       }
       const claims = [...(JSON.parse(q.funding) as string[]), ...lines.map((l) => l.utxo_outpoint)];
       let s: SettlementRow;
       try {
-        s = await this.ctx.journal.journal(tx, { kind: 'checkout', ref_id: q.id, txs: [signed], claims });
+        // With the claims held: a co-signed line is signed by the market only for a checkout that won them.
+        s = await this.ctx.journal.journalWith(tx, { kind: 'checkout', ref_id: q.id, claims }, async () => [await sign(tx)]);
       } catch (e) {
         if (e instanceof ClaimLost) {
           throw new ApiError('checkout_changed', `outpoint ${e.outpoint} is already claimed by another settlement; request a new quote`, { outpoint: e.outpoint });
@@ -121,7 +135,7 @@ export class CheckoutCompletion {
       }
       const fills = lines.map((l) => ({
         settlement_id: s.id,
-        txid: signed.txid,
+        txid,
         kind: 'listing' as const,
         ref_id: l.listing_id,
         asset: l.asset,

@@ -11,6 +11,7 @@ import { ApiError } from '../../http/errors.js';
 import type { ListingRow } from '../listings/store.js';
 import { outpointKey } from '../listings/rules.js';
 import type { SellerPair } from './compose.js';
+import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';
 
 const isTaproot = (s: Uint8Array) => s.length === 34 && s[0] === 0x51 && s[1] === 0x20;
 
@@ -43,14 +44,18 @@ export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; 
       prevout: { script: prevout.script, amount: prevout.amount },
       ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
       output: { script: output.script, amount: output.amount },
-      spend: isTaproot(prevout.script) ? 'p2tr-key-explicit' : 'p2wpkh',
+      spend: l.protocol_subtype === 'cosigned' ? COSIGNED_LEAF_SPEND : isTaproot(prevout.script) ? 'p2tr-key-explicit' : 'p2wpkh',
     },
   };
 }
 
-/** The seller's signature fields, to copy onto the checkout's input k. */
+/**
+ * The seller's signature fields, to copy onto the checkout's input k. A co-signed half gives only
+ * its leaf signature and the leaf (the input is finalized once the market signer has signed).
+ */
 export function sellerSignature(l: ListingRow) {
   const input = half(l).getInput(0);
+  if (l.protocol_subtype === 'cosigned') return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
   return {
     ...(input.partialSig ? { partialSig: input.partialSig } : {}),
     ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),

@@ -65,24 +65,44 @@ export function buyerSigned(psbtHex: string, template: string, inputsToSign: num
   return merged;
 }
 
+export interface SellerInput {
+  index: number;
+  seller: string;
+  listing_id: string;
+  sig: Record<string, unknown>;
+  /** Co-signed: the seller key the leaf signature is by (the address pays the co-signed output, not the seller). */
+  cosignedKey?: Uint8Array;
+}
+
 /**
- * Adds the sellers' stored signatures (input k = line k − 1), checks them against this very
- * transaction, and extracts the network transaction. A stored half that does not verify here
- * means the listing is not what was quoted: 409 checkout_changed.
+ * Adds the sellers' stored signatures (input k = line k − 1) and checks them against this very
+ * transaction. A stored half that does not verify here means the listing is not what was
+ * quoted: 409 checkout_changed.
  */
-export function withSellers(
-  merged: Transaction,
-  sellers: { index: number; seller: string; listing_id: string; sig: Record<string, unknown> }[],
-  expectedTxid: string,
-  network: Network,
-): { txid: string; hex: string } {
+export function addSellers(merged: Transaction, sellers: SellerInput[], network: Network): Transaction {
   for (const s of sellers) merged.updateInput(s.index, s.sig, true);
   // One pass over the transaction (its shared digests hashed once), every seller input checked.
-  const v = verifyPsbt(merged, sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: { address: s.seller, network } })));
+  const v = verifyPsbt(
+    merged,
+    sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: s.cosignedKey ? { pubkey: s.cosignedKey } : { address: s.seller, network } })),
+  );
   if (!v.ok) {
     const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
     throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
   }
+  return merged;
+}
+
+/** addSellers, then the network transaction (every input signed: no co-signed line). */
+export function withSellers(merged: Transaction, sellers: SellerInput[], expectedTxid: string, network: Network): { txid: string; hex: string } {
+  return finalCheckout(addSellers(merged, sellers, network), expectedTxid);
+}
+
+/**
+ * The network transaction of a fully signed checkout, held to Counterparty's input-0 rule and
+ * to the quoted txid.
+ */
+export function finalCheckout(merged: Transaction, expectedTxid: string): { txid: string; hex: string } {
   const final = extractFinalTransaction(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   const raw = RawTx.decode(final.tx);

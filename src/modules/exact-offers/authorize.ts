@@ -22,6 +22,7 @@ import type { OfferRow } from '../offers/store.js';
 import { buildParent, feeFor, parentVsize, type ParentShape } from './compose.js';
 import { createAuthorizations } from './lifecycle.js';
 import type { ExactOfferTables } from './tables.js';
+import { isCosignedUnit } from '../listings/cosigned.js';
 
 export const MAX_AUTHORIZATION_OUTPOINTS = 100;
 /** An authorization's market expiry: at most the offer's, and at most 30 days. */
@@ -81,6 +82,7 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     if (!(await offerReaches(ctx, offer, asset))) {
       throw unavailable(i, key, `${asset} does not match the offer's target`);
     }
+    if (await isCosignedUnit(ctx.store.db, key)) throw unavailable(i, key, 'sits on a co-signed listing output; exact offers do not reach co-signed units yet');
     const assetScript = hex.decode(out.script_hex);
     const assetSpend = spendOf(assetScript);
     const seller = scriptToAddress(assetScript, ctx.config.NETWORK);

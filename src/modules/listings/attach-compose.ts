@@ -28,6 +28,8 @@ export interface ComposeParams {
   now: number;
   /** Answer 422 insufficient_funds with `reason: no_funding, retryable: true` when BTC is only confirming. */
   noFundingRetryable: boolean;
+  /** Where output 0 (the new asset UTXO) goes when not to the seller's address: a co-signed listing's output. */
+  unitScript?: Uint8Array;
 }
 
 export interface ComposedAttach {
@@ -83,7 +85,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   const plan = planAttach({
     coins,
     feeRate,
-    sellerScriptLen: sel.script.length,
+    sellerScriptLen: (p.unitScript ?? sel.script).length,
     opReturnLen: opReturn.length,
     changeScriptLen: src.script.length,
     changeDust: DUST_SATS[family],
@@ -113,7 +115,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   }
   const built = buildAttachPsbt({
     plan,
-    sellerScript: sel.script,
+    sellerScript: p.unitScript ?? sel.script,
     opReturn: attachOpReturn(plan.inputs[0]!.txid, p.asset, p.quantityRaw),
     changeScript: src.script,
   });

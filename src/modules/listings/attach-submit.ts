@@ -11,7 +11,7 @@ import { addressToScript } from '../../bitcoin/address.js';
 import { ClaimLost, type SettlementHandlers } from '../../settlement/journal.js';
 import { isUniqueViolation } from '../../store/db.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
-import { draftStatus, listingTemplate } from './draft-view.js';
+import { draftCosigned, draftStatus, listingTemplate } from './draft-view.js';
 import { newId, type DraftRow, type ListingRow, type ListingStore } from './store.js';
 import { checkListingExpiry, outpointKey } from './rules.js';
 import { verifySignedAttach, verifySignedListing } from './signed.js';
@@ -59,7 +59,7 @@ export class AttachSubmission {
       checkListingExpiry(listing.expires_at, now);
       const template = listingTemplate(withTxid, network);
       if (!template) throw new Error('listing template unavailable');
-      verifySignedListing(listing.psbt_hex, template.psbt_hex, d.seller, network, 'body.listing_psbt_hex');
+      verifySignedListing(listing.psbt_hex, template.psbt_hex, d.seller, network, 'body.listing_psbt_hex', draftCosigned(d, network));
     }
 
     const settlementId = await this.store.db.transaction().execute(async (tx) => {
@@ -156,6 +156,10 @@ export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pend
     spent_height: null,
     exposed_at: null,
     exposure_reason: null,
+    protocol_subtype: d.protocol_subtype,
+    cosign_seller_key: d.protocol_subtype === 'cosigned' ? d.seller_tap_key : null,
+    cosign_market_key: d.cosign_market_key,
+    cosign_key_version: d.cosign_key_version,
   };
 }
 

@@ -12,6 +12,8 @@ import { addressToScript } from '../../bitcoin/address.js';
 import type { DraftRow, ListingRow } from './store.js';
 import { buildListingPsbt } from './templates.js';
 import { platformFee, PROTOCOL_VERSION } from './rules.js';
+import { cosignedOf } from './cosigned.js';
+import { cosignedJson } from '../../counterparty/cosigned-listing.js';
 
 export type WireDraftStatus = DraftRow['status'] | 'expired' | 'withdrawn';
 export type NextAction = 'sign_attach' | 'wait_for_indexer' | 'set_price' | 'sign_listing' | 'list_again' | null;
@@ -51,6 +53,9 @@ function nextAction(d: DraftRow, status: WireDraftStatus): NextAction {
   }
 }
 
+/** A draft's co-signed output (null for a plain draft). */
+export const draftCosigned = (d: DraftRow, network: Config['NETWORK']) => cosignedOf({ ...d, seller_key: d.seller_tap_key }, network);
+
 export function listingTemplate(d: DraftRow, network: Config['NETWORK']) {
   if (d.asset_txid === null || d.asset_vout === null || d.utxo_value_sats === null || d.price_sats === null) return undefined;
   const script = addressToScript(d.seller, network);
@@ -63,6 +68,7 @@ export function listingTemplate(d: DraftRow, network: Config['NETWORK']) {
       sellerScript: script,
       priceSats: d.price_sats,
       tapInternalKey: d.seller_tap_key ? hex.decode(d.seller_tap_key) : null,
+      cosigned: draftCosigned(d, network),
     }),
     signer_address: d.seller,
     inputs_to_sign: [0],
@@ -88,10 +94,13 @@ export function draftView(
   // Shown as soon as the attach txid is known (SegWit source), so attach-and-list can sign both.
   const showTemplate = canSignListing(d, status) || (status === 'awaiting_attach_signature' && d.purpose === 'listing' && d.asset_txid !== null);
   const template = showTemplate ? listingTemplate(d, config.NETWORK) : undefined;
+  const co = draftCosigned(d, config.NETWORK);
   return {
     id: d.id,
     operation_id: d.operation_id,
     protocol_version: PROTOCOL_VERSION,
+    protocol_subtype: d.protocol_subtype,
+    ...(co ? { cosigned_output: cosignedJson(co, d.cosign_key_version!) } : {}),
     purpose: d.purpose,
     seller: d.seller,
     asset_source: d.asset_source,

@@ -17,6 +17,7 @@ import { buildListingPsbt } from './templates.js';
 import { checkPrice, PROTOCOL_VERSION } from './rules.js';
 import { verifyRepriceListing } from './signed.js';
 import { sellerScript } from './attach-submit.js';
+import { listingCosigned } from './cosigned.js';
 
 /** What a seller delisting an exposed listing must know. */
 export const EXPOSURE_WARNING =
@@ -55,6 +56,7 @@ export class ListingMaintenance {
       l.seller,
       this.ctx.config.NETWORK,
       field,
+      listingCosigned(l, this.ctx.config.NETWORK),
     );
     checkPrice(price_sats);
     return price_sats;
@@ -82,6 +84,7 @@ export class ListingMaintenance {
     if (!exposed) this.requireOpen(l);
     const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), exposed ? ['exposed'] : OPEN));
     if (!ok) throw new ApiError('state_changed', 'the listing changed meanwhile (claimed by a buyer, sold or ended)');
+    await this.revokeAtSigner([l]);
     return { id: l.id, state: 'ended', end_reason: 'owner', ...(exposed ? { exposure_warning: EXPOSURE_WARNING } : {}) };
   }
 
@@ -136,6 +139,7 @@ export class ListingMaintenance {
           psbt_hex: buildListingPsbt({
             txid: l.utxo_txid, vout: l.utxo_vout, utxoValueSats: l.utxo_value_sats, sellerScript: sellerScript(l.seller, this.ctx), priceSats: price,
             tapInternalKey: tapKey ? hex.decode(tapKey) : null,
+            cosigned: listingCosigned(l, this.ctx.config.NETWORK),
           }),
           signer_address: l.seller,
           inputs_to_sign: [0],
@@ -173,11 +177,24 @@ export class ListingMaintenance {
     return out;
   }
 
+  /**
+   * A delisted co-signed listing is recorded at the signer too, which then never co-signs it. The
+   * ended row already stops every checkout (its claim needs an open listing), so a signer that
+   * cannot be reached now only loses this second guard: logged, not refused.
+   */
+  private async revokeAtSigner(ended: ListingRow[]): Promise<void> {
+    for (const l of ended.filter((x) => x.protocol_subtype === 'cosigned')) {
+      await this.ctx.signer.revokeListing(l.id, l.utxo_outpoint).catch((e: unknown) => {
+        this.ctx.logger.warn({ listing_id: l.id, err: e instanceof Error ? e.message : String(e) }, 'co-signed listing delisted; the market signer did not record it');
+      });
+    }
+  }
+
   async batchDelist(me: string, ids: string[]): Promise<Outcome[]> {
     const { rows, refused } = await this.owned(me, ids);
     refuseAll(refused, ids.length);
     const at = this.now();
-    return this.store.db.transaction().execute(async (tx) => {
+    const out = await this.store.db.transaction().execute(async (tx) => {
       const out: Outcome[] = [];
       for (const [index, l] of rows.entries()) {
         const open = OPEN.includes(listingState(l, at).state);
@@ -190,6 +207,8 @@ export class ListingMaintenance {
       }
       return out;
     });
+    await this.revokeAtSigner(rows.filter((_, i) => out[i]!.ok));
+    return out;
   }
 }
 

@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { isUniqueViolation } from '../../store/db.js';
 import { nowSeconds } from '../../clock.js';
-import { canSignListing, draftStatus, listingTemplate } from './draft-view.js';
+import { canSignListing, draftCosigned, draftStatus, listingTemplate } from './draft-view.js';
 import { listingRow, type SignedListingInput } from './attach-submit.js';
 import { checkReuseUtxo } from './reuse.js';
 import type { DraftRow, ListingRow, ListingStore } from './store.js';
@@ -45,7 +45,7 @@ export async function submitListing(ctx: Context, store: ListingStore, d: DraftR
   checkListingExpiry(body.expires_at, now);
   const template = listingTemplate(d, network);
   if (!template) throw new Error('listing template unavailable');
-  verifySignedListing(body.psbt_hex, template.psbt_hex, d.seller, network, 'body.psbt_hex');
+  verifySignedListing(body.psbt_hex, template.psbt_hex, d.seller, network, 'body.psbt_hex', draftCosigned(d, network));
 
   const ready = status === 'ready';
   let utxoHeight: number | null = null;

@@ -15,6 +15,8 @@ import { newId, type DraftRow, type ListingStore } from './store.js';
 import { checkPrice, DRAFT_TTL_S, outpointKey, tapInternalKeyFor } from './rules.js';
 import { composeAttach } from './attach-compose.js';
 import { checkReuseUtxo, findReusableUtxo } from './reuse.js';
+import { cosignedOf, cosignKeys } from './cosigned.js';
+import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
 
 export interface PreflightInput {
   seller: string;
@@ -29,6 +31,7 @@ export interface PreflightInput {
   idempotency_key?: string;
   seller_tap_internal_key?: string;
   asset_source_tap_internal_key?: string;
+  protocol_subtype?: ListingSubtype;
 }
 
 /** Canonical JSON (sorted keys) hashed: the same body is the same request whatever the key order. */
@@ -87,9 +90,13 @@ export class PreflightService {
       if (prior) return this.repeat(prior, hash, input.idempotency_key);
     }
 
+    const subtype = input.protocol_subtype ?? 'plain';
+    // Co-signed: the unit goes straight onto the co-signed output, so the draft attaches.
+    const cosign = subtype === 'cosigned' ? await this.cosignMode(input, purpose, sellerKey) : null;
+
     const now = nowSeconds(this.ctx.clock);
     let mode = input.mode ?? (input.asset_utxo ? 'reuse' : undefined);
-    if (purpose === 'prepare') mode = 'attach';
+    if (purpose === 'prepare' || cosign) mode = 'attach';
     let reuse = input.asset_utxo;
     if (mode === undefined) {
       reuse = await findReusableUtxo(this.ctx, this.store, input.seller, input.asset, input.quantity_raw);
@@ -125,6 +132,9 @@ export class PreflightService {
       price_sats: input.price_sats ?? null,
       seller_tap_key: sellerKey ? Buffer.from(sellerKey).toString('hex') : null,
       listing_id: null,
+      protocol_subtype: subtype,
+      cosign_market_key: cosign?.key.pubkey ?? null,
+      cosign_key_version: cosign?.key.version ?? null,
       reopened: 0,
       last_error: null,
       confirmed_height: null,
@@ -161,6 +171,7 @@ export class PreflightService {
         sourceTapKey: sourceKey,
         now,
         noFundingRetryable: true,
+        ...(cosign ? { unitScript: cosignedOf({ ...base, seller_key: base.seller_tap_key }, network)!.script } : {}),
       });
       row = {
         ...base,
@@ -185,6 +196,14 @@ export class PreflightService {
       throw new Error('listing draft insert failed');
     }
     return this.view(row);
+  }
+
+  private async cosignMode(input: PreflightInput, purpose: DraftRow['purpose'], sellerKey: Uint8Array | null) {
+    if (purpose !== 'listing') throw new ApiError('invalid_request', 'protocol_subtype is for listing preflights', { field: 'body.protocol_subtype' });
+    if (input.mode === 'reuse' || input.asset_utxo) {
+      throw new ApiError('invalid_request', 'a co-signed listing attaches its unit to the co-signed output: use mode=attach (a unit attached elsewhere is moved there by an attach of a balance, not reused)', { field: 'body.mode' });
+    }
+    return cosignKeys(this.ctx, input.seller, sellerKey);
   }
 
   private async repeat(prior: DraftRow, hash: string, key: string): Promise<DraftView> {

@@ -42,6 +42,26 @@ export const ListingTemplate = Type.Object(
   { additionalProperties: false, title: 'ListingTemplate' },
 );
 
+export const ListingSubtypeSchema = Type.Union([Type.Literal('plain'), Type.Literal('cosigned')], {
+  title: 'ListingProtocolSubtype',
+  description:
+    'Which kind of listing. `plain`: the unit sits on an output of your address and your listing signature (SINGLE|ANYONECANPAY) is the whole authorization; it protects you from selling below your price, but once a checkout carrying it is broadcast anyone can copy your input/output pair into a higher-fee transaction of their own (mempool sniping), and the signature stays valid until the unit moves. ' +
+    '`cosigned`: the unit sits on a taproot output whose key path is your own key (you can always move or withdraw it alone) and whose one script path needs your signature and the market signer\'s; your listing signature is over that script path, and the market adds its signature (SIGHASH_DEFAULT, covering every input and output) only to the exact checkout it journals. Your pair then cannot be lifted into any other transaction: a sniper\'s replacement fails script validation, and a delisted listing can never be completed by anyone holding your old signature. Needs a P2TR seller and `seller_tap_internal_key`.',
+});
+
+const CosignedOutputSchema = Type.Object(
+  {
+    address: Type.String({ description: 'the co-signed output (P2TR) the unit is attached to' }),
+    script_hex: Type.String(),
+    tap_internal_key: Type.String({ description: 'your x-only key: the key path (PSBT tap_internal_key)' }),
+    tap_merkle_root: Type.String({ description: 'the tree root a key-path signer tweaks with (PSBT tap_merkle_root)' }),
+    leaf_script_hex: Type.String({ description: '<seller> OP_CHECKSIGVERIFY <market> OP_CHECKSIG' }),
+    control_block_hex: Type.String(),
+    market_key_version: Type.Integer({ minimum: 1, description: 'the market signer key named in the leaf' }),
+  },
+  { additionalProperties: false, title: 'CosignedOutput' },
+);
+
 const DraftStatus = Type.Union(
   ['awaiting_attach_signature', 'broadcasting', 'awaiting_indexer', 'prepared', 'ready', 'completed', 'failed', 'expired', 'withdrawn'].map((s) => Type.Literal(s)),
 );
@@ -67,6 +87,8 @@ export const Draft = Type.Object(
     id: Type.String({ description: 'pf_…' }),
     operation_id: Type.String({ description: 'op_…' }),
     protocol_version: Type.Literal('counterparty_attach_listing_v1'),
+    protocol_subtype: ListingSubtypeSchema,
+    cosigned_output: Type.Optional(CosignedOutputSchema),
     purpose: Type.Union([Type.Literal('listing'), Type.Literal('prepare')], {
       description: '`listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)',
     }),
@@ -148,6 +170,7 @@ export const PreflightBody = Type.Object(
     idempotency_key: IdempotencyKey,
     seller_tap_internal_key: Type.Optional(TapKey),
     asset_source_tap_internal_key: Type.Optional(TapKey),
+    protocol_subtype: Type.Optional(ListingSubtypeSchema),
   },
   { additionalProperties: false },
 );

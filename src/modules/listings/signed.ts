@@ -10,6 +10,8 @@ import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
 import { compareToTemplate, extractFinalTransaction, verifyPsbt, type PsbtInputExpectation } from '../../bitcoin/psbt-verify.js';
 import { buildListingPsbt } from './templates.js';
+import { checkCosignedHalf } from './cosigned.js';
+import type { CosignedOutput } from '../../counterparty/cosigned-listing.js';
 
 function parsed(psbtHex: string, field: string) {
   const p = parsePsbt(psbtHex);
@@ -71,11 +73,16 @@ function requireWitnessUtxo(psbtHex: string, field: string): void {
   }
 }
 
-/** A signed listing half: the template, input 0 signed SINGLE|ANYONECANPAY by the seller. */
-export function verifySignedListing(psbtHex: string, template: string, seller: string, network: Network, field: string): void {
+/**
+ * A signed listing half: the template, input 0 signed SINGLE|ANYONECANPAY by the seller (for a
+ * co-signed listing, over the output's leaf by the seller key, and nothing else).
+ */
+export function verifySignedListing(psbtHex: string, template: string, seller: string, network: Network, field: string, cosigned: CosignedOutput | null = null): void {
   matchTemplate(psbtHex, template, field);
   requireWitnessUtxo(psbtHex, field);
-  verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
+  if (cosigned) checkCosignedHalf(psbtHex, cosigned, field);
+  const signer = cosigned ? { pubkey: cosigned.internalKey } : { address: seller, network };
+  verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer }], field);
 }
 
 /**
@@ -92,6 +99,7 @@ export function verifyRepriceListing(
   seller: string,
   network: Network,
   field: string,
+  cosigned: CosignedOutput | null = null,
 ): { price_sats: number } {
   const tx = parsed(psbtHex, field);
   const mismatch = (why: string) => new ApiError('template_mismatch', `${field}: ${why}`, { field });
@@ -101,15 +109,16 @@ export function verifyRepriceListing(
   if (op !== `${at.txid}:${at.vout}`) throw mismatch(`input 0 spends ${op}, not the listed ${at.txid}:${at.vout}`);
   requireWitnessUtxo(psbtHex, field);
   const prev = psbtPrevouts(tx).prevouts[0];
-  if (!prev || prev.amount !== BigInt(at.value_sats) || Buffer.compare(Buffer.from(prev.script), Buffer.from(sellerScript)) !== 0) {
+  if (!prev || prev.amount !== BigInt(at.value_sats) || Buffer.compare(Buffer.from(prev.script), Buffer.from(cosigned ? cosigned.script : sellerScript)) !== 0) {
     throw mismatch('input 0 prevout is not the listed asset UTXO');
   }
   const out = tx.getOutput(0);
   if (!out.script || Buffer.compare(Buffer.from(out.script), Buffer.from(sellerScript)) !== 0) throw mismatch('output 0 does not pay the seller');
   const price = Number(out.amount ?? 0n);
-  const template = buildListingPsbt({ txid: at.txid, vout: at.vout, utxoValueSats: at.value_sats, sellerScript, priceSats: price });
+  const template = buildListingPsbt({ txid: at.txid, vout: at.vout, utxoValueSats: at.value_sats, sellerScript, priceSats: price, cosigned });
   const same = compareToTemplate(psbtHex, template);
   if (!same.ok) throw mismatch(same.error);
-  verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: { address: seller, network } }], field);
+  if (cosigned) checkCosignedHalf(psbtHex, cosigned, field);
+  verifySignatures(psbtHex, [{ index: 0, sighash: 'SINGLE|ANYONECANPAY', signer: cosigned ? { pubkey: cosigned.internalKey } : { address: seller, network } }], field);
   return { price_sats: price };
 }

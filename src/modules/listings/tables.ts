@@ -3,6 +3,7 @@
  * events the seller feed reads. Times are unix seconds; satoshis are integers (bigint in
  * PostgreSQL); Counterparty quantities are decimal strings.
  */
+import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
 
 /** Stored draft statuses. `expired` and `withdrawn` are derived at read time (see draft-view.ts). */
 export type DraftStatus =
@@ -68,6 +69,11 @@ export interface ListingTables {
     /** Optional BIP-86 internal key of a P2TR seller, copied into the listing template. */
     seller_tap_key: string | null;
     listing_id: string | null;
+    /** `plain` or `cosigned` (the unit is attached to the co-signed output; src/counterparty/cosigned-listing.ts). */
+    protocol_subtype: ListingSubtype;
+    /** Co-signed: the market signer's x-only key (hex) and its version, fixed when the draft was made. */
+    cosign_market_key: string | null;
+    cosign_key_version: number | null;
     /** 1 once a reorg reopened the attach of a completed draft: it reads as `withdrawn`. */
     reopened: number;
     last_error: string | null;
@@ -121,6 +127,11 @@ export interface ListingTables {
     /** When the seller's half left the market's hands in a failed checkout (state `exposed`). */
     exposed_at: number | null;
     exposure_reason: ExposureReason | null;
+    protocol_subtype: ListingSubtype;
+    /** Co-signed: the output's keys (seller = internal key), copied from the draft. */
+    cosign_seller_key: string | null;
+    cosign_market_key: string | null;
+    cosign_key_version: number | null;
   };
   /** The owner feed's rows (GET /v1/address/{address}/events reads them). */
   owner_events: {

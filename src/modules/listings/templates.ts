@@ -15,6 +15,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { attachOutputScript } from '../../counterparty/attach-detach.js';
+import { leafScriptField, type CosignedOutput } from '../../counterparty/cosigned-listing.js';
 
 /** The asset output: segwit dust for P2WPKH and P2TR alike. */
 export const ASSET_UTXO_SATS = 330;
@@ -129,14 +130,20 @@ export function buildListingPsbt(p: {
   sellerScript: Uint8Array;
   priceSats: number;
   tapInternalKey?: Uint8Array | null;
+  /**
+   * Co-signed: the unit's output. The half then spends it by its leaf only (tapLeafScript, and
+   * no tapInternalKey: a wallet must not add a key-path signature a sniper could use alone).
+   */
+  cosigned?: CosignedOutput | null;
 }): string {
   const tx = new Transaction({ allowUnknownOutputs: true });
+  const co = p.cosigned;
   tx.addInput({
     txid: p.txid,
     index: p.vout,
-    witnessUtxo: { script: p.sellerScript, amount: BigInt(p.utxoValueSats) },
+    witnessUtxo: { script: co ? co.script : p.sellerScript, amount: BigInt(p.utxoValueSats) },
     sighashType: 0x83,
-    ...(p.tapInternalKey ? { tapInternalKey: p.tapInternalKey } : {}),
+    ...(co ? { tapLeafScript: leafScriptField(co) } : p.tapInternalKey ? { tapInternalKey: p.tapInternalKey } : {}),
   });
   tx.addOutput({ script: p.sellerScript, amount: BigInt(p.priceSats) });
   return hex.encode(tx.toPSBT());

@@ -6,6 +6,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+import { ListingSubtypeSchema } from '../listings/schemas.js';
+import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
 
 export { FillRow, FILL_COLUMNS, fillRow, type Fill } from '../fills/row.js';
 
@@ -22,7 +24,7 @@ const listingFields = {
   quantity_raw: QuantityRaw,
   price_sats: Sats({ minimum: 1, description: 'ask, sats' }),
   created_at: UnixSeconds,
-  protocol_subtype: Nullable(Type.String({ description: 'from the curated catalogue; null when it names none' })),
+  protocol_subtype: ListingSubtypeSchema,
   media_kind: MediaKind,
 };
 
@@ -53,7 +55,7 @@ export const LISTING_COLUMNS = [
   'l.quantity_raw',
   'l.price_sats',
   'l.created_at',
-  'ca.protocol_subtype',
+  'l.protocol_subtype',
   'ca.media_kind',
 ] as const;
 
@@ -69,7 +71,7 @@ export interface StoredListing {
   quantity_raw: string;
   price_sats: Num;
   created_at: Num;
-  protocol_subtype: string | null;
+  protocol_subtype: ListingSubtype;
   media_kind: string | null;
 }
 
@@ -83,7 +85,7 @@ export const targetListingOf = (r: StoredListing): TargetListing => ({
   quantity_raw: r.quantity_raw,
   price_sats: Number(r.price_sats),
   created_at: Number(r.created_at),
-  protocol_subtype: r.protocol_subtype ?? null,
+  protocol_subtype: r.protocol_subtype,
   media_kind: mediaKindOf(r.media_kind),
 });
 

@@ -11,6 +11,7 @@ import { assetMatches, isOneUnit, policyTargetOf, type AssetTraits, type PolicyT
 import { outpointKey } from '../listings/rules.js';
 import { refused } from './refusals.js';
 import type { PolicyOfferRow } from './lifecycle.js';
+import { isCosignedUnit } from '../listings/cosigned.js';
 
 export interface EligibleUnit {
   asset: string;
@@ -36,6 +37,9 @@ export async function sellerUnit(ctx: Context, seller: string, txid: string, vou
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   if (!held.length) throw refused('unit_unattached', `${key} carries no Counterparty balance`, { outpoint: key });
   const script = hex.decode(out.script_hex);
+  if (await isCosignedUnit(ctx.store.db, key)) {
+    throw refused('unit_cosigned', `${key} sits on a co-signed listing output; collection offers do not reach co-signed units yet: delist it and withdraw it to your address by the key path first`, { outpoint: key });
+  }
   if (scriptToAddress(script, ctx.config.NETWORK) !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;
   if (held.length !== 1 || !info || !isOneUnit(held[0]!.quantity_raw, info.divisible)) {

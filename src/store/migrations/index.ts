@@ -22,6 +22,7 @@ import * as m020 from './020_event_log.js';
 import * as m021 from './021_webhooks.js';
 import * as m022 from './022_leader_epochs.js';
 import * as m023 from './023_listing_exposure.js';
+import * as m024 from './024_cosigned_listings.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '021_webhooks': m021,
   '022_leader_epochs': m022,
   '023_listing_exposure': m023,
+  '024_cosigned_listings': m024,
 };
