@@ -7,7 +7,8 @@
 import { MarketError } from './errors.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
-import { Transport, type TransportOptions } from './transport.js';
+import { Transport, type CallInput, type TransportOptions } from './transport.js';
+import type { CheckoutQuote } from './generated/api.js';
 import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
 
 export interface WalletSigner {
@@ -20,12 +21,8 @@ export interface WalletSigner {
 
 export type Progress = (step: string, detail?: Record<string, unknown>) => void;
 
-export interface Operation {
-  id: string;
-  status: string;
-  txid: string | null;
-  [k: string]: unknown;
-}
+/** A checkout operation as the contract returns it (quoted, broadcast, confirmed, …). */
+export type Operation = CheckoutQuote;
 
 export class MarketClient {
   readonly http: Transport;
@@ -39,10 +36,10 @@ export class MarketClient {
   /** Sign in with a wallet: challenge, message signature, session. The session is renewed on 401 with the same wallet. */
   async signIn(signer: WalletSigner, progress?: Progress): Promise<string> {
     this.signer = signer;
-    const c = (await this.http.request<{ message: string; issued_at: number; challenge_id?: string }>('POST', '/v1/auth/challenge', { body: { address: signer.address } })).result;
+    const c = (await this.http.call('POST /v1/auth/challenge', { body: { address: signer.address } })).result;
     progress?.('sign_message');
     const signature = await signer.signMessage(c.message);
-    const v = (await this.http.request<{ token: string }>('POST', '/v1/auth/verify', { body: { address: signer.address, issued_at: c.issued_at, ...(c.challenge_id ? { challenge_id: c.challenge_id } : {}), signature } })).result;
+    const v = (await this.http.call('POST /v1/auth/verify', { body: { address: signer.address, issued_at: c.issued_at, ...(c.challenge_id ? { challenge_id: c.challenge_id } : {}), signature } })).result;
     this.token = v.token;
     return v.token;
   }
@@ -55,8 +52,8 @@ export class MarketClient {
   }
 
   /** Every public event, oldest pages last (the feed's paging). */
-  events(query: Record<string, string | number | undefined> = {}) {
-    return items((cursor) => this.http.request<{ result: unknown[]; next_cursor: string | null }>('GET', '/v1/events', { query: { ...query, cursor } }).then((r) => r.body as { result: unknown[]; next_cursor: string | null }));
+  events(query: NonNullable<CallInput<'GET /v1/events'>['query']> = {}) {
+    return items((cursor) => this.http.call('GET /v1/events', { query: { ...query, ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
   }
 
   /**
@@ -67,18 +64,18 @@ export class MarketClient {
   async list(p: { unit: { txid: string; vout: number }; asset: string; price_sats: number; expires_at: number; idempotency_key: string; network?: CheckoutIntent['network']; seller_tap_internal_key?: string }, progress?: Progress): Promise<Record<string, unknown>> {
     if (!this.signer) throw new Error('sign in first');
     const signer = this.signer;
-    const pf = (await this.http.request<Record<string, any>>('POST', '/v1/listing-preflights', {
+    const pf = (await this.http.call('POST /v1/listing-preflights', {
       idempotent: true,
       body: { seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.unit, price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.seller_tap_internal_key ? { seller_tap_internal_key: p.seller_tap_internal_key } : {}) },
     })).result;
     progress?.('preflight', { id: pf.id });
-    const t = pf.listing as { psbt_hex: string; inputs_to_sign: number[] } | undefined;
+    const t = pf.listing;
     if (!t) throw new MarketError('invalid_response', 'the preflight carries no listing template', 200);
     verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...(p.network ? { network: p.network } : {}) });
     progress?.('verified');
     const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
     progress?.('signed');
-    return (await this.http.request<Record<string, unknown>>('POST', `/v1/listing-preflights/${pf.id}/listing`, { body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
+    return (await this.http.call('POST /v1/listing-preflights/{id}/listing', { params: { id: pf.id }, body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
   }
 
   /** A live tail of the public feed (`address` omitted) or of the session's own feed, oldest first, deduplicated. */
@@ -89,7 +86,7 @@ export class MarketClient {
 
   /** The saved checkout operation (safe to read at any time). */
   async operation(id: string): Promise<Operation> {
-    return (await this.http.request<Operation>('GET', `/v1/checkout/quotes/${id}`)).result;
+    return (await this.http.call('GET /v1/checkout/quotes/{id}', { params: { id } })).result;
   }
 
   /**
@@ -100,18 +97,18 @@ export class MarketClient {
   async buy(intent: Omit<CheckoutIntent, 'buyer'>, progress?: Progress): Promise<Operation> {
     if (!this.signer) throw new Error('sign in first');
     const signer = this.signer;
-    const q = (await this.http.request<Record<string, any>>('POST', '/v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
+    const q = (await this.http.call('POST /v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
     progress?.('quoted', { id: q.id });
-    verifyCheckoutPsbt(q as never, { ...intent, buyer: signer.address });
+    verifyCheckoutPsbt(q, { ...intent, buyer: signer.address });
     progress?.('verified');
-    const signed = await signer.signPsbt(q.psbt_hex as string, q.inputs_to_sign as number[], 'ALL');
+    const signed = await signer.signPsbt(q.psbt_hex!, q.inputs_to_sign, 'ALL');
     progress?.('signed');
     try {
-      return (await this.http.request<Operation>('POST', `/v1/checkout/quotes/${q.id}/complete`, { body: { psbt_hex: signed }, idempotent: true })).result;
+      return (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed }, idempotent: true })).result;
     } catch (e) {
       if (!(e instanceof MarketError) || !e.uncertain) throw e;
       progress?.('uncertain', { code: e.code });
-      const op = await this.operation(q.id as string).catch(() => undefined);
+      const op = await this.operation(q.id).catch(() => undefined);
       if (op && op.status !== 'quoted') return op;
       throw new MarketError(e.code, `${e.message}; resubmit the same signed bytes (resubmit.psbt_hex) — never sign again`, e.status, { ...e.extras, resubmit: { quote_id: q.id, psbt_hex: signed } });
     }

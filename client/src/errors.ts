@@ -42,8 +42,12 @@ export class MarketError extends Error {
     return typeof this.extras.retry_after_seconds === 'number' ? this.extras.retry_after_seconds : undefined;
   }
 
-  /** True for the outcomes the contract says do not prove failure (read the operation, never re-sign). */
+  /**
+   * True for the outcomes the contract says do not prove failure (read the operation, never
+   * re-sign), and for a success whose body could not be trusted: the write may have taken effect.
+   */
   get uncertain(): boolean {
+    if (this.code === 'invalid_response' && this.status !== null && this.status >= 200 && this.status < 300) return true;
     return this.code === 'broadcast_unknown' || this.code === 'network_error' || this.code === 'timeout' || (this.status !== null && this.status >= 502 && this.status <= 504);
   }
 }

@@ -50,6 +50,21 @@ describe('client: errors and retries', () => {
     await assert.rejects(new Transport({ baseUrl: 'http://x.test', fetch: html, ...noSleep }).request('GET', '/v1/collections'), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 502);
   });
 
+  void it('a 2xx whose body fails its route\'s schema is invalid_response (on by default; off on request)', async () => {
+    // The real reply with one field turned into the wrong type.
+    const malformed: FetchLike = async (url, init) => {
+      const r = await appFetch()(url, init);
+      const body = JSON.parse(await r.text());
+      body.result.half_hour = "fast";
+      return { ...r, text: async () => JSON.stringify(body) };
+    };
+    const honest = await new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep }).call('GET /v1/fee-rate', {});
+    assert.equal(typeof honest.result.half_hour, 'number');
+    await assert.rejects(new Transport({ baseUrl: 'http://market.test', fetch: malformed, ...noSleep }).call('GET /v1/fee-rate', {}), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 200 && /half_hour/.test(e.message));
+    const unchecked = await new Transport({ baseUrl: 'http://market.test', fetch: malformed, validateReplies: false, ...noSleep }).call('GET /v1/fee-rate', {});
+    assert.equal(unchecked.result.half_hour as unknown, 'fast');
+  });
+
   void it('reads retry 503 with the server\'s Retry-After; a plain write is sent once; an idempotent one is retried', async () => {
     const waits: number[] = [];
     let calls = 0;
