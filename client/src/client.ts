@@ -5,21 +5,16 @@
  * operation and returns what it shows, or throws a MarketError carrying what to resubmit.
  */
 import { MarketError } from './errors.js';
+import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
+import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
+import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
 import { Transport, type CallInput, type TransportOptions } from './transport.js';
 import type { CheckoutQuote } from './generated/api.js';
 import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
 
-export interface WalletSigner {
-  address: string;
-  /** Signs `inputsToSign` of the PSBT with `sighash` and returns the PSBT (hex). */
-  signPsbt(psbtHex: string, inputsToSign: number[], sighash: 'ALL' | 'DEFAULT' | 'SINGLE|ANYONECANPAY'): Promise<string>;
-  /** A BIP-322 simple signature (base64) of `message`. */
-  signMessage(message: string): Promise<string>;
-}
-
-export type Progress = (step: string, detail?: Record<string, unknown>) => void;
+export type { WalletSigner, Progress } from './flow.js';
 
 /** A checkout operation as the contract returns it (quoted, broadcast, confirmed, …). */
 export type Operation = CheckoutQuote;
@@ -29,8 +24,22 @@ export class MarketClient {
   private token: string | undefined;
   private signer: WalletSigner | undefined;
 
-  constructor(options: Omit<TransportOptions, 'token' | 'onUnauthorized'>) {
+  /** The network addresses are read on (default mainnet). */
+  readonly network: Network | undefined;
+
+  constructor(options: Omit<TransportOptions, 'token' | 'onUnauthorized'> & { network?: Network }) {
     this.http = new Transport({ ...options, token: () => this.token, onUnauthorized: () => this.refresh() });
+    this.network = options.network;
+  }
+
+  private flow(progress?: Progress): FlowContext {
+    if (!this.signer) throw new Error('sign in first');
+    return { http: this.http, signer: this.signer, ...(this.network ? { network: this.network } : {}), ...(progress ? { progress } : {}) };
+  }
+
+  /** List a balance held at the wallet's address: attach and list in one signed submission, then wait for `completed`. */
+  attachAndList(p: AttachAndListInput, progress?: Progress) {
+    return attachAndList(this.flow(progress), p);
   }
 
   /** Sign in with a wallet: challenge, message signature, session. The session is renewed on 401 with the same wallet. */
@@ -103,14 +112,14 @@ export class MarketClient {
     progress?.('verified');
     const signed = await signer.signPsbt(q.psbt_hex!, q.inputs_to_sign, 'ALL');
     progress?.('signed');
-    try {
-      return (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed }, idempotent: true })).result;
-    } catch (e) {
-      if (!(e instanceof MarketError) || !e.uncertain) throw e;
-      progress?.('uncertain', { code: e.code });
-      const op = await this.operation(q.id).catch(() => undefined);
-      if (op && op.status !== 'quoted') return op;
-      throw new MarketError(e.code, `${e.message}; resubmit the same signed bytes (resubmit.psbt_hex) — never sign again`, e.status, { ...e.extras, resubmit: { quote_id: q.id, psbt_hex: signed } });
-    }
+    return submitSigned(
+      this.flow(progress),
+      async () => (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed }, idempotent: true })).result,
+      async () => {
+        const op = await this.operation(q.id);
+        return op.status === 'quoted' ? undefined : op;
+      },
+      { quote_id: q.id, psbt_hex: signed },
+    );
   }
 }
