@@ -7,6 +7,7 @@
 import { MarketError } from './errors.js';
 import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
 import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
+import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
@@ -40,6 +41,43 @@ export class MarketClient {
   /** List a balance held at the wallet's address: attach and list in one signed submission, then wait for `completed`. */
   attachAndList(p: AttachAndListInput, progress?: Progress) {
     return attachAndList(this.flow(progress), p);
+  }
+
+  /** Fund `slots` exact-price outputs and place them over the targets (every slot backs every target). */
+  placeBids(p: PlaceBidsInput, progress?: Progress) {
+    return placeBids(this.flow(progress), p);
+  }
+
+  /** The bidder's exact authorization of one offer over one unit (signed input 0, activated). */
+  authorizeExact(p: AuthorizeInput, progress?: Progress) {
+    return authorizeExact(this.flow(progress), p);
+  }
+
+  /** The seller accepts an exact authorization of its unit (parent input 1, and the CPFP child when fees rose). */
+  acceptExact(p: AcceptInput, progress?: Progress) {
+    return acceptExact(this.flow(progress), p);
+  }
+
+  /** The seller counters a bid on its unit at a higher price. */
+  counter(p: Parameters<typeof counter>[1], progress?: Progress) {
+    return counter(this.flow(progress), p);
+  }
+
+  /** The bidder takes a counter: a bid at its price naming its unit, then the authorization. */
+  takeCounter(c: Counter, p: Parameters<typeof takeCounter>[2], progress?: Progress) {
+    return takeCounter(this.flow(progress), c, p);
+  }
+
+  /** The seller's inbox of live buyer-authorized offers, every page. */
+  exactOffers() {
+    const address = this.flow().signer.address;
+    return items((cursor) => this.http.call('GET /v1/address/{address}/exact-offers', { params: { address }, query: { ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
+  }
+
+  /** The counters made to the bidder, every page. */
+  counters() {
+    const address = this.flow().signer.address;
+    return items((cursor) => this.http.call('GET /v1/address/{address}/counters', { params: { address }, query: { ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
   }
 
   /** Sign in with a wallet: challenge, message signature, session. The session is renewed on 401 with the same wallet. */
