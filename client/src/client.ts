@@ -146,7 +146,7 @@ export class MarketClient {
     const signer = this.signer;
     const q = (await this.http.call('POST /v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
     progress?.('quoted', { id: q.id });
-    verifyCheckoutPsbt(q, { ...intent, buyer: signer.address });
+    verifyCheckoutPsbt(q, { ...(this.network ? { network: this.network } : {}), ...intent, buyer: signer.address });
     progress?.('verified');
     const signed = await signer.signPsbt(q.psbt_hex!, q.inputs_to_sign, 'ALL');
     progress?.('signed');
