@@ -152,7 +152,8 @@ export class MarketClient {
     progress?.('signed');
     return submitSigned(
       this.flow(progress),
-      async () => (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed }, idempotent: true })).result,
+      // Sent once: on an uncertain outcome the saved operation is read before anything is resent.
+      async () => (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed } })).result,
       async () => {
         const op = await this.operation(q.id);
         return op.status === 'quoted' ? undefined : op;

@@ -4,6 +4,9 @@
  * error, 502/503/504, broadcast_unknown, an untrustworthy 2xx) is never answered by signing again:
  * the flow reads the saved operation back and returns it when it moved, or throws a MarketError
  * carrying `resubmit`, the exact signed bytes to send again (identical bytes are idempotent).
+ * A completion that has such a read is sent once (the read comes before any resend); one that has
+ * none (funded offers, an authorization's activation, an exact accept) is resent by the transport
+ * with the identical bytes, which the contract makes safe.
  * Waiting for an outcome polls a read until it settles, never by a fixed sleep the caller cannot
  * shorten.
  */

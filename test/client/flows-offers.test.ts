@@ -4,7 +4,8 @@
  * funding (a slot paid to a thief, an inflated fee), an exact authorization (the detach naming a
  * thief, another unit), a seller's accept (proceeds to a thief, a child that takes more fee).
  * Honest runs go end to end: bids placed, authorized, accepted with a CPFP child when the fee
- * rate rose, the unit delivered; and a counter made by the seller, taken by the bidder, accepted.
+ * rate rose (its replies lost first: the error carries the signed bytes, resent unsigned), the unit
+ * delivered; and a counter made by the seller, taken by the bidder, accepted.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
@@ -91,8 +92,17 @@ void it('bids, exact authorization and accept with a CPFP child: tampering refus
   await refusedUnsigned(seller.w, isAccept, (q) => (q.cpfp.psbt_hex = editPsbtHex(q.cpfp.psbt_hex, (tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 5_000n }))), (c) => c.acceptExact(accept), 'a greedier child');
   await refusedUnsigned(seller.w, isAccept, () => undefined, (c) => c.acceptExact({ ...accept, minNetSats: 40_000 }), 'below the seller\'s minimum');
 
-  const done = await sellerClient.acceptExact(accept);
-  assert.equal(sellerCalls.sign, 2, 'parent and child');
+  // Every accept answered 503 by an edge: retried with the same bytes, then an error carrying them; never signed again.
+  const down: FetchLike = async (url, init) =>
+    url.endsWith('/accept') ? { status: 503, headers: { get: () => null }, text: async () => JSON.stringify({ error: 'busy', code: 'service_unavailable' }) } : appFetch(m)(url, init);
+  const unlucky = await clientFor(seller.w, sellerCalls, down);
+  const lost = await unlucky.acceptExact(accept).then(() => null, (e: unknown) => e);
+  assert.ok(lost instanceof MarketError && lost.status === 503 && lost.uncertain, String(lost));
+  assert.equal(sellerCalls.sign, 2, 'parent and child, once');
+  const resubmit = lost.extras.resubmit as { authorization_id: string; psbt_hex: string; cpfp_psbt_hex: string };
+  assert.ok(resubmit.psbt_hex && resubmit.cpfp_psbt_hex, 'the exact signed bytes to resend');
+  const done = (await sellerClient.http.call('POST /v1/exact-offer-authorizations/{id}/accept', { params: { id: resubmit.authorization_id }, body: { psbt_hex: resubmit.psbt_hex, cpfp_psbt_hex: resubmit.cpfp_psbt_hex } })).result;
+  assert.equal(sellerCalls.sign, 2, 'resent, never re-signed');
   assert.ok(done.child_txid, 'a CPFP child');
   assert.equal(done.price_sats, 30_000);
   await m.mine();

@@ -40,7 +40,8 @@ export async function attachAndList(ctx: FlowContext, p: AttachAndListInput): Pr
   const body = { attach_psbt_hex: attach, listing_psbt_hex: listing, expires_at: p.expires_at };
   const submitted = await submitSigned(
     ctx,
-    async () => (await http.call('POST /v1/listing-preflights/{id}/attach-and-list', { params: { id: d.id }, body, idempotent: true })).result,
+    // Sent once: on an uncertain outcome the draft is read before anything is resent.
+    async () => (await http.call('POST /v1/listing-preflights/{id}/attach-and-list', { params: { id: d.id }, body })).result,
     async () => {
       const now = await read();
       return now.status === 'awaiting_attach_signature' ? undefined : now;
