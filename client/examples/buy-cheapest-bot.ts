@@ -9,7 +9,7 @@ export async function runBuyCheapestBot(opts: { baseUrl: string; fetch?: FetchLi
   const market = new MarketClient({ baseUrl: opts.baseUrl, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   await market.signIn(opts.wallet);
   // The collection's listed units, cheapest first (every unit a collection-wide policy reaches).
-  const rows = (await market.http.request<Array<{ id: string; price_sats: number }>>('GET', `/v1/collections/${opts.collection}/offer-targets`, { query: { limit: 20 } })).result;
+  const rows = (await market.http.call('GET /v1/collections/{slug}/offer-targets', { params: { slug: opts.collection }, query: { limit: 20 } })).result;
   const pick = rows.find((r) => r.price_sats <= opts.maxPriceSats);
   if (!pick) return null;
   try {

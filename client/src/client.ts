@@ -5,44 +5,88 @@
  * operation and returns what it shows, or throws a MarketError carrying what to resubmit.
  */
 import { MarketError } from './errors.js';
+import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
+import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
+import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
+import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
-import { Transport, type TransportOptions } from './transport.js';
+import { Transport, type CallInput, type TransportOptions } from './transport.js';
+import type { CheckoutQuote } from './generated/api.js';
 import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
 
-export interface WalletSigner {
-  address: string;
-  /** Signs `inputsToSign` of the PSBT with `sighash` and returns the PSBT (hex). */
-  signPsbt(psbtHex: string, inputsToSign: number[], sighash: 'ALL' | 'DEFAULT' | 'SINGLE|ANYONECANPAY'): Promise<string>;
-  /** A BIP-322 simple signature (base64) of `message`. */
-  signMessage(message: string): Promise<string>;
-}
+export type { WalletSigner, Progress } from './flow.js';
 
-export type Progress = (step: string, detail?: Record<string, unknown>) => void;
-
-export interface Operation {
-  id: string;
-  status: string;
-  txid: string | null;
-  [k: string]: unknown;
-}
+/** A checkout operation as the contract returns it (quoted, broadcast, confirmed, …). */
+export type Operation = CheckoutQuote;
 
 export class MarketClient {
   readonly http: Transport;
   private token: string | undefined;
   private signer: WalletSigner | undefined;
 
-  constructor(options: Omit<TransportOptions, 'token' | 'onUnauthorized'>) {
+  /** The network addresses are read on (default mainnet). */
+  readonly network: Network | undefined;
+
+  constructor(options: Omit<TransportOptions, 'token' | 'onUnauthorized'> & { network?: Network }) {
     this.http = new Transport({ ...options, token: () => this.token, onUnauthorized: () => this.refresh() });
+    this.network = options.network;
+  }
+
+  private flow(progress?: Progress): FlowContext {
+    if (!this.signer) throw new Error('sign in first');
+    return { http: this.http, signer: this.signer, ...(this.network ? { network: this.network } : {}), ...(progress ? { progress } : {}) };
+  }
+
+  /** List a balance held at the wallet's address: attach and list in one signed submission, then wait for `completed`. */
+  attachAndList(p: AttachAndListInput, progress?: Progress) {
+    return attachAndList(this.flow(progress), p);
+  }
+
+  /** Fund `slots` exact-price outputs and place them over the targets (every slot backs every target). */
+  placeBids(p: PlaceBidsInput, progress?: Progress) {
+    return placeBids(this.flow(progress), p);
+  }
+
+  /** The bidder's exact authorization of one offer over one unit (signed input 0, activated). */
+  authorizeExact(p: AuthorizeInput, progress?: Progress) {
+    return authorizeExact(this.flow(progress), p);
+  }
+
+  /** The seller accepts an exact authorization of its unit (parent input 1, and the CPFP child when fees rose). */
+  acceptExact(p: AcceptInput, progress?: Progress) {
+    return acceptExact(this.flow(progress), p);
+  }
+
+  /** The seller counters a bid on its unit at a higher price. */
+  counter(p: Parameters<typeof counter>[1], progress?: Progress) {
+    return counter(this.flow(progress), p);
+  }
+
+  /** The bidder takes a counter: a bid at its price naming its unit, then the authorization. */
+  takeCounter(c: Counter, p: Parameters<typeof takeCounter>[2], progress?: Progress) {
+    return takeCounter(this.flow(progress), c, p);
+  }
+
+  /** The seller's inbox of live buyer-authorized offers, every page. */
+  exactOffers() {
+    const address = this.flow().signer.address;
+    return items((cursor) => this.http.call('GET /v1/address/{address}/exact-offers', { params: { address }, query: { ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
+  }
+
+  /** The counters made to the bidder, every page. */
+  counters() {
+    const address = this.flow().signer.address;
+    return items((cursor) => this.http.call('GET /v1/address/{address}/counters', { params: { address }, query: { ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
   }
 
   /** Sign in with a wallet: challenge, message signature, session. The session is renewed on 401 with the same wallet. */
   async signIn(signer: WalletSigner, progress?: Progress): Promise<string> {
     this.signer = signer;
-    const c = (await this.http.request<{ message: string; issued_at: number; challenge_id?: string }>('POST', '/v1/auth/challenge', { body: { address: signer.address } })).result;
+    const c = (await this.http.call('POST /v1/auth/challenge', { body: { address: signer.address } })).result;
     progress?.('sign_message');
     const signature = await signer.signMessage(c.message);
-    const v = (await this.http.request<{ token: string }>('POST', '/v1/auth/verify', { body: { address: signer.address, issued_at: c.issued_at, ...(c.challenge_id ? { challenge_id: c.challenge_id } : {}), signature } })).result;
+    const v = (await this.http.call('POST /v1/auth/verify', { body: { address: signer.address, issued_at: c.issued_at, ...(c.challenge_id ? { challenge_id: c.challenge_id } : {}), signature } })).result;
     this.token = v.token;
     return v.token;
   }
@@ -55,8 +99,8 @@ export class MarketClient {
   }
 
   /** Every public event, oldest pages last (the feed's paging). */
-  events(query: Record<string, string | number | undefined> = {}) {
-    return items((cursor) => this.http.request<{ result: unknown[]; next_cursor: string | null }>('GET', '/v1/events', { query: { ...query, cursor } }).then((r) => r.body as { result: unknown[]; next_cursor: string | null }));
+  events(query: NonNullable<CallInput<'GET /v1/events'>['query']> = {}) {
+    return items((cursor) => this.http.call('GET /v1/events', { query: { ...query, ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
   }
 
   /**
@@ -67,18 +111,18 @@ export class MarketClient {
   async list(p: { unit: { txid: string; vout: number }; asset: string; price_sats: number; expires_at: number; idempotency_key: string; network?: CheckoutIntent['network']; seller_tap_internal_key?: string }, progress?: Progress): Promise<Record<string, unknown>> {
     if (!this.signer) throw new Error('sign in first');
     const signer = this.signer;
-    const pf = (await this.http.request<Record<string, any>>('POST', '/v1/listing-preflights', {
+    const pf = (await this.http.call('POST /v1/listing-preflights', {
       idempotent: true,
       body: { seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.unit, price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.seller_tap_internal_key ? { seller_tap_internal_key: p.seller_tap_internal_key } : {}) },
     })).result;
     progress?.('preflight', { id: pf.id });
-    const t = pf.listing as { psbt_hex: string; inputs_to_sign: number[] } | undefined;
+    const t = pf.listing;
     if (!t) throw new MarketError('invalid_response', 'the preflight carries no listing template', 200);
     verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...(p.network ? { network: p.network } : {}) });
     progress?.('verified');
     const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
     progress?.('signed');
-    return (await this.http.request<Record<string, unknown>>('POST', `/v1/listing-preflights/${pf.id}/listing`, { body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
+    return (await this.http.call('POST /v1/listing-preflights/{id}/listing', { params: { id: pf.id }, body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
   }
 
   /** A live tail of the public feed (`address` omitted) or of the session's own feed, oldest first, deduplicated. */
@@ -89,7 +133,7 @@ export class MarketClient {
 
   /** The saved checkout operation (safe to read at any time). */
   async operation(id: string): Promise<Operation> {
-    return (await this.http.request<Operation>('GET', `/v1/checkout/quotes/${id}`)).result;
+    return (await this.http.call('GET /v1/checkout/quotes/{id}', { params: { id } })).result;
   }
 
   /**
@@ -100,20 +144,21 @@ export class MarketClient {
   async buy(intent: Omit<CheckoutIntent, 'buyer'>, progress?: Progress): Promise<Operation> {
     if (!this.signer) throw new Error('sign in first');
     const signer = this.signer;
-    const q = (await this.http.request<Record<string, any>>('POST', '/v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
+    const q = (await this.http.call('POST /v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: intent.delivery.mode, delivery_address: intent.delivery.address } })).result;
     progress?.('quoted', { id: q.id });
-    verifyCheckoutPsbt(q as never, { ...intent, buyer: signer.address });
+    verifyCheckoutPsbt(q, { ...(this.network ? { network: this.network } : {}), ...intent, buyer: signer.address });
     progress?.('verified');
-    const signed = await signer.signPsbt(q.psbt_hex as string, q.inputs_to_sign as number[], 'ALL');
+    const signed = await signer.signPsbt(q.psbt_hex!, q.inputs_to_sign, 'ALL');
     progress?.('signed');
-    try {
-      return (await this.http.request<Operation>('POST', `/v1/checkout/quotes/${q.id}/complete`, { body: { psbt_hex: signed }, idempotent: true })).result;
-    } catch (e) {
-      if (!(e instanceof MarketError) || !e.uncertain) throw e;
-      progress?.('uncertain', { code: e.code });
-      const op = await this.operation(q.id as string).catch(() => undefined);
-      if (op && op.status !== 'quoted') return op;
-      throw new MarketError(e.code, `${e.message}; resubmit the same signed bytes (resubmit.psbt_hex) — never sign again`, e.status, { ...e.extras, resubmit: { quote_id: q.id, psbt_hex: signed } });
-    }
+    return submitSigned(
+      this.flow(progress),
+      // Sent once: on an uncertain outcome the saved operation is read before anything is resent.
+      async () => (await this.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed } })).result,
+      async () => {
+        const op = await this.operation(q.id);
+        return op.status === 'quoted' ? undefined : op;
+      },
+      { quote_id: q.id, psbt_hex: signed },
+    );
   }
 }

@@ -21,7 +21,7 @@ export interface KnownExtras {
   refused_listings?: Array<{ index: number; listing_id: string; status: number; code: string; error: string }>;
 }
 
-export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'template_mismatch';
+export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'template_mismatch' | 'operation_failed';
 
 export class MarketError extends Error {
   readonly code: string;
@@ -42,8 +42,12 @@ export class MarketError extends Error {
     return typeof this.extras.retry_after_seconds === 'number' ? this.extras.retry_after_seconds : undefined;
   }
 
-  /** True for the outcomes the contract says do not prove failure (read the operation, never re-sign). */
+  /**
+   * True for the outcomes the contract says do not prove failure (read the operation, never
+   * re-sign), and for a success whose body could not be trusted: the write may have taken effect.
+   */
   get uncertain(): boolean {
+    if (this.code === 'invalid_response' && this.status !== null && this.status >= 200 && this.status < 300) return true;
     return this.code === 'broadcast_unknown' || this.code === 'network_error' || this.code === 'timeout' || (this.status !== null && this.status >= 502 && this.status <= 504);
   }
 }

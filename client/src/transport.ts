@@ -10,6 +10,8 @@
  * - a 401 asks `onUnauthorized` for a fresh session of the same address, once, then repeats.
  */
 import { MarketError } from './errors.js';
+import type { RouteKey, Routes } from './generated/api.js';
+import { ReplyValidator, routeOf } from './validate.js';
 
 export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
   status: number;
@@ -33,6 +35,33 @@ export interface TransportOptions {
   /** Waits; injectable so tests need not sleep. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /**
+   * Check every 2xx reply against its route's schema in the served OpenAPI document (default
+   * true): a reply that does not match is `invalid_response`. Off only to save the cost where the
+   * server is trusted.
+   */
+  validateReplies?: boolean;
+}
+
+/** What a route takes: its path parameters (when it has any), query, body. */
+export type CallInput<K extends RouteKey> = (Routes[K] extends { params: infer P } ? { params: P } : { params?: undefined }) &
+  (Routes[K] extends { body: infer B } ? { body: B } : Routes[K] extends { body?: infer B } ? { body?: B } : { body?: undefined }) & {
+    query?: Routes[K] extends { query?: infer Q } ? Q : undefined;
+    idempotent?: boolean;
+    signal?: AbortSignal;
+  };
+
+/** A route's 2xx reply (the envelope) and its `result`. */
+export type Reply<K extends RouteKey> = Routes[K]['response'];
+export type Result<K extends RouteKey> = Reply<K> extends { result: infer R } ? R : never;
+
+/** `/v1/x/{id}` with `{id: 'a b'}` → `/v1/x/a%20b`. */
+function fill(template: string, params: Record<string, unknown> | undefined): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = params?.[name];
+    if (v === undefined || v === null) throw new Error(`missing path parameter ${name}`);
+    return encodeURIComponent(String(v));
+  });
 }
 
 export interface RequestOptions {
@@ -47,11 +76,25 @@ const RETRY_STATUS = new Set([429, 502, 503, 504]);
 
 export class Transport {
   private readonly fetch: FetchLike;
+  private readonly validator: ReplyValidator | undefined;
 
   constructor(private readonly o: TransportOptions) {
     const f = o.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
     if (!f) throw new Error('no fetch: pass options.fetch');
     this.fetch = f;
+    this.validator = o.validateReplies === false ? undefined : new ReplyValidator();
+  }
+
+  /** A route of the API by its key, typed from the served document: `call('GET /v1/checkout/quotes/{id}', { params: { id } })`. */
+  async call<K extends RouteKey>(route: K, input: CallInput<K>): Promise<{ status: number; result: Result<K>; body: Reply<K> }> {
+    const [method, template] = (route as string).split(' ') as ['GET' | 'POST' | 'PATCH' | 'DELETE', string];
+    const r = await this.request<Result<K>>(method, fill(template, input.params as Record<string, unknown> | undefined), {
+      ...(input.query ? { query: input.query as Record<string, string | number | undefined> } : {}),
+      ...(input.body !== undefined ? { body: input.body } : {}),
+      ...(input.idempotent ? { idempotent: true } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    return { status: r.status, result: r.result, body: r.body as Reply<K> };
   }
 
   async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions = {}): Promise<{ status: number; result: T; body: Record<string, unknown> }> {
@@ -104,6 +147,9 @@ export class Transport {
     if (typeof body !== 'object' || body === null) throw new MarketError('invalid_response', `HTTP ${res.status}: not an envelope`, res.status);
     if (res.status >= 200 && res.status < 300) {
       if (!('result' in body)) throw new MarketError('invalid_response', `HTTP ${res.status} without result`, res.status);
+      const route = this.validator && routeOf(method, path);
+      const wrong = route && this.validator!.check(route, res.status, body);
+      if (wrong) throw new MarketError('invalid_response', `HTTP ${res.status} from ${route} does not match its schema: ${wrong}`, res.status, { route });
       return { status: res.status, result: body.result as T, body };
     }
     const { code, error, ...extras } = body as { code?: unknown; error?: unknown };

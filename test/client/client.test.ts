@@ -7,13 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { MarketClient, MarketError, Transport, type FetchLike, type WalletSigner } from '../../client/src/index.js';
-import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
-import { makeWallet, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
+import { makeWallet } from '../helpers/wallets.js';
+import { appFetch as harnessFetch, editPsbtHex, tampering as harnessTampering, noSleep, wallet as harnessWallet } from './harness.js';
 
 let m: Market;
 before(async () => {
@@ -21,25 +20,8 @@ before(async () => {
 });
 after(async () => m?.close());
 
-/** The app behind a fetch: every call goes through app.inject, so the whole HTTP stack answers. */
-const appFetch = (): FetchLike => async (url, init) => {
-  const u = new URL(url);
-  const r = await m.app.inject({ method: init.method as 'GET', url: u.pathname + u.search, headers: init.headers, remoteAddress: '10.91.0.1', ...(init.body ? { payload: init.body } : {}) });
-  return { status: r.statusCode, headers: { get: (n: string) => (r.headers[n.toLowerCase()] as string | undefined) ?? null }, text: async () => r.body };
-};
-
-function wallet(w: TestWallet, calls: { sign: number }): WalletSigner {
-  return {
-    address: w.address,
-    signPsbt: async (psbt, inputs, sighash) => {
-      calls.sign++;
-      return signPsbt(psbt, w, inputs, sighash === 'SINGLE|ANYONECANPAY' ? SigHash.SINGLE_ANYONECANPAY : SigHash.ALL);
-    },
-    signMessage: async (msg) => signMessageBip322(w, msg),
-  };
-}
-
-const noSleep = { sleep: async () => undefined };
+const appFetch = () => harnessFetch(m);
+const wallet = harnessWallet;
 
 describe('client: errors and retries', () => {
   void it('a failure is a MarketError keyed on code with its extras; a non-envelope is invalid_response', async () => {
@@ -48,6 +30,21 @@ describe('client: errors and retries', () => {
     await assert.rejects(t.request('POST', '/v1/checkout/quotes', { body: { lines: [] } }), (e) => e instanceof MarketError && e.status === 401 && e.code === 'unauthenticated');
     const html: FetchLike = async () => ({ status: 502, headers: { get: () => null }, text: async () => '<html>bad gateway</html>' });
     await assert.rejects(new Transport({ baseUrl: 'http://x.test', fetch: html, ...noSleep }).request('GET', '/v1/collections'), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 502);
+  });
+
+  void it('a 2xx whose body fails its route\'s schema is invalid_response (on by default; off on request)', async () => {
+    // The real reply with one field turned into the wrong type.
+    const malformed: FetchLike = async (url, init) => {
+      const r = await appFetch()(url, init);
+      const body = JSON.parse(await r.text());
+      body.result.half_hour = "fast";
+      return { ...r, text: async () => JSON.stringify(body) };
+    };
+    const honest = await new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep }).call('GET /v1/fee-rate', {});
+    assert.equal(typeof honest.result.half_hour, 'number');
+    await assert.rejects(new Transport({ baseUrl: 'http://market.test', fetch: malformed, ...noSleep }).call('GET /v1/fee-rate', {}), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 200 && /half_hour/.test(e.message));
+    const unchecked = await new Transport({ baseUrl: 'http://market.test', fetch: malformed, validateReplies: false, ...noSleep }).call('GET /v1/fee-rate', {});
+    assert.equal(unchecked.result.half_hour as unknown, 'fast');
   });
 
   void it('reads retry 503 with the server\'s Retry-After; a plain write is sent once; an idempotent one is retried', async () => {
@@ -95,17 +92,9 @@ describe('client: verify before sign', () => {
   const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery: { mode: 'detached' as const, address }, maxSpendSats: 40_000, network: 'regtest' as const });
 
   /** A fetch that rewrites the quote reply. */
-  const tampering = (edit: (q: Record<string, any>) => void): FetchLike => async (url, init) => {
-    const r = await appFetch()(url, init);
-    if (init.method !== 'POST' || !url.endsWith('/v1/checkout/quotes')) return r;
-    const body = JSON.parse(await r.text());
-    edit(body.result);
-    return { status: r.status, headers: r.headers, text: async () => JSON.stringify(body) };
-  };
+  const tampering = (edit: (q: Record<string, any>) => void) => harnessTampering(m, (method, path) => method === 'POST' && path === '/v1/checkout/quotes', edit);
   const editPsbt = (q: Record<string, any>, f: (tx: Transaction) => void) => {
-    const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex), { ...READ_TX_OPTS, allowUnknownInputs: true });
-    f(tx);
-    q.psbt_hex = hex.encode(tx.toPSBT());
+    q.psbt_hex = editPsbtHex(q.psbt_hex, f);
   };
 
   for (const [label, edit] of [

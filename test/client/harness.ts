@@ -1,0 +1,48 @@
+/**
+ * The client's tests talk to the real app through a fetch that goes through app.inject (the whole
+ * HTTP stack answers), sign with real devnet keys through a WalletSigner that counts its calls,
+ * and tamper with chosen replies to play a compromised server.
+ */
+import { hex } from '@scure/base';
+import { SigHash, Transaction } from '@scure/btc-signer';
+import type { FetchLike, WalletSigner } from '../../client/src/index.js';
+import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { signPsbt, type Market } from '../helpers/market.js';
+import { signMessageBip322, type TestWallet } from '../helpers/wallets.js';
+
+export const appFetch = (m: Market): FetchLike => async (url, init) => {
+  const u = new URL(url);
+  const r = await m.app.inject({ method: init.method as 'GET', url: u.pathname + u.search, headers: init.headers, remoteAddress: '10.91.0.1', ...(init.body ? { payload: init.body } : {}) });
+  return { status: r.statusCode, headers: { get: (n: string) => (r.headers[n.toLowerCase()] as string | undefined) ?? null }, text: async () => r.body };
+};
+
+const SIGHASH = { ALL: SigHash.ALL, DEFAULT: SigHash.DEFAULT, 'SINGLE|ANYONECANPAY': SigHash.SINGLE_ANYONECANPAY } as const;
+
+export function wallet(w: TestWallet, calls: { sign: number }): WalletSigner {
+  return {
+    address: w.address,
+    signPsbt: async (psbt, inputs, sighash) => {
+      calls.sign++;
+      return signPsbt(psbt, w, inputs, SIGHASH[sighash]);
+    },
+    signMessage: async (msg) => signMessageBip322(w, msg),
+  };
+}
+
+/** A fetch that rewrites the `result` of the replies `match` picks (method and path). */
+export const tampering = (m: Market, match: (method: string, path: string) => boolean, edit: (result: any) => void): FetchLike => async (url, init) => {
+  const r = await appFetch(m)(url, init);
+  if (!match(init.method, new URL(url).pathname) || r.status !== 200) return r;
+  const body = JSON.parse(await r.text());
+  edit(body.result);
+  return { status: r.status, headers: r.headers, text: async () => JSON.stringify(body) };
+};
+
+/** Rewrites a PSBT (hex) in place. */
+export const editPsbtHex = (psbtHex: string, f: (tx: Transaction) => void): string => {
+  const tx = Transaction.fromPSBT(hex.decode(psbtHex), { ...READ_TX_OPTS, allowUnknownInputs: true });
+  f(tx);
+  return hex.encode(tx.toPSBT());
+};
+
+export const noSleep = { sleep: async () => undefined };
