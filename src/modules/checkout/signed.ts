@@ -22,7 +22,7 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
-import { compareToTemplate, extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+import { compareToTemplate, finalizeAndExtract, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
@@ -36,9 +36,10 @@ function parsed(psbtHex: string): Transaction {
 /** The quote's PSBT with the buyer's verified signatures on its inputs. */
 export function buyerSigned(psbtHex: string, template: string, inputsToSign: number[], buyer: string, network: Network): Transaction {
   const signed = parsed(psbtHex);
-  const c = compareToTemplate(signed, template);
-  if (!c.ok) throw new ApiError('template_mismatch', `${FIELD}: ${c.error}`, { field: FIELD });
+  // Each PSBT parsed once: the quote's is compared, then becomes the merged transaction.
   const merged = parsed(template);
+  const c = compareToTemplate(signed, merged);
+  if (!c.ok) throw new ApiError('template_mismatch', `${FIELD}: ${c.error}`, { field: FIELD });
   const mine = psbtPrevouts(signed).prevouts;
   const theirs = psbtPrevouts(merged).prevouts;
   theirs.forEach((t, i) => {
@@ -67,7 +68,7 @@ export function buyerSigned(psbtHex: string, template: string, inputsToSign: num
 
 /**
  * Adds the sellers' stored signatures (input k = line k − 1), checks them against this very
- * transaction, and extracts the network transaction. A stored half that does not verify here
+ * transaction, and extracts the network transaction (finalizing `merged` itself). A stored half that does not verify here
  * means the listing is not what was quoted: 409 checkout_changed.
  */
 export function withSellers(
@@ -83,7 +84,7 @@ export function withSellers(
     const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
     throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
   }
-  const final = extractFinalTransaction(merged);
+  const final = finalizeAndExtract(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   const raw = RawTx.decode(final.tx);
   const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
