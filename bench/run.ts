@@ -42,6 +42,12 @@ async function main() {
   const api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const baseline = await startBaseline();
   figures.cores = os.cpus().length;
+  // Resident memory of this process (the server, plus the bench's own client and seeded data):
+  // idle once booted and listening, and the peak while the loads below run.
+  global.gc?.();
+  figures.rss_idle_mb = Math.round(process.memoryUsage().rss / 2 ** 20);
+  let rssPeak = 0;
+  const rssSampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
   figures.load_average_1m = Math.round(os.loadavg()[0]! * 100) / 100;
 
   say.line(`# HTTP (${SECONDS}s each, 32 connections, loopback, ${os.cpus().length} cores)\n`);
@@ -121,6 +127,8 @@ async function main() {
   figures.race200_winners = race.winners;
   figures.race200_conflicts = race.conflicts;
   figures.race200_other = race.others;
+  clearInterval(rssSampler);
+  figures.rss_loaded_peak_mb = Math.round(rssPeak / 2 ** 20);
 
   say.line('\n# Bids (devnet, real keys; the book in process without the cache)\n');
   const offerBook = await offerBookTiming(boot.ctx);
