@@ -42,6 +42,12 @@ async function main() {
   const api = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const baseline = await startBaseline();
   figures.cores = os.cpus().length;
+  // Resident memory of this process (the server, plus the bench's own client and seeded data):
+  // idle once booted and listening, and the peak while the loads below run.
+  global.gc?.();
+  figures.rss_idle_mb = Math.round(process.memoryUsage().rss / 2 ** 20);
+  let rssPeak = 0;
+  const rssSampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
   figures.load_average_1m = Math.round(os.loadavg()[0]! * 100) / 100;
 
   say.line(`# HTTP (${SECONDS}s each, 32 connections, loopback, ${os.cpus().length} cores)\n`);
@@ -107,11 +113,12 @@ async function main() {
   printTable(
     [
       { scenario: seqBase.name, 'per second': seqBase.per_second, 'p50 ms': seqBase.p50, 'p99 ms': seqBase.p99, 'cpu ms p50': '' },
-      { scenario: 'POST /v1/checkout/quotes/{id}/complete (10 lines)', 'per second': carts.per_second, 'p50 ms': carts.p50, 'p99 ms': carts.p99, 'cpu ms p50': carts.cpu_p50 },
+      { scenario: 'POST /v1/checkout/quotes/{id}/complete (10 lines)', 'per second': carts.per_second, 'p50 ms': carts.p50, 'p99 ms': carts.p99, 'cpu ms p50': `${carts.cpu_p50} (+ devnet ${carts.devnet_cpu_p50})` },
     ].map((r) => ({ ...r, 'vs baseline': `${((r['per second'] / seqBase.per_second) * 100).toFixed(2)}%` })),
   );
   figures.cart10_p50_ms = carts.p50;
   figures.cart10_cpu_ms = carts.cpu_p50;
+  figures.cart10_devnet_cpu_ms = carts.devnet_cpu_p50;
 
   say.line(`\n# ${RACERS} buyers complete quotes of the same listing at once (HTTP, real keys)\n`);
   const race = await raceBench(boot.ctx, api, RACERS);
@@ -120,6 +127,8 @@ async function main() {
   figures.race200_winners = race.winners;
   figures.race200_conflicts = race.conflicts;
   figures.race200_other = race.others;
+  clearInterval(rssSampler);
+  figures.rss_loaded_peak_mb = Math.round(rssPeak / 2 ** 20);
 
   say.line('\n# Bids (devnet, real keys; the book in process without the cache)\n');
   const offerBook = await offerBookTiming(boot.ctx);

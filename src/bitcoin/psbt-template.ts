@@ -21,7 +21,14 @@ export type ExtractResult =
 export function extractFinalTransaction(psbt: string | Uint8Array | Transaction): ExtractResult {
   const parsed = parsePsbt(psbt instanceof Transaction ? psbt.toPSBT() : psbt);
   if (!parsed.ok) return parsed;
-  const tx = parsed.tx;
+  return finalizeAndExtract(parsed.tx);
+}
+
+/**
+ * `extractFinalTransaction` on a parsed PSBT the caller is done with: finalized in place,
+ * without the copy (an encode and a re-parse that re-validates every key in it).
+ */
+export function finalizeAndExtract(tx: Transaction): ExtractResult {
   for (let i = 0; i < tx.inputsLength; i++) {
     const input = tx.getInput(i);
     if (input.finalScriptWitness?.length || input.finalScriptSig?.length) continue;

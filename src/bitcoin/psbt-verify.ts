@@ -29,7 +29,7 @@ import { parseSchnorrSignature, TAPSCRIPT_LEAF_VERSION, verifySchnorr } from './
 import type { Prevout } from './transaction.js';
 import { TxDigests } from './tx-digests.js';
 
-export { extractFinalTransaction, compareToTemplate } from './psbt-template.js';
+export { extractFinalTransaction, finalizeAndExtract, compareToTemplate } from './psbt-template.js';
 
 export type SighashExpectation = 'ALL' | 'DEFAULT' | 'DEFAULT_OR_ALL' | 'SINGLE|ANYONECANPAY';
 

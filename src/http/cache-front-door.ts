@@ -48,8 +48,8 @@ interface Known {
 
 export class CacheFrontDoor {
   private readonly urls = new Map<string, Known>();
-  /** Bytes and tag of an entry, derived once per stored entry (the memory cache returns the same object). */
-  private readonly wire = new WeakMap<CachedResponse, { body: Buffer; etag: string }>();
+  /** Bytes, tag and header block of an entry, derived once per stored entry (the memory cache returns the same object). */
+  private readonly wire = new WeakMap<CachedResponse, { body: Buffer; etag: string; length: string; age: number; maxAge: number; head: string[] }>();
   private hits = 0;
 
   constructor(
@@ -88,21 +88,28 @@ export class CacheFrontDoor {
     this.onHit();
     let w = this.wire.get(hit);
     if (!w) {
-      w = { body: Buffer.from(hit.body), etag: hit.etag ?? etagOf(hit.body) };
+      const body = Buffer.from(hit.body);
+      w = { body, etag: hit.etag ?? etagOf(hit.body), length: String(body.length), age: -1, maxAge: -1, head: [] };
       this.wire.set(hit, w);
     }
     const age = Math.max(0, Math.floor((this.now() - hit.storedAt) / 1000));
+    if (age !== w.age || maxAge !== w.maxAge) {
+      // The entry's header block, made once per second of its age (only age and max-age move).
+      w.age = age;
+      w.maxAge = maxAge;
+      w.head = [
+        'cache-control', `public, max-age=${Math.max(0, maxAge - age)}`,
+        'age', String(age),
+        'x-cache', 'hit',
+        'etag', w.etag,
+        'vary', 'Origin',
+        'access-control-expose-headers', EXPOSED,
+      ];
+    }
     const id = requestIdOf(req.headers['x-request-id']);
     // A flat [name, value, …] list: Node writes it as is, without a per-header setHeader pass.
-    const headers: string[] = [
-      'cache-control', `public, max-age=${Math.max(0, maxAge - age)}`,
-      'age', String(age),
-      'x-cache', 'hit',
-      'etag', w.etag,
-      'vary', 'Origin',
-      'access-control-expose-headers', EXPOSED,
-      'x-request-id', id,
-    ];
+    const headers = w.head.slice();
+    headers.push('x-request-id', id);
     const origin = req.headers.origin;
     if (origin) headers.push('access-control-allow-origin', origin);
     const fresh = etagMatches(req.headers['if-none-match'], w.etag);
@@ -115,7 +122,7 @@ export class CacheFrontDoor {
       res.end();
       return;
     }
-    headers.push('content-type', hit.contentType, 'content-length', String(w.body.length));
+    headers.push('content-type', hit.contentType, 'content-length', w.length);
     res.writeHead(status, headers);
     if (req.method === 'HEAD') res.end();
     else res.end(w.body);

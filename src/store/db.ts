@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { keepStatements } from './statement-cache.js';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
@@ -54,7 +55,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     sqlite.function('sha256_hex', { deterministic: true }, (t: unknown) =>
       t === null ? null : crypto.createHash('sha256').update(String(t), 'utf8').digest('hex'),
     );
-    const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: keepStatements(sqlite) }) });
     hookTransactions(db);
     return {
       db,

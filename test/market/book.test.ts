@@ -136,9 +136,9 @@ async function referenceLevels(slug: string, at: number) {
 
 test('the levels kept by the store triggers equal a group-by over the listings, through every kind of write', async () => {
   const store = new BookStore(t.ctx.store.db);
-  // Both listing plans (one range for shallow levels, per-level ranges for deep ones) each time.
-  const ranged = new BookService(store, () => nowSeconds(t.clock), Number.MAX_SAFE_INTEGER);
-  const perLevel = new BookService(store, () => nowSeconds(t.clock), 0);
+  // Both listing plans (the kept rows of book_ask_top, per-level ranges of book_asks) each time.
+  const ranged = new BookService(store, () => nowSeconds(t.clock));
+  const perLevel = new BookService(store, () => nowSeconds(t.clock), false);
   const db = t.ctx.store.db;
   const check = async (why: string) => {
     const at = nowSeconds(t.clock);
@@ -170,6 +170,33 @@ test('the levels kept by the store triggers equal a group-by over the listings, 
   await check('a membership moved');
   await db.deleteFrom('listings').where('id', '=', l).execute();
   await check('a listing deleted');
+  // A level deeper than its kept rows (book_ask_top): its first entries leave and arrive.
+  const deepFirst = (await perLevel.book('deep')).asks[0]!.listings;
+  await db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', deepFirst[0]!.id).execute();
+  await check('the oldest of a deep level reserved (the next one moves up)');
+  await insertListing(db, { asset: 'DEEPCARD', price_sats: 6_000, now, created_at: now - 5_000 });
+  await check('an older listing enters a full level');
+  // Adds, ends and a re-price inside one level in one transaction (PostgreSQL keeps the rows at commit).
+  await db.transaction().execute(async (tx) => {
+    const gone = await insertListing(tx, { asset: 'DEEPCARD', price_sats: 6_000, now, created_at: now - 6_000 });
+    await tx.updateTable('listings').set({ state: 'ended' }).where('id', '=', gone).execute();
+    await insertListing(tx, { asset: 'DEEPCARD', price_sats: 6_000, now, created_at: now - 4_000, expires_at: now + 60 });
+    await tx.updateTable('listings').set({ state: 'ended' }).where('id', '=', deepFirst[1]!.id).execute();
+    await tx.updateTable('listings').set({ price_sats: 6_100 }).where('id', '=', deepFirst[2]!.id).execute();
+    for (let i = 0; i < 3; i++) await insertListing(tx, { asset: 'DEEPCARD', price_sats: 6_000, now, created_at: now + i });
+  });
+  await check('several changes to one level in one transaction');
+  t.clock.set((now + 120) * 1000);
+  await check('a kept row expired (that level is read from book_asks)');
+  t.clock.set(now * 1000);
+  // The kept rows follow the balance view and the catalogue.
+  await db.insertInto('cp_assets').values({ asset: 'DEEPCARD', asset_longname: 'DEEPCARD.longname', divisible: 0, refreshed_height: 0, refreshed_at: 0, stale: 0 }).execute();
+  assert.equal((await ranged.book('deep')).asks[0]!.listings[0]!.asset_longname, 'DEEPCARD.longname');
+  await check('a longname read');
+  await db.updateTable('catalog_assets').set({ media_kind: 'video', protocol_subtype: 'stamp' }).where('asset', '=', 'DEEPCARD').execute();
+  await check('a catalogue entry edited');
+  await db.deleteFrom('cp_assets').where('asset', '=', 'DEEPCARD').execute();
+  await check('a longname gone');
   // Time alone moves a listing out (expiry is read at read time).
   t.clock.set((now + 3600) * 1000);
   await check('past an expiry');

@@ -22,7 +22,7 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
-import { compareToTemplate, extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+import { compareToTemplate, finalizeAndExtract, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
@@ -36,9 +36,10 @@ function parsed(psbtHex: string): Transaction {
 /** The quote's PSBT with the buyer's verified signatures on its inputs. */
 export function buyerSigned(psbtHex: string, template: string, inputsToSign: number[], buyer: string, network: Network): Transaction {
   const signed = parsed(psbtHex);
-  const c = compareToTemplate(signed, template);
-  if (!c.ok) throw new ApiError('template_mismatch', `${FIELD}: ${c.error}`, { field: FIELD });
+  // Each PSBT parsed once: the quote's is compared, then becomes the merged transaction.
   const merged = parsed(template);
+  const c = compareToTemplate(signed, merged);
+  if (!c.ok) throw new ApiError('template_mismatch', `${FIELD}: ${c.error}`, { field: FIELD });
   const mine = psbtPrevouts(signed).prevouts;
   const theirs = psbtPrevouts(merged).prevouts;
   theirs.forEach((t, i) => {
@@ -103,7 +104,7 @@ export function withSellers(merged: Transaction, sellers: SellerInput[], expecte
  * to the quoted txid.
  */
 export function finalCheckout(merged: Transaction, expectedTxid: string): { txid: string; hex: string } {
-  const final = extractFinalTransaction(merged);
+  const final = finalizeAndExtract(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   const raw = RawTx.decode(final.tx);
   const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);

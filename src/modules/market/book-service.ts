@@ -1,5 +1,5 @@
 import { notFound } from '../../http/errors.js';
-import { RANGE_MAX_ROWS, type BookStore } from './book-store.js';
+import type { BookStore } from './book-store.js';
 import { offerSide, type BookOffer, type OfferLevel } from './book-offers.js';
 import type { BookListing, Fill } from './public-rows.js';
 
@@ -34,8 +34,8 @@ export class BookService {
   constructor(
     private readonly store: BookStore,
     private readonly nowSeconds: () => number,
-    /** Plan switch of `BookStore.firstOfEachLevel` (tests run both plans). */
-    private readonly rangeMaxRows = RANGE_MAX_ROWS,
+    /** false: every level's listings from `book_asks`, not the kept rows (tests compare both). */
+    private readonly keptRows = true,
   ) {}
 
   async book(slug: string): Promise<OrderBook> {
@@ -49,7 +49,7 @@ export class BookService {
     ]);
     if (!exists) throw notFound('collection');
     const levels = found.slice(0, BOOK_LEVELS);
-    const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.rangeMaxRows);
+    const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.keptRows);
     const byPrice = new Map<number, BookListing[]>();
     for (const l of listings) {
       const level = byPrice.get(l.price_sats);
