@@ -184,7 +184,8 @@ export async function endListing(
     .where('state', 'in', from)
     .executeTakeFirst();
   if (!changed(res)) return false;
-  if (isPublicListing(l)) logListingEvent(tx, l, 'delisted', reason, reason === 'expired' ? l.expires_at : at);
+  // A rotation is the seller moving its own unit: the public feed's reason is `owner`.
+  if (isPublicListing(l)) logListingEvent(tx, l, 'delisted', reason === 'rotated' ? 'owner' : reason, reason === 'expired' ? l.expires_at : at);
   const kind = endEventKind(reason);
   await recordEvent(tx, {
     event_id: eventId(kind, l.id),

@@ -9,6 +9,8 @@
  * A bid side is meant to be added the same way: a `book_bids` table of one row per (collection,
  * open offer slot) kept by triggers on the offers tables, read by the same level walk.
  */
+import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
+
 export interface BookTables {
   book_asks: {
     collection_slug: string;
@@ -38,7 +40,7 @@ export interface BookTables {
     quantity_raw: string;
     asset_longname: string | null;
     media_kind: string | null;
-    protocol_subtype: string | null;
+    protocol_subtype: ListingSubtype;
   };
 }
 

@@ -26,7 +26,7 @@ export const TOP = 20;
 
 const TOP_COLUMNS = 'collection_slug, price_sats, created_at, listing_id, expires_at, asset, seller, utxo_txid, utxo_vout, quantity_raw, asset_longname, media_kind, protocol_subtype';
 const rowOf = (b: string) =>
-  `${b}.collection_slug, ${b}.price_sats, ${b}.created_at, ${b}.listing_id, ${b}.expires_at, l.asset, l.seller, l.utxo_txid, l.utxo_vout, l.quantity_raw, a.asset_longname, ca.media_kind, ca.protocol_subtype`;
+  `${b}.collection_slug, ${b}.price_sats, ${b}.created_at, ${b}.listing_id, ${b}.expires_at, l.asset, l.seller, l.utxo_txid, l.utxo_vout, l.quantity_raw, a.asset_longname, ca.media_kind, l.protocol_subtype`;
 const joinsOf = (b: string) => `JOIN listings l ON l.id = ${b}.listing_id
   LEFT JOIN catalog_assets ca ON ca.asset = l.asset AND ca.collection_slug = ${b}.collection_slug
   LEFT JOIN cp_assets a ON a.asset = l.asset`;
@@ -35,8 +35,7 @@ const JOINS = joinsOf('b');
 /** The catalogue's and the balance view's columns of an asset's kept rows, re-read from their tables. */
 const displayOf = (asset: string) => `UPDATE book_ask_top SET
     asset_longname = (SELECT a.asset_longname FROM cp_assets a WHERE a.asset = book_ask_top.asset),
-    media_kind = (SELECT ca.media_kind FROM catalog_assets ca WHERE ca.asset = book_ask_top.asset AND ca.collection_slug = book_ask_top.collection_slug),
-    protocol_subtype = (SELECT ca.protocol_subtype FROM catalog_assets ca WHERE ca.asset = book_ask_top.asset AND ca.collection_slug = book_ask_top.collection_slug)
+    media_kind = (SELECT ca.media_kind FROM catalog_assets ca WHERE ca.asset = book_ask_top.asset AND ca.collection_slug = book_ask_top.collection_slug)
   WHERE asset = ${asset}`;
 
 const level = (r: string, alias = '') => `${alias}collection_slug = ${r}.collection_slug AND ${alias}price_sats = ${r}.price_sats`;
@@ -79,7 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('quantity_raw', 'text', (c) => c.notNull())
     .addColumn('asset_longname', 'text')
     .addColumn('media_kind', 'text')
-    .addColumn('protocol_subtype', 'text')
+    .addColumn('protocol_subtype', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('book_ask_top_pk', ['collection_slug', 'price_sats', 'created_at', 'listing_id'])
     .execute();
   await db.schema.createIndex('book_ask_top_asset').on('book_ask_top').column('asset').execute();
@@ -94,7 +93,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       `CREATE TRIGGER book_ask_top_longname_in AFTER INSERT ON cp_assets BEGIN ${displayOf('NEW.asset')}; END`,
       `CREATE TRIGGER book_ask_top_longname AFTER UPDATE OF asset_longname ON cp_assets BEGIN ${displayOf('NEW.asset')}; END`,
       `CREATE TRIGGER book_ask_top_longname_out AFTER DELETE ON cp_assets BEGIN ${displayOf('OLD.asset')}; END`,
-      `CREATE TRIGGER book_ask_top_catalog AFTER UPDATE OF media_kind, protocol_subtype ON catalog_assets BEGIN ${displayOf('NEW.asset')}; END`,
+      `CREATE TRIGGER book_ask_top_catalog AFTER UPDATE OF media_kind ON catalog_assets BEGIN ${displayOf('NEW.asset')}; END`,
     ]) {
       await sql.raw(stmt).execute(db);
     }
@@ -121,7 +120,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       END $$`).execute(db);
     await sql.raw(`CREATE CONSTRAINT TRIGGER book_ask_longname AFTER INSERT OR DELETE OR UPDATE OF asset_longname ON cp_assets
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION book_ask_display()`).execute(db);
-    await sql.raw(`CREATE CONSTRAINT TRIGGER book_ask_catalog AFTER UPDATE OF media_kind, protocol_subtype ON catalog_assets
+    await sql.raw(`CREATE CONSTRAINT TRIGGER book_ask_catalog AFTER UPDATE OF media_kind ON catalog_assets
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION book_ask_display()`).execute(db);
   }
   // What is already listed.
