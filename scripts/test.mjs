@@ -2,7 +2,7 @@
 // Runs the whole suite: pure tests once, store-backed tests on SQLite and, when
 // TEST_POSTGRES_URL is set, again on PostgreSQL (with the Redis limiter and
 // cache when TEST_REDIS_URL is set). Prints what it skipped and one closing line.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -26,32 +26,43 @@ const stored = files.filter((f) => !pure.includes(f));
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const skippedNotes = [];
 
+// One node --test run over `list`, its output buffered and printed whole when it ends, so two
+// runs side by side never interleave their lines.
 function run(label, list, env) {
-  if (!list.length) return;
-  console.log(`\n=== ${label}: ${list.length} files ===`);
-  const res = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...list],
-    { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  );
-  const out = (res.stdout ?? '') + (res.stderr ?? '');
-  process.stdout.write(out);
-  const num = (re) => Number((out.match(re) ?? [])[1] ?? 0);
-  const pass = num(/ℹ pass (\d+)/);
-  const fail = num(/ℹ fail (\d+)/) + num(/ℹ cancelled (\d+)/);
-  const skipped = num(/ℹ skipped (\d+)/);
-  totals.pass += pass;
-  totals.fail += fail + (res.status !== 0 && fail === 0 ? 1 : 0);
-  totals.skipped += skipped;
+  if (!list.length) return Promise.resolve();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...list],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (status) => {
+      const out = Buffer.concat(chunks).toString('utf8');
+      process.stdout.write(`\n=== ${label}: ${list.length} files ===\n${out}`);
+      const num = (re) => Number((out.match(re) ?? [])[1] ?? 0);
+      const pass = num(/ℹ pass (\d+)/);
+      const fail = num(/ℹ fail (\d+)/) + num(/ℹ cancelled (\d+)/);
+      totals.pass += pass;
+      totals.fail += fail + (status !== 0 && fail === 0 ? 1 : 0);
+      totals.skipped += num(/ℹ skipped (\d+)/);
+      resolve();
+    });
+  });
 }
 
 const pgUrl = process.env.TEST_POSTGRES_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 
-run('pure core', pure, { TEST_BACKEND: 'sqlite' });
-run('SQLite store, in-memory limiter', stored, { TEST_BACKEND: 'sqlite', TEST_REDIS_URL: '' });
+await run('pure core', pure, { TEST_BACKEND: 'sqlite' });
+// The two store runs go side by side (TEST_SERIAL=1 runs them one after the other): much of a
+// run's time is spent waiting (child processes, the devnet's blocks, timers), not computing, so
+// together they take far less than one after the other. Each has its own stores and ports.
+const runs = [() => run('SQLite store, in-memory limiter', stored, { TEST_BACKEND: 'sqlite', TEST_REDIS_URL: '' })];
 if (pgUrl) {
-  run('PostgreSQL store' + (redisUrl ? ', Redis limiter and cache' : ''), stored, { TEST_BACKEND: 'postgres' });
+  runs.push(() => run('PostgreSQL store' + (redisUrl ? ', Redis limiter and cache' : ''), stored, { TEST_BACKEND: 'postgres' }));
 } else {
   skippedNotes.push('PostgreSQL run skipped: set TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the suite on PostgreSQL.');
 }
@@ -60,6 +71,8 @@ const chromium = '/usr/bin/chromium';
 if (files.some((f) => f.startsWith('test/live-page/')) && !fs.existsSync(chromium)) {
   skippedNotes.push(`live page browser test skipped: ${chromium} is absent (apt-get install chromium; .ci/run installs it).`);
 }
+if (process.env.TEST_SERIAL === '1') for (const r of runs) await r();
+else await Promise.all(runs.map((r) => r()));
 if (!redisUrl) skippedNotes.push('Redis backend tests skipped: set TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run them.');
 
 console.log('');
