@@ -8,6 +8,7 @@ import { MarketError } from './errors.js';
 import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
 import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
 import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
+import { acceptCollectionOffer, cancelCollectionOffer, placeCollectionOffer, type AcceptCollectionOfferInput, type PlaceCollectionOfferInput } from './flows/policy.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
@@ -66,6 +67,21 @@ export class MarketClient {
   /** The bidder takes a counter: a bid at its price naming its unit, then the authorization. */
   takeCounter(c: Counter, p: Parameters<typeof takeCounter>[2], progress?: Progress) {
     return takeCounter(this.flow(progress), c, p);
+  }
+
+  /** A collection (policy) offer: parent signed, every alternative's child pre-signed, placed. */
+  placeCollectionOffer(p: PlaceCollectionOfferInput, progress?: Progress) {
+    return placeCollectionOffer(this.flow(progress), p);
+  }
+
+  /** Sell a unit into a collection offer (input 1 of the child; the market signer co-signs). */
+  acceptCollectionOffer(p: AcceptCollectionOfferInput, progress?: Progress) {
+    return acceptCollectionOffer(this.flow(progress), p);
+  }
+
+  /** Soft-cancel a collection offer's funding set. */
+  cancelCollectionOffer(set: { funding_set_id: string; parent_txid: string }, progress?: Progress) {
+    return cancelCollectionOffer(this.flow(progress), set);
   }
 
   /** The seller's inbox of live buyer-authorized offers, every page. */

@@ -10,7 +10,7 @@ import { templateMismatch } from './errors.js';
 
 export type Network = 'mainnet' | 'testnet' | 'regtest';
 
-function params(n: Network | undefined) {
+export function params(n: Network | undefined) {
   if (n === 'regtest') return { ...TEST_NETWORK, bech32: 'bcrt' };
   return n === 'testnet' ? TEST_NETWORK : NETWORK;
 }

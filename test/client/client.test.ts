@@ -116,16 +116,25 @@ describe('client: verify before sign', () => {
     });
   }
 
-  void it('an honest server: verified, signed once, completed; the feed pages', async () => {
+  void it('an honest server: verified, signed once, completed (its reply lost: the operation read back); the feed pages', async () => {
     const { listing, buyerW } = await setup('honest');
     const calls = { sign: 0 };
     const steps: string[] = [];
-    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+    // The completion is taken but its reply times out at an edge (504): sent once, then the saved operation is read.
+    let completions = 0;
+    const lossy: FetchLike = async (url, init) => {
+      const r = await appFetch()(url, init);
+      if (!url.endsWith('/complete')) return r;
+      completions++;
+      return { status: 504, headers: { get: () => null }, text: async () => JSON.stringify({ error: 'gateway timeout', code: 'upstream_unavailable' }) };
+    };
+    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: lossy, ...noSleep });
     await c.signIn(wallet(buyerW, calls));
     const op = await c.buy(intent(listing.id, buyerW.address), (s) => steps.push(s));
     assert.equal(op.status, 'broadcast', JSON.stringify(op));
     assert.equal(calls.sign, 1);
-    assert.deepEqual(steps, ['quoted', 'verified', 'signed']);
+    assert.equal(completions, 1, 'never resent before the operation was read');
+    assert.deepEqual(steps, ['quoted', 'verified', 'signed', 'uncertain']);
     let n = 0;
     for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
     assert.ok(n >= 3, 'several pages of the public feed');

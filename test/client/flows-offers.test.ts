@@ -16,7 +16,7 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { newSeller } from '../helpers/listing.js';
 import { heldAt } from '../helpers/checkout.js';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
-import { appFetch, editPsbtHex, noSleep, tampering, wallet } from './harness.js';
+import { appFetch, clientFor as harnessClient, editPsbtHex, tampering } from './harness.js';
 
 let m: Market;
 before(async () => {
@@ -27,11 +27,7 @@ after(async () => m?.close());
 const thief = makeWallet('p2wpkh', 'client-offers-thief');
 const now = () => Math.floor(m.clock.now() / 1000);
 
-async function clientFor(w: TestWallet, calls: { sign: number }, fetch: FetchLike = appFetch(m)) {
-  const c = new MarketClient({ baseUrl: 'http://market.test', fetch, network: 'regtest', ...noSleep });
-  await c.signIn(wallet(w, calls));
-  return c;
-}
+const clientFor = (w: TestWallet, calls: { sign: number }, fetch?: FetchLike) => harnessClient(m, w, calls, fetch);
 
 /** Runs `attempt` through a server that applies `edit` to the reply of `route`; the wallet must never be asked. */
 async function refusedUnsigned(w: TestWallet, route: (method: string, path: string) => boolean, edit: (r: any) => void, attempt: (c: MarketClient) => Promise<unknown>, label: string) {

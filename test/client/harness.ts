@@ -5,7 +5,7 @@
  */
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
-import type { FetchLike, WalletSigner } from '../../client/src/index.js';
+import { MarketClient, type FetchLike, type WalletSigner } from '../../client/src/index.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { signPsbt, type Market } from '../helpers/market.js';
 import { signMessageBip322, type TestWallet } from '../helpers/wallets.js';
@@ -46,3 +46,10 @@ export const editPsbtHex = (psbtHex: string, f: (tx: Transaction) => void): stri
 };
 
 export const noSleep = { sleep: async () => undefined };
+
+/** A regtest client signed in with `w` (its signatures counted in `calls`), through `fetch` (default: the honest app). */
+export async function clientFor(m: Market, w: TestWallet, calls: { sign: number }, fetch: FetchLike = appFetch(m)): Promise<MarketClient> {
+  const c = new MarketClient({ baseUrl: 'http://market.test', fetch, network: 'regtest', ...noSleep });
+  await c.signIn(wallet(w, calls));
+  return c;
+}

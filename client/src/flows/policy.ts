@@ -1,0 +1,88 @@
+/**
+ * Collection (policy) offers as steps:
+ * - placeCollectionOffer: preflight → verify the parent and every child template → sign the
+ *   parent's funding inputs and pre-sign each template (SINGLE|ANYONECANPAY over the accept leaf)
+ *   → place (an identical placement is idempotent);
+ * - acceptCollectionOffer: the seller's accept preflight → verify → sign input 1 → accept (202:
+ *   recovery is still relaying the journaled package);
+ * - cancelCollectionOffer: the soft cancel, a message signature over the parent txid.
+ */
+import { submitSigned, type FlowContext } from '../flow.js';
+import { verifyPolicyAccept, verifyPolicyPreflight } from '../verify-policy.js';
+import type { Outpoint, Routes } from '../generated/api.js';
+
+type Body<K extends keyof Routes> = Routes[K] extends { body: infer B } ? B : never;
+export type PolicyTarget = Body<'POST /v1/policy-offers/preflight'>['targets'][number];
+
+const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
+
+export interface PlaceCollectionOfferInput {
+  targets: PolicyTarget[];
+  /** The wallet's x-only public key (hex): the escrow's bidder key. */
+  bidder_pubkey: string;
+  expires_at: number;
+  delivery_address?: string;
+  fee_rate?: number;
+  maxFeeSats?: number;
+  marketPubkey?: string;
+}
+
+export async function placeCollectionOffer(ctx: FlowContext, p: PlaceCollectionOfferInput) {
+  const { http, signer, progress } = ctx;
+  const pf = (await http.call('POST /v1/policy-offers/preflight', {
+    body: { targets: p.targets, bidder_pubkey: p.bidder_pubkey, expires_at: p.expires_at, ...opt('delivery_address', p.delivery_address), ...opt('fee_rate', p.fee_rate) },
+  })).result;
+  progress?.('preflight', { funding_set_id: pf.funding_set_id });
+  verifyPolicyPreflight(pf, {
+    bidder: signer.address,
+    bidderPubkey: p.bidder_pubkey,
+    delivery_address: p.delivery_address ?? signer.address,
+    prices: p.targets.map((t) => t.price_sats),
+    ...opt('marketPubkey', p.marketPubkey),
+    ...opt('maxFeeSats', p.maxFeeSats),
+    ...opt('network', ctx.network),
+  });
+  progress?.('verified');
+  const parent = await signer.signPsbt(pf.parent.psbt_hex, pf.parent.signing.inputs_to_sign, pf.parent.signing.sighash);
+  const presignatures = [];
+  for (const a of pf.alternatives) presignatures.push({ index: a.index, psbt_hex: await signer.signPsbt(a.child_template.psbt_hex, [0], 'SINGLE|ANYONECANPAY') });
+  progress?.('signed', { presignatures: presignatures.length });
+  const body = { funding_set_id: pf.funding_set_id, parent_psbt_hex: parent, presignatures };
+  const placed = await submitSigned(ctx, async () => (await http.call('POST /v1/policy-offers', { body, idempotent: true })).result, async () => undefined, body);
+  progress?.('placed', { parent_txid: placed.parent_txid });
+  return placed;
+}
+
+export interface AcceptCollectionOfferInput {
+  parent_txid: string;
+  outpoint: Outpoint;
+  fee_rate?: number;
+  minNetSats?: number;
+  seller_tap_internal_key?: string;
+}
+
+export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectionOfferInput) {
+  const { http, signer, progress } = ctx;
+  const q = (await http.call('POST /v1/policy-accepts/preflight', {
+    body: { parent_txid: p.parent_txid, asset_txid: p.outpoint.txid, asset_vout: p.outpoint.vout, ...opt('fee_rate', p.fee_rate), ...opt('seller_min_net_sats', p.minNetSats), ...opt('seller_tap_internal_key', p.seller_tap_internal_key) },
+  })).result;
+  progress?.('accept_quoted', { accept_id: q.accept_id });
+  verifyPolicyAccept(q, { seller: signer.address, outpoint: p.outpoint, parent_txid: p.parent_txid, ...opt('minNetSats', p.minNetSats), ...opt('network', ctx.network) });
+  progress?.('verified');
+  const signed = await signer.signPsbt(q.psbt_hex, q.signing.inputs_to_sign, q.signing.sighash);
+  progress?.('signed');
+  const body = { accept_id: q.accept_id, psbt_hex: signed };
+  // The same signed bytes answer the same co-signature: resending them is safe.
+  const done = await submitSigned(ctx, async () => (await http.call('POST /v1/policy-accepts', { body, idempotent: true })).result, async () => undefined, body);
+  progress?.('accepted', { txid: done.txid });
+  return done;
+}
+
+/** Soft cancel: the market signer refuses this parent from then on (a hard cancel spends the funding). */
+export async function cancelCollectionOffer(ctx: FlowContext, set: { funding_set_id: string; parent_txid: string }) {
+  const signature = await ctx.signer.signMessage(`counterparty-marketplace policy-offer cancel\n${set.parent_txid}`);
+  ctx.progress?.('signed');
+  const r = (await ctx.http.call('POST /v1/policy-offers/{id}/cancel', { params: { id: set.funding_set_id }, body: { address: ctx.signer.address, signature } })).result;
+  ctx.progress?.('cancelled', { already_signed: r.already_signed });
+  return r;
+}
