@@ -146,6 +146,8 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.ok(ev, JSON.stringify(feed));
   assert.deepEqual([ev.listing_id, ev.txid, ev.status, ev.exposure_reason], [l.id, checkoutTxid, 'exposed', 'checkout_replaced']);
 
+  const inventory = (await get('/v1/inventory/prepared', bob.token)).result as Array<Record<string, any>>;
+  assert.deepEqual(inventory.filter((u) => u.listing_id === l.id).map((u) => u.listing_status), ['exposed']);
   // Not relisted at that price: the unit's outpoint stays held until it moves.
   const again = await m.call('POST', '/v1/listing-preflights', bob.token, {
     seller: bob.w.address, asset: bob.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout }, price_sats: 25_000, idempotency_key: 'exposure-relist',
@@ -179,8 +181,16 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.equal(await heldOn(m, `${tpl.expected_txid}:0`, bob.asset), 1n, 'the unit sits on the seller\'s fresh output');
   const rotated = await listingRow(m, l.id);
   assert.deepEqual([rotated.state, rotated.end_reason], ['ended', 'rotated']);
-  const kinds = ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
-  assert.ok(kinds.includes('listing_rotated'), JSON.stringify(kinds));
+  const kinds = async () => ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
+  assert.ok((await kinds()).includes('listing_rotated'));
+  // A reorg of the rotation's block makes the old half live again: exposed until it confirms anew.
+  await m.devnet.reorg(1);
+  await m.sync();
+  assert.equal((await listingRow(m, l.id)).state, 'exposed');
+  assert.equal((await kinds()).includes('listing_rotated'), false);
+  await m.mine();
+  await m.sync();
+  assert.deepEqual([(await listingRow(m, l.id)).state, (await listingRow(m, l.id)).end_reason], ['ended', 'rotated']);
 
   // Listable again from its new outpoint.
   const pf = await m.call('POST', '/v1/listing-preflights', bob.token, {
