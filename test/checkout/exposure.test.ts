@@ -16,7 +16,7 @@ import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
-import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { editPsbt, openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { coinOf, buildTx } from '../helpers/devnet.js';
 import { makeWallet, signInput, walletInput } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
@@ -146,6 +146,8 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.ok(ev, JSON.stringify(feed));
   assert.deepEqual([ev.listing_id, ev.txid, ev.status, ev.exposure_reason], [l.id, checkoutTxid, 'exposed', 'checkout_replaced']);
 
+  const inventory = (await get('/v1/inventory/prepared', bob.token)).result as Array<Record<string, any>>;
+  assert.deepEqual(inventory.filter((u) => u.listing_id === l.id).map((u) => u.listing_status), ['exposed']);
   // Not relisted at that price: the unit's outpoint stays held until it moves.
   const again = await m.call('POST', '/v1/listing-preflights', bob.token, {
     seller: bob.w.address, asset: bob.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout }, price_sats: 25_000, idempotency_key: 'exposure-relist',
@@ -167,20 +169,37 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   // Signed SINGLE|ANYONECANPAY, a rotation could be lifted like the listing was: refused.
   const lifted = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(tpl.psbt_hex, bob.w, tpl.inputs_to_sign, SigHash.SINGLE_ANYONECANPAY) });
   assert.deepEqual([lifted.status, lifted.body.code], [401, 'signature_invalid'], JSON.stringify(lifted.body));
+  // The unit must land on the seller's own output 0.
+  const redirected = editPsbt(tpl.psbt_hex, (tx) => tx.updateOutput(0, { script: buyer.w.script }));
+  const stolen = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(redirected, bob.w, tpl.inputs_to_sign, SigHash.DEFAULT) });
+  assert.deepEqual([stolen.status, stolen.body.code], [422, 'template_mismatch'], JSON.stringify(stolen.body));
+  const other = (await m.call('POST', `/v1/listings/${l.id}/rotation`, bob.token, { fee_rate: 5 })).body.result;
+  assert.notEqual(other.expected_txid, tpl.expected_txid);
   const signed = signPsbt(tpl.psbt_hex, bob.w, tpl.inputs_to_sign, SigHash.DEFAULT);
   const sent = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signed });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
   assert.deepEqual(sent.body.result, { listing_id: l.id, txid: tpl.expected_txid, status: 'broadcast', new_asset_utxo: { txid: tpl.expected_txid, vout: 0 } });
   assert.ok(await inMempool(tpl.expected_txid));
   assert.equal((await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signed })).status, 200, 'the same bytes again are safe');
+  // A second, different rotation loses to the first one's claims.
+  const second = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(other.psbt_hex, bob.w, other.inputs_to_sign, SigHash.DEFAULT) });
+  assert.deepEqual([second.status, second.body.code], [409, 'conflict_spend'], JSON.stringify(second.body));
 
   await m.mine();
   await m.sync();
   assert.equal(await heldOn(m, `${tpl.expected_txid}:0`, bob.asset), 1n, 'the unit sits on the seller\'s fresh output');
   const rotated = await listingRow(m, l.id);
   assert.deepEqual([rotated.state, rotated.end_reason], ['ended', 'rotated']);
-  const kinds = ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
-  assert.ok(kinds.includes('listing_rotated'), JSON.stringify(kinds));
+  const kinds = async () => ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
+  assert.ok((await kinds()).includes('listing_rotated'));
+  // A reorg of the rotation's block makes the old half live again: exposed until it confirms anew.
+  await m.devnet.reorg(1);
+  await m.sync();
+  assert.equal((await listingRow(m, l.id)).state, 'exposed');
+  assert.equal((await kinds()).includes('listing_rotated'), false);
+  await m.mine();
+  await m.sync();
+  assert.deepEqual([(await listingRow(m, l.id)).state, (await listingRow(m, l.id)).end_reason], ['ended', 'rotated']);
 
   // Listable again from its new outpoint.
   const pf = await m.call('POST', '/v1/listing-preflights', bob.token, {
@@ -194,4 +213,6 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.equal(relisted.body.result.state, 'active');
   await m.sync();
   assert.deepEqual(await askIds(), [relisted.body.result.id]);
+  const notExposed = await m.call('POST', `/v1/listings/${relisted.body.result.id}/rotation`, bob.token, {});
+  assert.deepEqual([notExposed.status, notExposed.body.code], [409, 'state_changed'], JSON.stringify(notExposed.body));
 });

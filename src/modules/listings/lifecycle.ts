@@ -14,6 +14,7 @@
  *   reserved → exposed(reason)         expose: the released checkout had reached the network, so
  *                                      the seller's half is public (+ listing_exposed owner event)
  *   exposed  → ended(owner | rotated)  delist, or the seller's rotation moved the unit
+ *   ended(rotated) → exposed           unrotate: a reorg disconnected the rotation (its event removed)
  *   exposed  → ended(invalid)          any other spend of the unit (a sniper's, the seller's own)
  *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too)
  *   sold     → reserved                unsell (a reorg disconnected the sale)
@@ -218,6 +219,23 @@ export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'rese
   if (!changed(res)) return false;
   await retractStoredEvent(tx, eventId(endEventKind('invalid'), l.id), at);
   if (isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
+  return true;
+}
+
+/**
+ * ended(rotated) → exposed: a reorg disconnected the rotation, so the old half is live again
+ * until the rotation confirms anew. The `listing_rotated` event goes with it.
+ */
+export async function unrotateListing(tx: Tx, id: string, at: number): Promise<boolean> {
+  const res = await tx
+    .updateTable('listings')
+    .set({ state: 'exposed', end_reason: null, ended_at: null, updated_at: at })
+    .where('id', '=', id)
+    .where('state', '=', 'ended')
+    .where('end_reason', '=', 'rotated')
+    .executeTakeFirst();
+  if (!changed(res)) return false;
+  await tx.deleteFrom('owner_events').where('event_id', '=', eventId(endEventKind('rotated'), id)).execute();
   return true;
 }
 

@@ -197,8 +197,9 @@ export class ListingMaintenance {
     const out = await this.store.db.transaction().execute(async (tx) => {
       const out: Outcome[] = [];
       for (const [index, l] of rows.entries()) {
-        const open = OPEN.includes(listingState(l, at).state);
-        const ok = open && (await endListing(tx, l, 'owner', at, OPEN));
+        const from = l.state === 'exposed' ? ['exposed' as const] : OPEN;
+        const open = from.includes(listingState(l, at).state);
+        const ok = open && (await endListing(tx, l, 'owner', at, from));
         out.push(
           ok
             ? { index, listing_id: l.id, ok: true, state: 'ended', price_sats: l.price_sats, version: l.version }

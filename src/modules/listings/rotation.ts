@@ -26,7 +26,7 @@ import { extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.j
 import { ClaimLost, type SettlementHandlers } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { buyerCoins } from '../checkout/funding.js';
-import { endListing } from './lifecycle.js';
+import { endListing, unrotateListing } from './lifecycle.js';
 import type { ListingRow, ListingStore } from './store.js';
 import { defaultFeeRate } from './attach-compose.js';
 import { ASSET_UTXO_SATS, DUST_SATS, estimateVsize, feeFor, type SourceFamily } from './templates.js';
@@ -168,14 +168,18 @@ export class Rotation {
 
 /**
  * The journal's reactions for kind `rotation`: confirmed → the exposed listing ends `rotated`
- * (the old half is void); released → nothing (the listing stays exposed; the seller rotates
- * again). The watcher leaves a spend by the claiming settlement to this handler.
+ * (the old half is void); unconfirmed by a reorg → exposed again; released → nothing (the
+ * listing stays exposed; the seller rotates again). The watcher leaves a spend by the claiming
+ * settlement to this handler.
  */
 export function rotationHandlers(ctx: Pick<Context, 'clock'>): SettlementHandlers {
   return {
     onConfirmed: async (tx, s) => {
       const l = await tx.selectFrom('listings').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
       if (l) await endListing(tx, l, 'rotated', nowSeconds(ctx.clock), ['exposed']);
+    },
+    onUnconfirmed: async (tx, s) => {
+      await unrotateListing(tx, s.ref_id, nowSeconds(ctx.clock));
     },
   };
 }
