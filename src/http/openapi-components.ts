@@ -39,6 +39,8 @@ export const SHARED_COMPONENTS = [
   'PolicyAcceptRecord',
   'PolicyAlternativeIn',
   'CancelReceipt',
+  'PublicLogEntry',
+  'OwnerLogEntry',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */

@@ -7,6 +7,8 @@ import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
+import { hookTransactions } from './tx-hooks.js';
+import { pgListen, type Unlisten } from './pg-listen.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -19,6 +21,8 @@ export interface Store {
   schema: string | null;
   /** One critical section at a time per key, across instances on PostgreSQL. */
   locks: KeyedLock;
+  /** PostgreSQL only: LISTEN on `channel` over a connection of its own (pg-listen.ts). */
+  listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Unlisten;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -50,6 +54,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
       t === null ? null : crypto.createHash('sha256').update(String(t), 'utf8').digest('hex'),
     );
     const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    hookTransactions(db);
     return {
       db,
       dialect: 'sqlite',
@@ -85,11 +90,13 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     client.release();
   }
   const db = new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
+  hookTransactions(db);
   return {
     db,
     dialect: 'postgres',
     schema,
     locks: new KeyedLock(url, schema),
+    listen: (channel, onMessage, onReconnect) => pgListen(url, channel, onMessage, onReconnect),
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };

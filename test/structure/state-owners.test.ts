@@ -22,6 +22,9 @@ const OWNERS: Record<string, string> = {
   policy_offers: 'src/modules/policy-offers/lifecycle.ts',
   policy_accepts: 'src/modules/policy-offers/lifecycle.ts',
   market_anchors: 'src/modules/policy-offers/anchors.ts',
+  owner_events: 'src/modules/listings/lifecycle.ts',
+  event_log: 'src/events/append.ts',
+  event_seq: 'src/events/append.ts',
 };
 
 function sources(dir: string): string[] {

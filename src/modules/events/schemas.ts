@@ -49,3 +49,33 @@ export const OwnerEvent = Type.Object(
 
 export type PublicEventWire = Static<typeof PublicEvent>;
 export type OwnerEventWire = Static<typeof OwnerEvent>;
+
+/** A log entry withdrawing an earlier event (a reorg undid a confirmation, an ending was reverted, a sale's settlement was released). */
+export const Retraction = Type.Object(
+  {
+    event_id: Type.String({ description: "The retraction's own id" }),
+    kind: Type.Literal('event_retracted'),
+    at: { ...UnixSeconds, description: 'When the market recorded the withdrawal' },
+    retracts: Type.String({ description: 'The event_id withdrawn: drop it (it may come back later with the same id)' }),
+  },
+  { additionalProperties: false },
+);
+export type RetractionWire = Static<typeof Retraction>;
+
+export const Seq = Type.Integer({ minimum: 1, description: 'The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`' });
+
+const withSeq = (schema: typeof PublicEvent | typeof OwnerEvent | typeof Retraction) => Type.Object({ seq: Seq, ...schema.properties }, { additionalProperties: false });
+
+/** An entry of the ordered log: an event of the feed (its row as the feed shows it), or a retraction. */
+export const PublicLogEntry = Type.Union([withSeq(PublicEvent), withSeq(Retraction)], { title: 'PublicLogEntry' });
+export const OwnerLogEntry = Type.Union([withSeq(OwnerEvent), withSeq(Retraction)], { title: 'OwnerLogEntry' });
+
+export const LogPage = (entry: typeof PublicLogEntry | typeof OwnerLogEntry) =>
+  Type.Object(
+    {
+      result: Type.Array(entry),
+      result_count: Type.Integer({ minimum: 0 }),
+      next_after: Type.Integer({ minimum: 0, description: 'Pass back as `after` for the next entries (the last seq returned; your own `after` when none was)' }),
+    },
+    { additionalProperties: false, description: 'With `after`: log entries oldest first' },
+  );
