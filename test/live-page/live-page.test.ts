@@ -153,9 +153,11 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
     const q = await quoteOk(m, carol, { lines: [{ listing_id: listed[0]!.id }] });
     const done = await complete(m, carol, q.id, signQuote(q, carol.w));
     assert.equal(done.status, 200, JSON.stringify(done.body));
+    const answered = Date.now();
     for (const p of [page, fallback]) {
       const sale = p.locator('#activity li[data-kind="sale"]');
       await sale.waitFor({ timeout: 20_000 });
+      console.log(`sale on the ${p === page ? 'stream' : 'polling'} page ${Date.now() - answered} ms after the completion answered`);
       assert.match(String(await sale.textContent()), new RegExp(`Sale.*${alice.asset}.*40,000 sats.*pending`));
       assert.equal(await p.locator('#activity li').first().getAttribute('data-kind'), 'sale', 'newest first');
     }
