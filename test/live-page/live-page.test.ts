@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller, type LiveListing, type Seller } from '../helpers/listing.js';
 import { complete, newBuyer, quoteOk, signQuote, type Buyer } from '../helpers/checkout.js';
@@ -100,7 +100,11 @@ void test('GET / and its assets: CSP with script-src self, no inline code, ETags
   assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/, 'API strings reach the page as text only');
 });
 
-void test('in Chromium: collections, the depth chart and the activity; a sale completed through the API appears without a reload', { skip: !fs.existsSync(CHROMIUM) && `${CHROMIUM} is absent (apt-get install chromium)` }, async () => {
+/** Marks the document, so a later read proves the page was never reloaded. */
+const mark = (page: Page) => page.evaluate(() => ((globalThis as unknown as { __sameDocument: boolean }).__sameDocument = true));
+const marked = (page: Page) => page.evaluate(() => (globalThis as unknown as { __sameDocument?: boolean }).__sameDocument === true);
+
+void test('in Chromium: collections, the depth chart and the activity; a sale completed through the API arrives on the stream, and by polling where the stream is refused, without a reload', { skip: !fs.existsSync(CHROMIUM) && `${CHROMIUM} is absent (apt-get install chromium)` }, async () => {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'live-page-chromium-'));
   const browser = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -109,13 +113,20 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
     viewport: { width: 1360, height: 860 },
   });
   const problems: string[] = [];
+  const watch = (p: Page, name: string) => {
+    p.on('pageerror', (e) => problems.push(`${name}: page error: ${e.message}`));
+    p.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content.Security.Policy|Refused to/i.test(msg.text())) problems.push(`${name}: CSP: ${msg.text()}`);
+    });
+  };
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content.Security.Policy|Refused to/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
-    });
-    await page.goto(`${base}/`);
+    watch(page, 'stream page');
+    // A second page whose stream is refused as a server without one would (404): it must poll.
+    const fallback = await browser.newPage();
+    watch(fallback, 'polling page');
+    await fallback.route('**/v1/stream/events*', (r) => r.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'not found', code: 'not_found' }) }));
+    await Promise.all([page.goto(`${base}/`), fallback.goto(`${base}/`)]);
 
     // Collections: the hostile name is shown as text; nothing in it became an element.
     const names = page.locator('#collections .name');
@@ -125,31 +136,44 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
     assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
     assert.match(String(await page.locator('#collections [aria-pressed="true"] .meta').textContent()), /^3 listed · floor 25,000 sats$/);
 
-    // The book: three listings at three prices, drawn as a step chart; the activity shows them listed.
+    // The book: three listings at three prices and three funded outputs, drawn as step charts; the activity shows the listings.
     await page.locator('#depth[data-asks="3"] svg path.ask-line').waitFor();
     assert.equal(await page.locator('#fig-floor').textContent(), '25,000 sats');
     assert.deepEqual(await page.locator('#ask-levels tr td:first-child').allTextContents(), ['25,000 sats', '40,000 sats', '65,000 sats']);
     assert.equal(await page.locator('#depth').getAttribute('data-bids'), '3', 'three distinct funded outputs');
     assert.deepEqual(await page.locator('#bid-levels tr').allInnerTexts(), ['20,000 sats\t1\t' + bob.asset, '15,000 sats\t2\tany in collection']);
     assert.equal(await page.locator('#fig-offer').textContent(), '20,000 sats');
-    await page.locator('#activity li[data-kind="listed"]').nth(2).waitFor();
-    assert.ok(['stream', 'polling'].includes(String(await page.locator('#status').getAttribute('data-mode'))));
+    for (const p of [page, fallback]) await p.locator('#activity li[data-kind="listed"]').nth(2).waitFor();
+    await page.locator('#status[data-mode="stream"]').waitFor();
+    await fallback.locator('#status[data-mode="polling"]').waitFor();
+    await Promise.all([mark(page), mark(fallback)]);
 
-    // A sale through the API while the page is open: it arrives without a reload.
-    await page.evaluate(() => ((globalThis as unknown as { __sameDocument: boolean }).__sameDocument = true));
+    // A sale through the API while both pages are open. The stream page polls nothing: the frame brings it.
     m.clock.advance(60_000); // a minute after the listings: the feed orders by time first
     const q = await quoteOk(m, carol, { lines: [{ listing_id: listed[0]!.id }] });
     const done = await complete(m, carol, q.id, signQuote(q, carol.w));
     assert.equal(done.status, 200, JSON.stringify(done.body));
-    await m.sync(); // the market catches up now (recovery, indexer, the shared cache flushed), as the devnet's /devnet/sync does
-    const sale = page.locator('#activity li[data-kind="sale"]');
-    await sale.waitFor({ timeout: 30_000 });
-    assert.match(String(await sale.textContent()), new RegExp(`Sale.*${alice.asset}.*40,000 sats.*pending`));
-    assert.equal(await page.locator('#activity li').first().getAttribute('data-kind'), 'sale', 'newest first');
-    assert.equal(await page.evaluate(() => (globalThis as unknown as { __sameDocument?: boolean }).__sameDocument), true, 'no reload');
+    const answered = Date.now();
+    for (const p of [page, fallback]) {
+      const sale = p.locator('#activity li[data-kind="sale"]');
+      await sale.waitFor({ timeout: 20_000 });
+      console.log(`sale on the ${p === page ? 'stream' : 'polling'} page ${Date.now() - answered} ms after the completion answered`);
+      assert.match(String(await sale.textContent()), new RegExp(`Sale.*${alice.asset}.*40,000 sats.*pending`));
+      assert.equal(await p.locator('#activity li').first().getAttribute('data-kind'), 'sale', 'newest first');
+    }
     // The event refreshed the book: the sold ask left it.
     await page.locator('#depth[data-asks="2"]').waitFor({ timeout: 10_000 });
     assert.deepEqual(await page.locator('#ask-levels tr td:first-child').allTextContents(), ['25,000 sats', '65,000 sats']);
+
+    // The block confirms it: the same row turns confirmed (the later frame wins; one row per event_id).
+    await m.mine();
+    await m.sync();
+    for (const p of [page, fallback]) {
+      await p.locator('#activity li[data-kind="sale"] .state.confirmed').waitFor({ timeout: 20_000 });
+      assert.equal(await p.locator('#activity li[data-kind="sale"]').count(), 1);
+      assert.equal(await marked(p), true, 'no reload');
+    }
+    assert.equal(await page.locator('#status').getAttribute('data-mode'), 'stream');
 
     const shot = path.join(os.tmpdir(), `live-page-${backend}.png`);
     await page.screenshot({ path: shot, fullPage: true });

@@ -11,6 +11,7 @@ import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
 import { requireOwner } from '../auth/guard.js';
 import { AssetLongnames } from './asset-longnames.js';
 import { EventsService } from './service.js';
+import { streamRoutes } from './stream-routes.js';
 import { LogPage, OwnerEvent, OwnerLogEntry, PublicEvent, PublicLogEntry } from './schemas.js';
 
 const tags = ['events'];
@@ -74,6 +75,7 @@ function position(p: unknown): KeysetPosition | undefined {
 
 export function eventRoutes(app: App, ctx: Context): void {
   const service = new EventsService(ctx.store.db, new AssetLongnames(ctx.chain.counterparty));
+  streamRoutes(app, ctx, service);
 
   app.get(
     PUBLIC_ROUTE,
