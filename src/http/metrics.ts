@@ -46,7 +46,7 @@ export class Metrics {
       labelNames: ['outcome'],
       registers,
       async collect() {
-        const rows = await ctx.store.db.selectFrom('webhook_deliveries').select(['outcome', (eb) => eb.fn.countAll<number>().as('n')]).where('outcome', '!=', 'queued').groupBy('outcome').execute();
+        const rows = await ctx.store.db.selectFrom('webhook_deliveries').select(['outcome', (eb) => eb.fn.countAll<number>().as('n')]).where('outcome', 'not in', ['queued', 'sending']).groupBy('outcome').execute();
         this.reset();
         for (const r of rows) this.inc({ outcome: r.outcome }, Number(r.n));
       },

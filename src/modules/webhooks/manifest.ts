@@ -21,6 +21,7 @@ export function dispatcherOf(ctx: Context, source: WebhookEventSource, opts: { p
     clock: opts.clock ?? ctx.clock,
     policy: opts.policy ?? defaultRetryPolicy(),
     disableAfterMs: ctx.config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000,
+    leaseMs: ctx.config.WEBHOOK_TIMEOUT_MS + 30_000,
     onError: (endpoint, e) => ctx.logger.warn({ endpoint, err: e instanceof Error ? e.message : String(e) }, 'webhook endpoint skipped this run'),
   });
 }

@@ -94,6 +94,8 @@ export class WebhooksService {
       attempts: 0,
       next_attempt_at: now,
       failing_since: null,
+      lease_holder: null,
+      lease_until: 0,
       created_at: now,
       updated_at: now,
     };
@@ -133,7 +135,7 @@ export class WebhooksService {
     const d = await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryIdToReplay).where('endpoint_id', '=', ep.id).executeTakeFirst();
     if (!d) throw notFound('delivery');
     if (ep.state !== 'active') throw new ApiError('state_changed', `the endpoint is disabled (${ep.disabled_reason ?? 'unknown'}); register it again to receive events`);
-    if (d.outcome === 'queued') throw new ApiError('state_changed', 'this replay is still queued');
+    if (d.outcome === 'queued' || d.outcome === 'sending') throw new ApiError('state_changed', 'this replay is not sent yet');
     const now = this.ctx.clock.now();
     const row: DeliveryRow = { ...d, id: deliveryId(now), attempt: 0, outcome: 'queued', response_status: null, duration_ms: null, error: null, replay_of: d.id, attempted_at: now };
     await queueReplay(this.db, row);

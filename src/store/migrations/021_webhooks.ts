@@ -17,6 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('attempts', 'integer', (c) => c.notNull())
     .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
     .addColumn('failing_since', 'bigint')
+    .addColumn('lease_holder', 'text')
+    .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
