@@ -14,7 +14,7 @@ const LAYERS = [
   { name: 'chain', paths: ['./src/chain'] },
   {
     name: 'infrastructure (settlement, indexer, jobs, limits, http, context)',
-    paths: ['./src/settlement', './src/cluster', './src/indexer', './src/jobs', './src/limits', './src/http', './src/signer', './src/context.ts', './src/area.ts'],
+    paths: ['./src/settlement', './src/cluster', './src/events', './src/indexer', './src/jobs', './src/limits', './src/http', './src/signer', './src/context.ts', './src/area.ts'],
   },
   { name: 'modules', paths: ['./src/modules'] },
   { name: 'app and cli', paths: ['./src/app.ts', './src/bootstrap.ts', './src/jobs.ts', './src/cli', './src/demo'] },

@@ -65,8 +65,19 @@ export const ConfigSchema = Type.Object({
   ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
   /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
   ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
+  /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
+  WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** The event log (after=, the stream) keeps this many days; an older position answers 410 resync_required. */
+  EVENT_LOG_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 7 }),
+  /** The stream: heartbeat comment period, concurrent streams per IP and per address, the socket buffer past which a slow client is dropped. */
+  STREAM_HEARTBEAT_MS: Type.Integer({ minimum: 50, maximum: 300_000, default: 15_000 }),
+  STREAM_MAX_PER_IP: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
+  STREAM_MAX_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000, default: 5 }),
+  STREAM_MAX_BUFFER_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   TRUST_PROXY_HOPS: Type.Integer({ minimum: 0, maximum: 10, default: 0 }),
   /** Crash tests only: die by SIGKILL at this named failpoint (src/failpoint.ts). Never set in production. */

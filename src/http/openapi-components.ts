@@ -39,6 +39,9 @@ export const SHARED_COMPONENTS = [
   'PolicyAcceptRecord',
   'PolicyAlternativeIn',
   'CancelReceipt',
+  'WebhookEndpoint',
+  'WebhookEndpointWithSecret',
+  'WebhookDelivery',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */

@@ -42,6 +42,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'checkout', description: 'Buyer side: quotes and completion' },
         { name: 'transactions', description: 'Bitcoin transaction status' },
         { name: 'events', description: 'Event feeds' },
+        { name: 'webhooks', description: 'Signed push delivery of your own events (Standard Webhooks): the headers, the signature, retries and URL rules are described on the registration route' },
         { name: 'devnet', description: DEVNET_DESCRIPTION },
         { name: 'health', description: 'Liveness and readiness' },
       ],

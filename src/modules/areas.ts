@@ -12,6 +12,7 @@ import { fillsArea } from './fills/manifest.js';
 import { inventoryArea } from './inventory/manifest.js';
 import { marketArea } from './market/manifest.js';
 import { eventsArea } from './events/manifest.js';
+import { webhooksArea } from './webhooks/manifest.js';
 import { feesArea } from './fees/manifest.js';
 import { transactionsArea } from './transactions/manifest.js';
 import { devnetArea } from './devnet/manifest.js';
@@ -34,6 +35,7 @@ export const AREAS: readonly Area[] = [
   inventoryArea,
   marketArea,
   eventsArea,
+  webhooksArea,
   feesArea,
   transactionsArea,
   devnetArea,

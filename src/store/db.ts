@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
+import { hookTransactions } from './tx-hooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -54,6 +55,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
       t === null ? null : crypto.createHash('sha256').update(String(t), 'utf8').digest('hex'),
     );
     const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    hookTransactions(db);
     return {
       db,
       read: db,
@@ -88,6 +90,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     client.release();
   }
   const db = new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
+  hookTransactions(db);
   // The replica streams the primary's schema; it is never migrated nor written through this pool.
   const read = opts.readUrl ? new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool: poolOf(opts.readUrl) }, schema) }) : db;
   return {

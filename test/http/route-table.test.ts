@@ -93,6 +93,13 @@ const TABLE: Record<string, Row> = {
   'GET /v1/assets/:asset/policy-offers': { limit: 'uncached_read' },
   'POST /v1/policy-accepts/preflight': { limit: 'expensive_write', session: true },
   'POST /v1/policy-accepts': { limit: 'signed_completion', session: true },
+  // Webhooks: the owner's own endpoints under its address (another address is 403, another's id 404).
+  'POST /v1/address/:address/webhooks': { limit: 'account_maintenance', session: 'address' },
+  'GET /v1/address/:address/webhooks': { limit: 'account_maintenance', session: 'address' },
+  'DELETE /v1/address/:address/webhooks/:id': { limit: 'account_maintenance', session: 'address' },
+  'POST /v1/address/:address/webhooks/:id/secret': { limit: 'account_maintenance', session: 'address' },
+  'GET /v1/address/:address/webhooks/:id/deliveries': { limit: 'account_maintenance', session: 'address' },
+  'POST /v1/address/:address/webhooks/:id/deliveries/:delivery_id/replay': { limit: 'account_maintenance', session: 'address' },
 };
 
 /** Routes that legitimately have no limit class, by pattern: health, docs, the home page, the devnet's own faces. */
@@ -111,6 +118,7 @@ const VALID_BODY: Record<string, (now: number) => object> = {
   'POST /v1/exact-offer-authorizations/:id/accept': () => ({ psbt_hex: '70736274ff00' }),
   'POST /v1/policy-offers/:id/cancel': () => ({ address: 'bcrt1qxxxxxxxxxxxxxxxxxx', signature: 'AA==' }),
   'POST /v1/policy-offers/:id/cancel-transaction': () => ({}),
+  'POST /v1/address/:address/webhooks': () => ({ url: 'https://example.com/hook' }),
 };
 
 let m: Market;
@@ -140,6 +148,7 @@ const concrete = (url: string) =>
   url
     .replace(/:address/, owner)
     .replace(/:id/, Object.entries(ids).find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'x_missing')
+    .replace(/:delivery_id/, 'x_missing')
     .replace(/:slug|:key/, 'example')
     .replace(/:asset/, 'PEPECASH');
 

@@ -22,6 +22,11 @@ const OWNERS: Record<string, string> = {
   policy_offers: 'src/modules/policy-offers/lifecycle.ts',
   policy_accepts: 'src/modules/policy-offers/lifecycle.ts',
   market_anchors: 'src/modules/policy-offers/anchors.ts',
+  webhook_endpoints: 'src/modules/webhooks/lifecycle.ts',
+  webhook_deliveries: 'src/modules/webhooks/lifecycle.ts',
+  owner_events: 'src/modules/listings/lifecycle.ts',
+  event_log: 'src/events/append.ts',
+  event_seq: 'src/events/append.ts',
   leader_epochs: 'src/cluster/fence.ts',
 };
 

@@ -49,3 +49,15 @@ export const OwnerEvent = Type.Object(
 
 export type PublicEventWire = Static<typeof PublicEvent>;
 export type OwnerEventWire = Static<typeof OwnerEvent>;
+
+/** A log entry withdrawing an earlier event (a reorg undid a confirmation, an ending was reverted, a sale's settlement was released). */
+export const Retraction = Type.Object(
+  {
+    event_id: Type.String({ description: "The retraction's own id" }),
+    kind: Type.Literal('event_retracted'),
+    at: { ...UnixSeconds, description: 'When the market recorded the withdrawal' },
+    retracts: Type.String({ description: 'The event_id withdrawn: drop it (it may come back later with the same id)' }),
+  },
+  { additionalProperties: false },
+);
+export type RetractionWire = Static<typeof Retraction>;

@@ -2,7 +2,9 @@ import type { Db } from '../../store/db.js';
 import type { KeysetPosition } from '../../store/keyset.js';
 import { primaryCollections } from '../market/primary-collection.js';
 import type { AssetLongnames } from './asset-longnames.js';
-import type { OwnerEventWire, PublicEventWire } from './schemas.js';
+import type { OwnerEventWire, PublicEventWire, RetractionWire } from './schemas.js';
+import { EventLogReader, type LogRow } from '../../events/log-reader.js';
+import { RETRACTED } from '../../events/append.js';
 import { OwnerEventStore, type OwnerEventRow } from './owner-store.js';
 import { PublicEventStore, type PublicEventRow, type PublicKindFilter } from './public-store.js';
 
@@ -19,9 +21,20 @@ async function paged<R extends { at: number; event_id: string }>(read: (n: numbe
   return { rows: kept, next: rows.length > limit && last ? [Number(last.at), last.event_id] : null };
 }
 
+/** The log's kinds behind each public `kind` filter; retractions pass every filter (they name an event_id, not a kind). */
+const LOG_KINDS: Record<PublicKindFilter, string[]> = {
+  sales: ['sale'],
+  listings: ['listed', 'delisted'],
+  offers: ['offer_placed', 'offer_ended', 'collection_offer_placed', 'collection_offer_ended'],
+};
+
+export type PublicLogWire = (PublicEventWire | RetractionWire) & { seq: number };
+export type OwnerLogWire = (OwnerEventWire | RetractionWire) & { seq: number };
+
 export class EventsService {
   private readonly publicStore: PublicEventStore;
   private readonly ownerStore: OwnerEventStore;
+  readonly log: EventLogReader;
 
   constructor(
     private readonly db: Db,
@@ -29,6 +42,34 @@ export class EventsService {
   ) {
     this.publicStore = new PublicEventStore(db);
     this.ownerStore = new OwnerEventStore(db);
+    this.log = new EventLogReader(db);
+  }
+
+  /** The public log after `after`, oldest first; `next` is the seq to pass back (the last read, or `after` when none). */
+  async publicAfter(kind: PublicKindFilter | undefined, after: number, limit: number): Promise<{ rows: PublicLogWire[]; next: number }> {
+    await this.log.checkPosition(after);
+    const rows = await this.log.page({ feed: 'public', ...(kind ? { kinds: [...LOG_KINDS[kind], RETRACTED] } : {}) }, after, limit);
+    return { rows: await this.renderPublic(rows), next: rows.length ? rows[rows.length - 1]!.seq : after };
+  }
+
+  async ownerAfter(address: string, after: number, limit: number): Promise<{ rows: OwnerLogWire[]; next: number }> {
+    await this.log.checkPosition(after);
+    const rows = await this.log.page({ feed: 'owner', address }, after, limit);
+    return { rows: this.renderOwner(rows), next: rows.length ? rows[rows.length - 1]!.seq : after };
+  }
+
+  /** Log entries of the public feed as the feed shows them, with their seq (collections and longnames resolved as in a page). */
+  async renderPublic(rows: LogRow[]): Promise<PublicLogWire[]> {
+    const events = rows.filter((r) => r.kind !== RETRACTED).map((r) => JSON.parse(r.row_json) as PublicEventRow);
+    const assets = events.map((r) => r.asset).filter((a): a is string => a !== null);
+    const seed = new Map(events.filter((r) => r.asset && r.asset_longname).map((r) => [r.asset!, r.asset_longname]));
+    const unnamed = events.filter((r) => r.kind !== 'sale' && r.asset).map((r) => r.asset!);
+    const [collections, longnames] = await Promise.all([primaryCollections(this.db, assets), this.longnames.of(unnamed, seed)]);
+    return rows.map((r) => (r.kind === RETRACTED ? retraction(r) : { seq: r.seq, ...publicEvent(JSON.parse(r.row_json) as PublicEventRow, collections, longnames) }));
+  }
+
+  renderOwner(rows: LogRow[]): OwnerLogWire[] {
+    return rows.map((r) => (r.kind === RETRACTED ? retraction(r) : { seq: r.seq, ...ownerEvent(JSON.parse(r.row_json) as OwnerEventRow) }));
   }
 
   async publicPage(kind: PublicKindFilter | undefined, now: number, limit: number, after: KeysetPosition | undefined) {
@@ -44,6 +85,10 @@ export class EventsService {
     const { rows, next } = await paged((n) => this.ownerStore.page(address, now, n, after), limit);
     return { rows: rows.map(ownerEvent), next };
   }
+}
+
+function retraction(r: LogRow): RetractionWire & { seq: number } {
+  return { seq: r.seq, event_id: r.event_id, kind: RETRACTED, at: r.at, retracts: r.retracts! };
 }
 
 function publicEvent(r: PublicEventRow, collections: ReadonlyMap<string, string>, longnames: ReadonlyMap<string, string | null>): PublicEventWire {

@@ -5,7 +5,7 @@
  */
 import type { Tx } from '../../store/db.js';
 import { eventId } from '../listings/store.js';
-import { recordEvent } from '../listings/lifecycle.js';
+import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
 import type { ExactOfferTables } from './tables.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
@@ -37,7 +37,7 @@ export async function unuseAuthorization(tx: Tx, settlementId: string, at: numbe
   const rows = await tx.selectFrom('exact_authorizations').selectAll().where('settlement_id', '=', settlementId).where('state', '=', 'used').execute();
   for (const a of rows) {
     await tx.updateTable('exact_authorizations').set({ state: 'active', settlement_id: null, claimed_listing_id: null, updated_at: at }).where('id', '=', a.id).where('state', '=', 'used').execute();
-    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('exact_authorization_used', a.id)).execute();
+    await retractStoredEvent(tx, eventId('exact_authorization_used', a.id), at);
   }
 }
 

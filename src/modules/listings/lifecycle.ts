@@ -19,10 +19,14 @@
  *
  * Sales have no listing event of their own: the feeds derive `listing_filled`,
  * `sale` and `sale_confirmed` from fills (fills/ledger.ts).
+ *
+ * Each transition a feed shows also appends to the event log in its transaction
+ * (events/log-rows.ts): `listed` on activation and reprice, `delisted` and the
+ * owner event on an ending, their retractions on a restore.
  */
 import type { Db, Tx } from '../../store/db.js';
-import { isUniqueViolation } from '../../store/db.js';
 import { eventId, type ListingRow, type OwnerEventRow } from './store.js';
+import { isPublicListing, logListingEvent, logOwnerEvent, retractOwnerEvent, retractPublicEvent } from '../events/log-rows.js';
 import type { EndReason, ListingState } from './tables.js';
 
 /** States a seller may still change (reprice, delist). */
@@ -33,11 +37,14 @@ const changed = (res: { numUpdatedRows: bigint }) => Number(res.numUpdatedRows) 
 /** A new listing row (pending until the chain verifies its unit, or active at once). */
 export async function createListing(tx: Tx, row: ListingRow): Promise<void> {
   await tx.insertInto('listings').values(row).execute();
+  if (isPublicListing(row)) logListingEvent(tx, row, 'listed', null, row.activated_at!);
 }
 
 /** pending → active: the unit is verified on chain. */
 export async function activateListing(tx: Tx, id: string, at: number): Promise<boolean> {
-  return changed(await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', id).where('state', '=', 'pending').executeTakeFirst());
+  const l = await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', id).where('state', '=', 'pending').returningAll().executeTakeFirst();
+  if (l && isPublicListing(l)) logListingEvent(tx, l, 'listed', null, at);
+  return l !== undefined;
 }
 
 /**
@@ -98,16 +105,24 @@ export async function unsellListings(tx: Tx, ids: string[], at: number): Promise
   await tx.updateTable('listings').set({ state: 'reserved', ended_at: null, updated_at: at }).where('id', 'in', ids).where('state', '=', 'sold').execute();
 }
 
-/** Open → open with a new price and seller half in one statement; the new version, or null when it changed meanwhile. */
-export async function repriceListing(db: Db | Tx, l: ListingRow, price: number, signedPsbt: string, at: number): Promise<number | null> {
-  const res = await db
-    .updateTable('listings')
-    .set((eb) => ({ price_sats: price, signed_psbt: signedPsbt, version: eb('version', '+', 1), updated_at: at }))
-    .where('id', '=', l.id)
-    .where('state', 'in', OPEN)
-    .where('expires_at', '>', at)
-    .executeTakeFirst();
-  return changed(res) ? l.version + 1 : null;
+/**
+ * Open → open with a new price and seller half in one statement; the new version, or null when
+ * it changed meanwhile. A public listing's `listed` event shows the current ask, so the log gets it again.
+ */
+export async function repriceListing(db: Db, l: ListingRow, price: number, signedPsbt: string, at: number): Promise<number | null> {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('listings')
+      .set((eb) => ({ price_sats: price, signed_psbt: signedPsbt, version: eb('version', '+', 1), updated_at: at }))
+      .where('id', '=', l.id)
+      .where('state', 'in', OPEN)
+      .where('expires_at', '>', at)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return null;
+    if (isPublicListing(row)) logListingEvent(tx, row, 'listed', null, row.activated_at!);
+    return row.version;
+  });
 }
 
 /**
@@ -134,6 +149,7 @@ export async function endListing(
     .where('state', 'in', from)
     .executeTakeFirst();
   if (!changed(res)) return false;
+  if (isPublicListing(l)) logListingEvent(tx, l, 'delisted', reason, reason === 'expired' ? l.expires_at : at);
   const kind = endEventKind(reason);
   await recordEvent(tx, {
     event_id: eventId(kind, l.id),
@@ -164,7 +180,8 @@ export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'rese
     .where('end_reason', '=', 'invalid')
     .executeTakeFirst();
   if (!changed(res)) return false;
-  await tx.deleteFrom('owner_events').where('event_id', '=', eventId(endEventKind('invalid'), l.id)).execute();
+  await retractStoredEvent(tx, eventId(endEventKind('invalid'), l.id), at);
+  if (isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
   return true;
 }
 
@@ -179,11 +196,16 @@ function endEventKind(reason: EndReason): 'listing_delisted' | 'listing_expired'
   return reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : 'listing_invalidated';
 }
 
-/** Idempotent on event_id. */
-export async function recordEvent(db: Db | Tx, row: OwnerEventRow): Promise<void> {
-  try {
-    await db.insertInto('owner_events').values(row).execute();
-  } catch (e) {
-    if (!isUniqueViolation(e)) throw e;
-  }
+/** Idempotent on event_id; a new row is appended to the event log too. */
+export async function recordEvent(tx: Db | Tx, row: OwnerEventRow): Promise<void> {
+  if (!tx.isTransaction) return tx.transaction().execute((t) => recordEvent(t, row));
+  // ON CONFLICT, not a caught unique violation: on PostgreSQL that would abort the transaction.
+  const res = await tx.insertInto('owner_events').values(row).onConflict((oc) => oc.column('event_id').doNothing()).executeTakeFirst();
+  if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 1) logOwnerEvent(tx as Tx, row);
+}
+
+/** Removes a stored owner event a reorg undid (rule 6) and appends its retraction to the log. */
+export async function retractStoredEvent(tx: Tx, id: string, at: number): Promise<void> {
+  const gone = await tx.deleteFrom('owner_events').where('event_id', '=', id).returning('address').executeTakeFirst();
+  if (gone) retractOwnerEvent(tx, gone.address, id, at);
 }

@@ -5,11 +5,14 @@
  * names for it (offer_cancelled, offer_expired, offer_retired; offer_accepted and
  * offer_consumed_by_counter with the flows that fill or consume).
  *
- * Public events (offer_placed, offer_ended) are derived from the rows by the feeds.
+ * Public events (offer_placed, offer_ended) are derived from the rows by the feeds; each
+ * transition appends them to the event log too (events/log-rows.ts), public offers only
+ * (an exact-unit offer is private).
  */
 import type { Tx } from '../../store/db.js';
 import { eventId } from '../listings/store.js';
-import { recordEvent } from '../listings/lifecycle.js';
+import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
+import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../events/log-rows.js';
 import type { OfferEndReason, OfferState, OfferTables } from './tables.js';
 import { retireAuthorizations } from '../exact-offers/lifecycle.js';
 
@@ -21,6 +24,27 @@ export async function createPlacement(tx: Tx, placement: OfferTables['offer_plac
   await tx.insertInto('offer_placements').values(placement).execute();
   await tx.insertInto('offer_slots').values(slots).execute();
   for (let i = 0; i < offers.length; i += 200) await tx.insertInto('offers').values(offers.slice(i, i + 200)).execute();
+  for (const o of offers) if (o.target_txid === null) logOfferPlaced(tx, o);
+}
+
+/** The public feed's reason for an ending (public-store.ts `offerEnded`); a fill has none (its sale is the event). */
+const PUBLIC_REASON: Partial<Record<OfferEndReason, 'cancelled' | 'superseded' | 'invalid' | 'expired'>> = {
+  cancelled: 'cancelled',
+  consumed: 'cancelled',
+  superseded: 'superseded',
+  invalid: 'invalid',
+  expired: 'expired',
+};
+
+function logEnded(tx: Tx, o: OfferRow, reason: OfferEndReason, at: number): void {
+  const r = PUBLIC_REASON[reason];
+  if (r && o.target_txid === null) logOfferEnded(tx, o, r, at);
+}
+
+/** A reorg or a release brought an ended offer back: its owner event and public ending are withdrawn. */
+async function retractEnding(tx: Tx, o: OfferRow, kind: string, at: number): Promise<void> {
+  await retractStoredEvent(tx, eventId(kind, o.id), at);
+  if (o.target_txid === null) retractPublicEvent(tx, eventId('offer_ended', o.id), at);
 }
 
 /** Owner event kinds of the endings (the feed's bidder kinds). */
@@ -57,6 +81,7 @@ export async function endOffers(tx: Tx, offers: OfferRow[], reason: OfferEndReas
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) continue;
     ended.push(o);
+    logEnded(tx, o, reason, at);
     const kind = END_EVENT[reason];
     if (kind) await recordEvent(tx, ownerEvent(o, kind, reason === 'expired' ? Math.min(at, o.expires_at) : at, END_STATE[reason], reason));
   }
@@ -99,12 +124,12 @@ export async function unfillOffer(tx: Tx, offerId: string, txid: string, at: num
   const o = await tx.selectFrom('offers').selectAll().where('id', '=', offerId).where('state', '=', 'filled').executeTakeFirst();
   if (!o) return;
   await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'filled').execute();
-  await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_accepted', o.id)).execute();
+  await retractStoredEvent(tx, eventId('offer_accepted', o.id), at);
   await tx.updateTable('offer_slots').set({ state: 'open', spent_txid: null, updated_at: at }).where('id', '=', o.slot_id).where('state', 'in', ['spent', 'closed']).where('spent_txid', '=', txid).execute();
   const superseded = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'retired').where('end_reason', '=', 'superseded').execute();
   for (const s of superseded) {
     await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', s.id).where('state', '=', 'retired').execute();
-    await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_retired', s.id)).execute();
+    await retractEnding(tx, s, 'offer_retired', at);
   }
 }
 
@@ -135,7 +160,9 @@ export async function spendSlot(tx: Tx, slot: SlotRow, spentTxid: string, height
       .where('id', '=', o.id)
       .where('state', '=', 'active')
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, ownerEvent(o, 'offer_retired', at, 'retired', 'invalid', { spent_txid: spentTxid }));
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    logEnded(tx, o, 'invalid', at);
+    await recordEvent(tx, ownerEvent(o, 'offer_retired', at, 'retired', 'invalid', { spent_txid: spentTxid }));
   }
 }
 
@@ -158,7 +185,7 @@ export async function unspendSlots(tx: Tx, fromHeight: number, at: number): Prom
     if (other) continue;
     for (const o of retired) {
       await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
-      await tx.deleteFrom('owner_events').where('event_id', '=', eventId('offer_retired', o.id)).execute();
+      await retractEnding(tx, o, 'offer_retired', at);
     }
     const due = retired.filter((o) => o.expires_at <= at);
     if (due.length) await endOffers(tx, due.map((o) => ({ ...o, state: 'active' as const })), 'expired', at);

@@ -2,11 +2,13 @@
  * The one owner of the collection-offer state machines (tables.ts): funding sets and their
  * alternatives. Every transition is one guarded UPDATE naming the states it may leave, with the
  * bidder's owner event (`collection_offer_filled`, `_cancelled`, `_expired`, `_retired`). The
- * anchor a set holds follows it (anchors.ts).
+ * anchor a set holds follows it (anchors.ts). Each transition appends the public
+ * `collection_offer_placed` / `_ended` to the event log too (events/log-rows.ts).
  */
 import type { Db, Tx } from '../../store/db.js';
 import { eventId } from '../listings/store.js';
-import { recordEvent } from '../listings/lifecycle.js';
+import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
+import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../events/log-rows.js';
 import { freeAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
 import type { FundingSetState, PolicyOfferState, PolicyOfferTables } from './tables.js';
 
@@ -37,6 +39,10 @@ function ownerEvent(o: PolicyOfferRow, state: keyof typeof KIND, at: number, ext
   };
 }
 
+/** The public feed's reason for an alternative's ending (public-store.ts `offerEnded`). */
+const publicReason = (to: string, reason: string): 'cancelled' | 'superseded' | 'invalid' | 'expired' =>
+  to === 'expired' ? 'expired' : reason === 'cancelled' || reason === 'superseded' ? reason : 'invalid';
+
 async function setState(tx: Tx, id: string, from: readonly FundingSetState[], to: FundingSetState, at: number, extra: Partial<FundingSetRow> = {}): Promise<boolean> {
   const r = await tx.updateTable('policy_funding_sets').set({ ...extra, state: to, updated_at: at }).where('id', '=', id).where('state', 'in', [...from]).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
@@ -47,6 +53,7 @@ async function endAlternatives(tx: Tx, setId: string, from: PolicyOfferState, to
   for (const o of rows) {
     const r = await tx.updateTable('policy_offers').set({ state: to, end_reason: reason, ended_at: at, updated_at: at }).where('id', '=', o.id).where('state', '=', from).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) continue;
+    logOfferEnded(tx, o, publicReason(to, reason), at);
     await recordEvent(tx, ownerEvent(o, to, at, { end_reason: reason, ...extra, ...(to === 'retired' && reason !== 'superseded' ? { status: 'invalid', subject: `${o.id}:${reason}` } : {}) }));
   }
   return rows;
@@ -62,6 +69,7 @@ export async function createFundingSet(tx: Tx, row: FundingSetRow, fundingOutpoi
 export async function placeFundingSet(tx: Tx, set: FundingSetRow, signedParent: string, requestSha256: string, offers: PolicyOfferRow[], at: number): Promise<boolean> {
   if (!(await setState(tx, set.id, ['awaiting_signatures'], 'open', at, { parent_signed_psbt: signedParent, request_sha256: requestSha256 }))) return false;
   for (let i = 0; i < offers.length; i += 100) await tx.insertInto('policy_offers').values(offers.slice(i, i + 100)).execute();
+  for (const o of offers) logOfferPlaced(tx, o);
   return true;
 }
 
@@ -142,6 +150,7 @@ export async function expireAlternatives(tx: Tx, at: number, limit = 500): Promi
   for (const o of due) {
     const r = await tx.updateTable('policy_offers').set({ state: 'expired', end_reason: 'expired', ended_at: o.expires_at, updated_at: at }).where('id', '=', o.id).where('state', '=', 'active').executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) continue;
+    logOfferEnded(tx, o, 'expired', at);
     await recordEvent(tx, ownerEvent(o, 'expired', Math.min(at, o.expires_at), { expires_at: o.expires_at }));
     sets.add(o.funding_set_id);
   }
@@ -169,7 +178,10 @@ export async function restoreFundingSets(tx: Tx, fromHeight: number, at: number)
     for (const o of retired) {
       const prev: PolicyOfferState = back === 'cancelled' ? 'cancelled' : 'active';
       await tx.updateTable('policy_offers').set({ state: prev, end_reason: prev === 'cancelled' ? 'cancelled' : null, ended_at: prev === 'cancelled' ? o.ended_at : null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
-      await tx.deleteFrom('owner_events').where('event_id', '=', eventId(KIND.retired, `${o.id}:funding_spent`)).execute();
+      await retractStoredEvent(tx, eventId(KIND.retired, `${o.id}:funding_spent`), at);
+      // Back to active: its ending is withdrawn; back to cancelled: the cancellation stands again.
+      if (prev === 'active') retractPublicEvent(tx, eventId('offer_ended', o.id), at);
+      else logOfferEnded(tx, o, 'cancelled', o.ended_at ?? at);
     }
   }
 }

@@ -18,6 +18,8 @@ import * as m016 from './016_book_asks.js';
 import * as m017 from './017_book_bids.js';
 import * as m018 from './018_artist_profiles.js';
 import * as m019 from './019_policy_offers.js';
+import * as m020 from './020_event_log.js';
+import * as m021 from './021_webhooks.js';
 import * as m022 from './022_leader_epochs.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
@@ -41,5 +43,7 @@ export const migrations: Record<string, Migration> = {
   '017_book_bids': m017,
   '018_artist_profiles': m018,
   '019_policy_offers': m019,
+  '020_event_log': m020,
+  '021_webhooks': m021,
   '022_leader_epochs': m022,
 };

@@ -1,0 +1,129 @@
+/**
+ * What the state owners append to the event log (src/events/append.ts): for each transition, the
+ * row the feed shows, in the feed's row shape (public-store.ts, owner-store.ts), so the log, the
+ * newest-first feeds and the stream render an event through the same mapping (service.ts).
+ * Events the feeds derive at read time (an expiry before the indexer records it) enter the log
+ * when the market records them.
+ */
+import { appendEvent, appendRetraction } from '../../events/append.js';
+import type { Tx } from '../../store/db.js';
+import { eventId, type ListingRow, type OwnerEventRow as StoredOwnerEvent } from '../listings/store.js';
+import type { FillRecord } from '../fills/ledger.js';
+import type { OwnerEventRow } from './owner-store.js';
+import type { PublicEventRow } from './public-store.js';
+
+const NO_PARTIES = { seller: null, buyer: null, bidder: null, txid: null, fill_kind: null, confirmed_at: null, asset_longname: null, collection: null } as const;
+
+/** An owner_events row as the owner feed reads it. */
+export function logOwnerEvent(tx: Tx, e: StoredOwnerEvent): void {
+  const row: OwnerEventRow = {
+    event_id: e.event_id,
+    kind: e.kind,
+    at: e.at,
+    role: e.role,
+    status: e.status,
+    asset: e.asset,
+    price_sats: e.price_sats,
+    txid: e.txid,
+    listing_id: e.listing_id,
+    offer_id: null,
+    utxo_txid: null,
+    utxo_vout: null,
+    expires_at: null,
+    data: e.data,
+  };
+  appendEvent(tx, { event_id: e.event_id, feed: 'owner', address: e.address, kind: e.kind, at: e.at, row });
+}
+
+export function retractOwnerEvent(tx: Tx, address: string, retracts: string, at: number): void {
+  appendRetraction(tx, { feed: 'owner', address, retracts, at });
+}
+
+export function retractPublicEvent(tx: Tx, retracts: string, at: number): void {
+  appendRetraction(tx, { feed: 'public', retracts, at });
+}
+
+/** Public: activated before its expiry (public-store.ts `listing`). */
+export const isPublicListing = (l: Pick<ListingRow, 'activated_at' | 'expires_at'>): boolean => l.activated_at !== null && l.activated_at < l.expires_at;
+
+/** `listed` (at its activation; again with the current ask after a reprice) or `delisted`. */
+export function logListingEvent(tx: Tx, l: ListingRow, kind: 'listed' | 'delisted', reason: 'owner' | 'expired' | 'invalid' | null, at: number): void {
+  const row: PublicEventRow = { ...NO_PARTIES, event_id: eventId(kind, l.id), kind, at, reason, asset: l.asset, price_sats: l.price_sats, seller: l.seller };
+  appendEvent(tx, { event_id: row.event_id, feed: 'public', kind, at, row });
+}
+
+/** A fill's `sale` as the public feed shows it now (again on confirmation and when a reorg undoes it). */
+export function logSale(tx: Tx, f: FillRecord): void {
+  const row: PublicEventRow = {
+    event_id: eventId('sale', f.id),
+    kind: 'sale',
+    at: f.broadcast_at,
+    reason: null,
+    asset: f.asset,
+    asset_longname: f.asset_longname,
+    collection: null,
+    bidder: null,
+    price_sats: f.price_sats,
+    seller: f.seller,
+    buyer: f.buyer,
+    txid: f.txid,
+    fill_kind: f.kind,
+    confirmed_at: f.state === 'confirmed' ? f.confirmed_at : null,
+  };
+  appendEvent(tx, { event_id: row.event_id, feed: 'public', kind: 'sale', at: row.at, row });
+}
+
+/** The owner feed's fill events (owner-store.ts `fills`): listing_filled, sale_confirmed, purchase_confirmed. */
+export function logFillOwnerEvent(
+  tx: Tx,
+  f: FillRecord,
+  kind: 'listing_filled' | 'sale_confirmed' | 'purchase_confirmed',
+  status: string,
+  unit: { utxo_txid: string; utxo_vout: number } | null,
+): void {
+  const at = kind === 'listing_filled' ? f.broadcast_at : f.confirmed_at!;
+  const row: OwnerEventRow = {
+    event_id: eventId(kind, f.id),
+    kind,
+    at,
+    role: kind === 'purchase_confirmed' ? 'buyer' : 'seller',
+    status,
+    asset: f.asset,
+    price_sats: f.price_sats,
+    txid: f.txid,
+    listing_id: f.kind === 'listing' ? f.ref_id : null,
+    offer_id: f.kind === 'offer' ? f.ref_id : null,
+    utxo_txid: unit?.utxo_txid ?? null,
+    utxo_vout: unit?.utxo_vout ?? null,
+    expires_at: null,
+    data: null,
+  };
+  appendEvent(tx, { event_id: row.event_id, feed: 'owner', address: kind === 'purchase_confirmed' ? f.buyer : f.seller, kind, at, row });
+}
+
+export interface OfferLike {
+  id: string;
+  scope: string;
+  asset: string | null;
+  collection: string | null;
+  bidder: string;
+  price_sats: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** `offer_placed` / `collection_offer_placed` (public-store.ts `offer`). */
+export function logOfferPlaced(tx: Tx, o: OfferLike): void {
+  logOffer(tx, o, 'placed', o.created_at, null);
+}
+
+/** `offer_ended` / `collection_offer_ended`, with the feed's reason; an expiry sits at expires_at. */
+export function logOfferEnded(tx: Tx, o: OfferLike, reason: 'cancelled' | 'superseded' | 'invalid' | 'expired', at: number): void {
+  logOffer(tx, o, 'ended', reason === 'expired' ? o.expires_at : at, reason);
+}
+
+function logOffer(tx: Tx, o: OfferLike, kind: 'placed' | 'ended', at: number, reason: PublicEventRow['reason']): void {
+  const wireKind = (o.scope === 'asset' ? `offer_${kind}` : `collection_offer_${kind}`) as PublicEventRow['kind'];
+  const row: PublicEventRow = { ...NO_PARTIES, event_id: eventId(`offer_${kind}`, o.id), kind: wireKind, at, reason, asset: o.asset, collection: o.collection, bidder: o.bidder, price_sats: o.price_sats };
+  appendEvent(tx, { event_id: row.event_id, feed: 'public', kind: wireKind, at, row });
+}

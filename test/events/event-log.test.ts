@@ -1,0 +1,157 @@
+/**
+ * The ordered event log (src/events/): every transition a feed shows appends to it in its own
+ * transaction. Over real trades on the devnet (list, reprice, check out, confirm, reorg, confirm
+ * again, delist), replaying the log — an event sets its event_id's row, a retraction removes it —
+ * gives exactly the newest-first feeds; seq is strictly increasing; a reorg appends explicit
+ * retractions. Then concurrent writers (on PostgreSQL: real parallel transactions) against a
+ * reader following `seq > after`: the reader sees every event once, in order, none skipped.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SigHash } from '@scure/btc-signer';
+import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { listUnit, newSeller } from '../helpers/listing.js';
+import { complete, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
+import { appendEvent } from '../../src/events/append.js';
+import { EventLogReader, type LogRow } from '../../src/events/log-reader.js';
+import { EventsService } from '../../src/modules/events/service.js';
+import { AssetLongnames } from '../../src/modules/events/asset-longnames.js';
+import { eventId } from '../../src/modules/listings/store.js';
+
+let m: Market;
+let service: EventsService;
+before(async () => {
+  m = await openMarket();
+  service = new EventsService(m.ctx.store.db, new AssetLongnames(m.ctx.chain.counterparty));
+});
+after(async () => m.close());
+
+const log = async (): Promise<LogRow[]> => new EventLogReader(m.ctx.store.db).all(0, 10_000);
+
+/** Replays entries in seq order: an event sets its id's row, a retraction removes it. */
+function replay<T extends { event_id: string; kind: string; seq: number }>(entries: T[]): Map<string, Record<string, unknown>> {
+  const state = new Map<string, Record<string, unknown>>();
+  for (const e of entries) {
+    const { seq: _seq, ...row } = e as T & { retracts?: string };
+    if (e.kind === 'event_retracted') state.delete((e as unknown as { retracts: string }).retracts);
+    else state.set(e.event_id, row);
+  }
+  return state;
+}
+
+const byId = (rows: Array<Record<string, unknown>>) => new Map(rows.map((r) => [r.event_id as string, r]));
+/** The log keeps a listing_filled's status as it was when the sale was recorded; the feed shows the listing's state now. */
+const withoutFilledStatus = (rows: Map<string, Record<string, unknown>>) =>
+  new Map([...rows].map(([id, r]) => [id, r.kind === 'listing_filled' ? { ...r, status: '(then)' } : r]));
+
+async function feed(url: string, token: string | null) {
+  const r = await m.call('GET', url, token);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.result as Array<Record<string, unknown>>;
+}
+
+void test('real trades: the log replays to exactly the feeds, in strictly increasing seq, with retractions on a reorg', async () => {
+  const s = await newSeller(m, 'p2wpkh', 'evlog', 2);
+  const buyer = await newBuyer(m, 'p2tr', 'evlog');
+  const sold = await listUnit(m, s, 25_000);
+  const kept = await listUnit(m, s, 30_000);
+  await m.sync();
+
+  // A reprice: the listed event shows the new ask.
+  m.clock.advance(2_000);
+  const pf = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice_preflight', listings: [{ listing_id: kept.id, price_sats: 31_000 }] });
+  assert.equal(pf.status, 200, JSON.stringify(pf.body));
+  const half = signPsbt(pf.body.result.listings[0].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);
+  const rp = await m.call('POST', `/v1/listings/${kept.id}/reprice`, s.token, { psbt_hex: half });
+  assert.equal(rp.status, 200, JSON.stringify(rp.body));
+
+  m.clock.advance(2_000);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: sold.id }], fee_rate: 2 });
+  const c = await complete(m, buyer, q.id, signQuote(q, buyer.w));
+  assert.equal(c.status, 200, JSON.stringify(c.body));
+  m.clock.advance(2_000);
+  await m.mine();
+  await m.sync();
+  const fill = await m.ctx.store.db.selectFrom('fills').selectAll().where('ref_id', '=', sold.id).executeTakeFirstOrThrow();
+  assert.equal(fill.state, 'confirmed');
+
+  // A reorg disconnects the sale's block: its confirmations are retracted in the log.
+  const beforeReorg = (await log()).length;
+  m.clock.advance(2_000);
+  await m.devnet.reorg(1);
+  await m.ctx.indexer.run();
+  const reorged = (await log()).slice(beforeReorg);
+  const retracted = reorged.filter((e) => e.kind === 'event_retracted').map((e) => [e.feed, e.address, e.retracts]);
+  assert.deepEqual(retracted.sort(), [
+    ['owner', buyer.w.address, eventId('purchase_confirmed', fill.id)],
+    ['owner', s.w.address, eventId('sale_confirmed', fill.id)],
+  ].sort());
+  assert.ok(reorged.some((e) => e.kind === 'sale' && JSON.parse(e.row_json).confirmed_at === null), 'the sale again, unconfirmed');
+
+  // Mined again, then the other listing delisted.
+  m.clock.advance(2_000);
+  await m.mine();
+  await m.sync();
+  m.clock.advance(2_000);
+  assert.equal((await m.call('POST', `/v1/listings/${kept.id}/delist`, s.token)).status, 200);
+  await m.sync();
+
+  const entries = await log();
+  assert.ok(entries.length >= 12, `log holds the flow (${entries.length})`);
+  entries.forEach((e, i) => assert.equal(e.seq, i + 1, 'seq strictly increasing, one writer here: no gaps'));
+
+  const publicLog = replay(await service.renderPublic(entries.filter((e) => e.feed === 'public')));
+  assert.deepEqual(publicLog, byId(await feed('/v1/events?limit=100', null)), 'the public log replays to the public feed');
+  for (const [w, token] of [[s.w, s.token], [buyer.w, buyer.token]] as const) {
+    const own = replay(service.renderOwner(entries.filter((e) => e.feed === 'owner' && e.address === w.address)));
+    assert.deepEqual(withoutFilledStatus(own), withoutFilledStatus(byId(await feed(`/v1/address/${w.address}/events?limit=100`, token))), `${w.address}: the owner log replays to the owner feed`);
+  }
+  const kinds = new Set(entries.map((e) => e.kind));
+  for (const k of ['listed', 'sale', 'delisted', 'listing_filled', 'sale_confirmed', 'purchase_confirmed', 'listing_delisted', 'event_retracted']) assert.ok(kinds.has(k), `log has ${k}`);
+});
+
+void test('concurrent writers: a reader following seq > after sees every committed event once, in order', async () => {
+  const db = m.ctx.store.db;
+  const reader = new EventLogReader(db);
+  const start = (await reader.head()).last;
+  const WRITERS = 6;
+  const TXS = 15;
+  let done = false;
+  // Each transaction appends 1-3 events and holds itself open a random while first, so commits interleave.
+  const writers = Array.from({ length: WRITERS }, (_, w) =>
+    (async () => {
+      for (let t = 0; t < TXS; t++) {
+        await db.transaction().execute(async (tx) => {
+          await tx.selectFrom('event_seq').select('last').execute();
+          await sleep(Math.random() * 4);
+          for (let k = 0; k <= (w + t) % 3; k++) appendEvent(tx, { event_id: `ev_w${w}_${t}_${k}`, feed: 'public', kind: 'test', at: 1, row: { w, t, k } });
+        });
+      }
+    })(),
+  );
+  // One rolled-back appender: its numbers are never seen and leave no hole a reader waits on.
+  const aborted = db
+    .transaction()
+    .execute(async (tx) => {
+      appendEvent(tx, { event_id: 'ev_aborted', feed: 'public', kind: 'test', at: 1, row: {} });
+      throw new Error('rollback');
+    })
+    .catch(() => undefined);
+  const all = Promise.all([...writers, aborted]).then(() => (done = true));
+  const seen: number[] = [];
+  let position = start;
+  for (;;) {
+    const finished = done;
+    const page = await reader.page({ feed: 'public' }, position, 7);
+    for (const r of page) seen.push(r.seq);
+    if (page.length) position = page[page.length - 1]!.seq;
+    else if (finished) break;
+    else await sleep(1);
+  }
+  await all;
+  const committed = (await reader.page({ feed: 'public' }, start, 10_000)).map((r) => r.seq);
+  assert.equal(committed.length, WRITERS * TXS * 2, 'every append committed once (the rolled-back one is absent)');
+  assert.deepEqual(seen, committed, 'the reader saw every committed event, in order, none skipped');
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!);
+});
