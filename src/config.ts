@@ -68,6 +68,8 @@ export const ConfigSchema = Type.Object({
   /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
   WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),
+  /** Webhooks: the retry delays after the 1st, 2nd, … failure in ms, comma-separated (the last repeats); unset: Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, …). */
+  WEBHOOK_RETRY_SCHEDULE_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}(,[0-9]{1,9})*$' })),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),

@@ -18,7 +18,8 @@ export const ROTATION_GRACE_MS = 24 * 3600_000;
 
 const sec = (ms: number) => Math.floor(ms / 1000);
 
-export const urlRulesOf = (ctx: Pick<Context, 'config'>): UrlRules => ({ allowHttp: ctx.config.CHAIN === 'devnet', allowLoopback: ctx.config.CHAIN === 'devnet' });
+/** Loopback and plain http on a regtest market only (the devnet, or Bitcoin Core on regtest as the multi-instance test runs it): worthless coins, a local receiver. */
+export const urlRulesOf = (ctx: Pick<Context, 'config'>): UrlRules => ({ allowHttp: ctx.config.NETWORK === 'regtest', allowLoopback: ctx.config.NETWORK === 'regtest' });
 
 export function endpointView(ep: EndpointRow, nowMs: number): WebhookEndpointWire {
   const failing = ep.state === 'active' && ep.attempts > 0;
