@@ -1,3 +1,4 @@
+import { notifierFor } from './events/notifier.js';
 import pino, { type Logger } from 'pino';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
@@ -93,6 +94,8 @@ export async function bootstrap(
     closers.push(async () => lazy.close());
     signer = lazy;
   }
+  const notifier = notifierFor(store);
+  closers.push(() => notifier.close());
   const areas = over.areas ?? AREAS;
   const instance = instanceName(config.PORT);
   const leadership: Leadership =
@@ -114,6 +117,7 @@ export async function bootstrap(
     journal,
     failpoint,
     leadership,
+    notifier,
     indexer: undefined as unknown as Indexer,
     sync: async () => {
       await journal.recover();

@@ -13,6 +13,7 @@ import type { Area } from './area.js';
 import type { Failpoint } from './failpoint.js';
 import type { SignerPort } from './signer/port.js';
 import type { Leadership } from './cluster/leadership.js';
+import type { EventNotifier } from './events/notifier.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -39,6 +40,8 @@ export interface Context {
   areas: readonly Area[];
   /** Which singleton roles (indexer, recovery, …) this instance leads; started only by the serve command's jobs. */
   leadership: Leadership;
+  /** Wakes the event stream when the log grows: in process, or PostgreSQL LISTEN/NOTIFY across instances. */
+  notifier: EventNotifier;
   /** Crash tests' named kill points (CRASH_AT); a no-op unless armed. */
   failpoint: Failpoint;
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */

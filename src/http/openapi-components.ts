@@ -42,6 +42,8 @@ export const SHARED_COMPONENTS = [
   'WebhookEndpoint',
   'WebhookEndpointWithSecret',
   'WebhookDelivery',
+  'PublicLogEntry',
+  'OwnerLogEntry',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */
