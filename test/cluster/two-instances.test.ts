@@ -1,7 +1,7 @@
 /**
  * #17 item 6: several API processes on one PostgreSQL schema and one Redis, beside one standalone
  * devnet (real processes: test/helpers/crash.ts). Two buyers, one on each instance, race for one
- * listing: one fill, one broadcast. The sign-in budget of an IP is one budget across instances.
+ * listing: one fill, one broadcast, and a stream client on the other instance hears the sale. The sign-in budget of an IP is one budget across instances.
  * The indexer runs on one instance only; SIGKILL of that leader moves indexing to the other with
  * no block applied twice and none skipped; SIGTERM of a leader hands its roles over at once (its
  * notification, well inside the follower's tick). A seller's webhook endpoint that fails three
@@ -14,6 +14,7 @@ import { makeWallet } from '../helpers/wallets.js';
 import { backend, redisUrl } from '../helpers/store.js';
 import { call, crashRig, until, type CrashRig, type Market } from '../helpers/crash.js';
 import { Receiver } from '../webhooks/receiver.js';
+import { openSse } from '../helpers/sse.js';
 
 const SKIP = backend !== 'postgres' || !redisUrl ? 'several instances need PostgreSQL and Redis (TEST_BACKEND=postgres with TEST_POSTGRES_URL and TEST_REDIS_URL)' : false;
 /** The followers' tick: SIGKILL moves a role within it; SIGTERM must not wait for it. */
@@ -26,7 +27,7 @@ after(async () => {
   if (receiver.base) await receiver.close();
 });
 
-void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader, webhooks once each', { timeout: 300_000, skip: SKIP }, async (t) => {
+void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader, the stream across instances, webhooks once each', { timeout: 300_000, skip: SKIP }, async (t) => {
   rig = await crashRig('cl');
   const r = rig;
   const env = {
@@ -70,7 +71,10 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   receiver.secrets.set('/hook', [hook.body.result.secret as string]);
 
   // A buyer on each instance races for one listing.
-  const { listingId } = await r.listedUnit(a, seller, 31_000);
+  const { listingId, asset } = await r.listedUnit(a, seller, 31_000);
+  // A stream client on each instance, so the one on the instance that did not complete the sale hears it.
+  const streams = await Promise.all([a, b].map((m) => openSse(`${m.url}/v1/stream/events?kind=sales&asset=${asset}`)));
+  assert.deepEqual(streams.map((x) => x.status), [200, 200]);
   const one = await r.signedQuote(a, listingId, makeWallet('p2wpkh', 'cl-buyer-a'), makeWallet('p2wpkh', 'cl-dest-a'));
   const two = await r.signedQuote(b, listingId, makeWallet('p2wpkh', 'cl-buyer-b'), makeWallet('p2wpkh', 'cl-dest-b'));
   const before = r.proxy.state.broadcasts;
@@ -84,8 +88,16 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   assert.equal(r.proxy.state.broadcasts - before, 1, 'one broadcast');
   const txid = (raced[0]!.status === 200 ? one : two).q.expected_txid as string;
   const other = (raced[0]!.status === 200 ? two : one).q.expected_txid as string;
+  const completedAt = Date.now();
   const pool = await r.mempool();
   assert.ok(pool.includes(txid) && !pool.includes(other));
+  const far = streams[raced[0]!.status === 200 ? 1 : 0]!;
+  const frame = await until('the sale on the other instance\'s stream', async () => far.frames.find((f) => f.data?.txid === txid), 15_000);
+  t.diagnostic(`stream: the sale completed on one instance reached a client of the other in ${Date.now() - completedAt} ms (seq ${frame.id})`);
+  for (const x of streams) {
+    assert.equal(x.frames.filter((f) => f.data?.txid === txid).length, 1, 'one sale frame per client');
+    x.close();
+  }
 
   // SIGKILL of the indexer's leader right after the block that confirms the sale: the other
   // instance takes the role (a new epoch) and the block is applied once.
