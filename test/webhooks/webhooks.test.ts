@@ -13,6 +13,7 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { ManualClock } from '../../src/clock.js';
+import { eventLogRetentionJob } from '../../src/events/retention-job.js';
 import { dispatcherOf } from '../../src/modules/webhooks/manifest.js';
 import { eventLogSource } from '../../src/modules/webhooks/event-log-source.js';
 import type { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
@@ -29,6 +30,7 @@ const source = () => eventLogSource(m.ctx);
 let strangerToken = '';
 let dispatcher: WebhookDispatcher;
 let otherListing: { id: string; token: string };
+let otherSeller: Seller;
 const base = () => `/v1/address/${seller.address}/webhooks`;
 
 /** Registers `path` on the receiver and tells the receiver its secret. */
@@ -58,12 +60,13 @@ before(async () => {
   m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' });
   // Receivers refuse a webhook-timestamp far from their clock: the market's clock is the wall's here.
   m.clock.set(Date.now());
-  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 8);
+  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 9);
   seller = s.w;
   token = s.token;
-  for (let i = 0; i < 8; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
-  const other = await newSeller(m, 'p2tr', 'webhooks-other');
+  for (let i = 0; i < 9; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
+  const other = await newSeller(m, 'p2tr', 'webhooks-other', 2);
   otherListing = { id: (await listUnit(m, other, 30_000)).id, token: other.token };
+  otherSeller = other;
   strangerToken = await m.signIn(makeWallet('p2tr', 'webhooks-stranger'));
   // Immediate retries (no jitter): the story below runs in milliseconds; Retry-After still holds.
   dispatcher = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
@@ -263,6 +266,16 @@ void describe('delivery', () => {
     assert.equal(receiver.at('/down').length, 3);
     const r = await m.call('POST', `${base()}/${down.id}/deliveries/${(await deliveries(down.id))[0]!.id}/replay`, token);
     assert.deepEqual([r.status, r.body.code], [409, 'state_changed']);
+  });
+
+  void it("a quiet owner's endpoint keeps delivering after the log's retention pruned past its cursor", async () => {
+    // Others trade on (a public event after the seller's last), then a week passes and the log is pruned.
+    await listUnit(m, otherSeller, 31_000);
+    await eventLogRetentionJob(m.ctx.store.db, new ManualClock(m.clock.now() + 8 * 86_400_000), 7).run();
+    const before = receiver.at('/flaky').length;
+    const id = await delistNext();
+    await dispatcher.run();
+    assert.deepEqual(receiver.at('/flaky').slice(before).map((r) => [r.body.data.listing_id, r.answered]), [[id, 200]]);
   });
 
   void it('refuses at delivery a name that resolves to a forbidden address (DNS rebinding), and loopback literals', async () => {
