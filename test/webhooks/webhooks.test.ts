@@ -24,13 +24,14 @@ const receiver = new Receiver();
 let m: Market;
 let seller: Seller['w'];
 let token = '';
-/** Live listings of the seller; each delist writes one owner event (listing_delisted) to the log. */
-const listings: string[] = [];
+/** The seller's attached unit: listed again and delisted, it writes one owner event (listing_delisted) to the log each time, no block needed. */
+let unit: { seller: Seller; utxo: { txid: string; vout: number } };
+let price = 20_000;
 const source = () => eventLogSource(m.ctx);
 let strangerToken = '';
 let dispatcher: WebhookDispatcher;
 let otherListing: { id: string; token: string };
-let otherSeller: Seller;
+let otherUnit: typeof unit;
 const base = () => `/v1/address/${seller.address}/webhooks`;
 
 /** Registers `path` on the receiver and tells the receiver its secret. */
@@ -41,9 +42,9 @@ async function register(path: string): Promise<{ id: string; secret: string }> {
   return r.body.result as { id: string; secret: string };
 }
 
-/** Delists the seller's next listing: one listing_delisted in the seller's owner feed. Returns the listing id. */
+/** Lists the seller's unit again and delists it: one listing_delisted in the seller's owner feed. Returns the listing id. */
 async function delistNext(): Promise<string> {
-  const id = listings.shift()!;
+  const { id } = await listUnit(m, unit.seller, ++price, { utxo: unit.utxo });
   const r = await m.call('POST', `/v1/listings/${id}/delist`, token);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return id;
@@ -60,13 +61,16 @@ before(async () => {
   m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' });
   // Receivers refuse a webhook-timestamp far from their clock: the market's clock is the wall's here.
   m.clock.set(Date.now());
-  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 9);
+  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller');
   seller = s.w;
   token = s.token;
-  for (let i = 0; i < 9; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
-  const other = await newSeller(m, 'p2tr', 'webhooks-other', 2);
-  otherListing = { id: (await listUnit(m, other, 30_000)).id, token: other.token };
-  otherSeller = other;
+  const first = await listUnit(m, s, price);
+  unit = { seller: s, utxo: { txid: first.utxo_txid, vout: first.utxo_vout } };
+  assert.equal((await m.call('POST', `/v1/listings/${first.id}/delist`, token)).status, 200);
+  const other = await newSeller(m, 'p2tr', 'webhooks-other');
+  const theirs = await listUnit(m, other, 30_000);
+  otherListing = { id: theirs.id, token: other.token };
+  otherUnit = { seller: other, utxo: { txid: theirs.utxo_txid, vout: theirs.utxo_vout } };
   strangerToken = await m.signIn(makeWallet('p2tr', 'webhooks-stranger'));
   // Immediate retries (no jitter): the story below runs in milliseconds; Retry-After still holds.
   dispatcher = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
@@ -270,7 +274,7 @@ void describe('delivery', () => {
 
   void it("a quiet owner's endpoint keeps delivering after the log's retention pruned past its cursor", async () => {
     // Others trade on (a public event after the seller's last), then a week passes and the log is pruned.
-    await listUnit(m, otherSeller, 31_000);
+    await listUnit(m, otherUnit.seller, 31_000, { utxo: otherUnit.utxo });
     await eventLogRetentionJob(m.ctx.store.db, new ManualClock(m.clock.now() + 8 * 86_400_000), 7).run();
     const before = receiver.at('/flaky').length;
     const id = await delistNext();
@@ -288,5 +292,17 @@ void describe('delivery', () => {
     }
     assert.equal(receiver.received.length, before, 'nothing reached the receiver');
     await prod.close();
+  });
+
+  void it('never follows a redirect, and reads a bounded part of a huge answer', async () => {
+    const sender = new WebhookSender({ allowHttp: true, allowLoopback: true }, { timeoutMs: 2_000, maxResponseBytes: 1024, userAgent: 't' });
+    receiver.script('/moved', [{ status: 302, headers: { location: `${receiver.base}/elsewhere` } }]);
+    const moved = await sender.send(`${receiver.base}/moved`, '{}', {}, Date.now());
+    assert.deepEqual([moved.outcome, moved.status], ['failed', 302]);
+    assert.equal(receiver.at('/elsewhere').length, 0);
+    receiver.script('/huge', [{ status: 200, body: 'x'.repeat(8 * 1024 * 1024) }]);
+    const huge = await sender.send(`${receiver.base}/huge`, '{}', {}, Date.now());
+    assert.deepEqual([huge.outcome, huge.status], ['succeeded', 200]);
+    await sender.close();
   });
 });
