@@ -56,6 +56,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.decorate('metrics', metrics);
   installErrorHandling(app);
   // Only JSON is a request body here; anything else is a client mistake (400), not a 415.
   app.removeContentTypeParser('text/plain');

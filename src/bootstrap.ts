@@ -1,3 +1,4 @@
+import { notifierFor } from './events/notifier.js';
 import pino, { type Logger } from 'pino';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
@@ -91,6 +92,8 @@ export async function bootstrap(
     closers.push(async () => lazy.close());
     signer = lazy;
   }
+  const notifier = notifierFor(store);
+  closers.push(() => notifier.close());
   const areas = over.areas ?? AREAS;
   const ctx: Context = {
     areas,
@@ -106,6 +109,7 @@ export async function bootstrap(
     logger,
     journal,
     failpoint,
+    notifier,
     indexer: undefined as unknown as Indexer,
     sync: async () => {
       await journal.recover();

@@ -12,6 +12,7 @@ import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
 import type { Failpoint } from './failpoint.js';
 import type { SignerPort } from './signer/port.js';
+import type { EventNotifier } from './events/notifier.js';
 
 /**
  * Everything a route, service or job needs, built once in cli/main.ts (or a test)
@@ -36,6 +37,8 @@ export interface Context {
   signer: SignerPort;
   /** The areas this service is made of (modules/areas.ts): their routes, watchers, settlement handlers and jobs. */
   areas: readonly Area[];
+  /** Wakes the event stream when the log grows: in process, or PostgreSQL LISTEN/NOTIFY across instances. */
+  notifier: EventNotifier;
   /** Crash tests' named kill points (CRASH_AT); a no-op unless armed. */
   failpoint: Failpoint;
   /** Brings the market to the chain tip now: recovery, indexer, cache flush (/devnet/sync). */

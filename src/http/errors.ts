@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   state_changed: 409,
   expired: 410,
+  /** An event-log position (`after`, `Last-Event-ID`) older than the retention: re-read the feed from its newest page. */
+  resync_required: 410,
   invalid_transaction: 422,
   signature_invalid: 401,
   template_mismatch: 422,

@@ -15,6 +15,8 @@ export class Metrics {
   readonly duration: Histogram<'method' | 'route'>;
   readonly refusals: Counter<'class'>;
   readonly cacheHits: Counter;
+  /** Open event streams on this instance (set by the stream hub, src/events/stream-hub.ts). */
+  readonly streamClients: Gauge;
 
   constructor(ctx: Pick<Context, 'store' | 'indexer' | 'chain'>) {
     const registers = [this.registry];
@@ -28,6 +30,7 @@ export class Metrics {
       registers,
     });
     this.refusals = new Counter({ name: 'market_limiter_refusals_total', help: 'Requests refused by the rate limiter (429), by limit class', labelNames: ['class'], registers });
+    this.streamClients = new Gauge({ name: 'market_stream_clients', help: 'Server-Sent Events streams open on this instance', registers });
     this.cacheHits = new Counter({ name: 'market_cache_front_door_hits_total', help: 'Public reads answered from the response cache in front of the framework', registers });
     new Gauge({
       name: 'market_settlements',
@@ -64,5 +67,12 @@ export class Metrics {
         }
       },
     });
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's metrics, for routes that report figures of their own (the stream's clients). */
+    metrics: Metrics;
   }
 }

@@ -39,6 +39,8 @@ export const SHARED_COMPONENTS = [
   'PolicyAcceptRecord',
   'PolicyAlternativeIn',
   'CancelReceipt',
+  'PublicLogEntry',
+  'OwnerLogEntry',
   'WebhookEndpoint',
   'WebhookEndpointWithSecret',
   'WebhookDelivery',

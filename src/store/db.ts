@@ -8,6 +8,7 @@ import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
 import { hookTransactions } from './tx-hooks.js';
+import { pgListen, type Unlisten } from './pg-listen.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -20,6 +21,8 @@ export interface Store {
   schema: string | null;
   /** One critical section at a time per key, across instances on PostgreSQL. */
   locks: KeyedLock;
+  /** PostgreSQL only: LISTEN on `channel` over a connection of its own (pg-listen.ts). */
+  listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Unlisten;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -93,6 +96,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     dialect: 'postgres',
     schema,
     locks: new KeyedLock(url, schema),
+    listen: (channel, onMessage, onReconnect) => pgListen(url, channel, onMessage, onReconnect),
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };

@@ -116,6 +116,7 @@ void test('concurrent writers: a reader following seq > after sees every committ
   const reader = new EventLogReader(db);
   const start = (await reader.head()).last;
   const WRITERS = 6;
+  const WRITER = 'test-writers'; // an owner feed of its own, so the other tests' feeds stay real
   const TXS = 15;
   let done = false;
   // Each transaction appends 1-3 events and holds itself open a random while first, so commits interleave.
@@ -125,7 +126,7 @@ void test('concurrent writers: a reader following seq > after sees every committ
         await db.transaction().execute(async (tx) => {
           await tx.selectFrom('event_seq').select('last').execute();
           await sleep(Math.random() * 4);
-          for (let k = 0; k <= (w + t) % 3; k++) appendEvent(tx, { event_id: `ev_w${w}_${t}_${k}`, feed: 'public', kind: 'test', at: 1, row: { w, t, k } });
+          for (let k = 0; k <= (w + t) % 3; k++) appendEvent(tx, { event_id: `ev_w${w}_${t}_${k}`, feed: 'owner', address: WRITER, kind: 'test', at: 1, row: { w, t, k } });
         });
       }
     })(),
@@ -134,7 +135,7 @@ void test('concurrent writers: a reader following seq > after sees every committ
   const aborted = db
     .transaction()
     .execute(async (tx) => {
-      appendEvent(tx, { event_id: 'ev_aborted', feed: 'public', kind: 'test', at: 1, row: {} });
+      appendEvent(tx, { event_id: 'ev_aborted', feed: 'owner', address: WRITER, kind: 'test', at: 1, row: {} });
       throw new Error('rollback');
     })
     .catch(() => undefined);
@@ -143,15 +144,56 @@ void test('concurrent writers: a reader following seq > after sees every committ
   let position = start;
   for (;;) {
     const finished = done;
-    const page = await reader.page({ feed: 'public' }, position, 7);
+    const page = await reader.page({ feed: 'owner', address: WRITER }, position, 7);
     for (const r of page) seen.push(r.seq);
     if (page.length) position = page[page.length - 1]!.seq;
     else if (finished) break;
     else await sleep(1);
   }
   await all;
-  const committed = (await reader.page({ feed: 'public' }, start, 10_000)).map((r) => r.seq);
+  const committed = (await reader.page({ feed: 'owner', address: WRITER }, start, 10_000)).map((r) => r.seq);
   assert.equal(committed.length, WRITERS * TXS * 2, 'every append committed once (the rolled-back one is absent)');
   assert.deepEqual(seen, committed, 'the reader saw every committed event, in order, none skipped');
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!);
+});
+
+void test('after= on both feeds: ascending, resumable pages equal to the log; cursor with after is 400; a pruned position is 410 resync_required', async () => {
+  const entries = await log();
+  const seller = entries.find((e) => e.kind === 'listing_filled')!.address!;
+  const follow = async (base: string, token: string | null) => {
+    const got: Array<Record<string, any>> = [];
+    let after = 0;
+    for (;;) {
+      const r = await m.call('GET', `${base}${base.includes('?') ? '&' : '?'}after=${after}&limit=4`, token);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(Object.keys(r.body).sort(), ['next_after', 'result', 'result_count']);
+      if (!r.body.result.length) {
+        assert.equal(r.body.next_after, after, 'an empty read keeps the position');
+        return got;
+      }
+      got.push(...r.body.result);
+      after = r.body.next_after;
+    }
+  };
+  await m.ctx.cache.clear();
+  assert.deepEqual(await follow('/v1/events', null), await service.renderPublic(entries.filter((e) => e.feed === 'public')));
+  const sales = await follow('/v1/events?kind=sales', null);
+  assert.ok(sales.length > 0 && sales.every((e) => e.kind === 'sale' || e.kind === 'event_retracted'));
+  const token = await m.signIn((await import('../helpers/wallets.js')).makeWallet('p2wpkh', 'evlog-stranger'));
+  assert.equal((await m.call('GET', `/v1/address/${seller}/events?after=0`, token)).status, 403, 'after= keeps the owner rule');
+
+  const both = await m.call('GET', '/v1/events?after=0&cursor=abc', null);
+  assert.deepEqual([both.status, both.body.code], [400, 'invalid_request']);
+
+  // The retention job prunes everything recorded before now + 1 s: every position before the last is gone.
+  const { eventLogRetentionJob } = await import('../../src/events/retention-job.js');
+  const clock = { now: () => Date.now() + 1_000 + 86_400_000 };
+  await eventLogRetentionJob(m.ctx.store.db, clock, 1).run();
+  const head = await new EventLogReader(m.ctx.store.db).head();
+  assert.equal(head.prunedThrough, head.last);
+  await m.ctx.cache.clear();
+  const gone = await m.call('GET', '/v1/events?after=1', null);
+  assert.deepEqual([gone.status, gone.body.code, gone.body.pruned_through], [410, 'resync_required', head.last], JSON.stringify(gone.body));
+  const fresh = await m.call('GET', `/v1/events?after=${head.last}`, null);
+  assert.deepEqual([fresh.status, fresh.body.result], [200, []], 'resuming from the head is fine');
 });

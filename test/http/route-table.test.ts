@@ -52,6 +52,8 @@ const TABLE: Record<string, Row> = {
   'GET /v1/analytics': { limit: 'uncached_read' },
   'GET /v1/events': { limit: 'uncached_read' },
   'GET /v1/address/:address/events': { limit: 'uncached_read', session: 'address' },
+  'GET /v1/stream/events': { limit: 'uncached_read' },
+  'GET /v1/address/:address/stream': { limit: 'uncached_read', session: 'address' },
   'GET /v1/fee-rate': { limit: 'uncached_read' },
   'GET /v1/attach-fee-estimate': { limit: 'uncached_read' },
   'POST /v1/transactions/status': { limit: 'uncached_read' },
@@ -174,7 +176,9 @@ void test('a session route without a session is 401; a public route never asks f
   for (const r of routes()) {
     const row = TABLE[keyOf(r)];
     if (!row) continue;
-    const res = await m.app.inject({ method: r.method as 'GET', url: concrete(r.url), payload: r.method === 'GET' || r.method === 'DELETE' ? undefined : {}, remoteAddress: '10.62.0.1' });
+    // A stream would never end through inject: a bad Last-Event-ID makes it answer 400 instead (after its session check).
+    const headers = r.url.includes('/stream') ? { 'last-event-id': 'not-a-seq' } : {};
+    const res = await m.app.inject({ method: r.method as 'GET', url: concrete(r.url), headers, payload: r.method === 'GET' || r.method === 'DELETE' ? undefined : {}, remoteAddress: '10.62.0.1' });
     const code = (JSON.parse(res.body) as { code?: string }).code;
     if (row.session) assert.equal(res.statusCode, 401, `${keyOf(r)}: ${res.body}`);
     else assert.notEqual(code, 'unauthenticated', `${keyOf(r)} is public: ${res.body}`);

@@ -3,14 +3,16 @@ import { sessionSecurity } from '../../http/security.js';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { ErrorEnvelope, Page, errorResponses } from '../../http/envelope.js';
-import { invalid } from '../../http/errors.js';
+import { ApiError, invalid } from '../../http/errors.js';
+import { ResyncRequired } from '../../events/log-reader.js';
 import { Address, Cursor, Limit } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
 import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
 import { requireOwner } from '../auth/guard.js';
 import { AssetLongnames } from './asset-longnames.js';
 import { EventsService } from './service.js';
-import { OwnerEvent, PublicEvent } from './schemas.js';
+import { streamRoutes } from './stream-routes.js';
+import { LogPage, OwnerEvent, OwnerLogEntry, PublicEvent, PublicLogEntry } from './schemas.js';
 
 const tags = ['events'];
 const PUBLIC_ROUTE = '/v1/events';
@@ -45,6 +47,25 @@ An event reflects its row's current state: if a reorg undoes a confirmation, its
 
 ${Paging('the same address')} Response \`{result, next_cursor}\`.`;
 
+const AFTER_DOC = `
+
+**Ordered log (\`after\`).** With \`after=<seq>\` (0 for the oldest retained entry) the route reads the event log instead: entries oldest first, each with its \`seq\` (strictly increasing in commit order, so an event committed later never appears below a position already read), \`{result, result_count, next_after}\`; pass \`next_after\` back as \`after\` to resume, gap-free and without duplicates. Entries are the feed's events as the feed showed them when they were recorded, and \`event_retracted\` entries (\`retracts\`: the event_id a reorg or a released settlement withdrew; it may come back later, same id). An event_id appears again when its row changes (a sale's \`confirmed_at\`, a repriced listing's ask): apply entries by event_id, the later one wins. Expiries the feed derives at read time enter the log when the market records them (the indexer's or the upkeep's pass). \`cursor\` and \`after\` together are 400. A position older than the retention (EVENT_LOG_RETENTION_DAYS, default 7) is 410 \`resync_required\`: read the newest-first feed again and resume from the \`seq\` of a fresh \`after\` read. The same log feeds the stream (\`GET /v1/stream/events\`).`;
+
+const After = Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Read the ordered log after this seq, oldest first (see the description)' }));
+const Gone = { ...ErrorEnvelope, description: 'resync_required: `after` is older than the retained log (`pruned_through` says how far it was pruned)' };
+
+/** Reads the log after `after`, or 410 resync_required for a pruned position. */
+async function fromLog<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof ResyncRequired) throw new ApiError('resync_required', 'this position is older than the retained event log: read the feed again from its newest page', { pruned_through: e.oldest });
+    throw e;
+  }
+}
+
+const cursorAndAfter = () => invalid('pass either cursor or after, not both', { field: 'query.after' });
+
 const badCursor = () => invalid('cursor is not valid for this route and these filters', { field: 'query.cursor' });
 
 function position(p: unknown): KeysetPosition | undefined {
@@ -54,6 +75,7 @@ function position(p: unknown): KeysetPosition | undefined {
 
 export function eventRoutes(app: App, ctx: Context): void {
   const service = new EventsService(ctx.store.db, new AssetLongnames(ctx.chain.counterparty));
+  streamRoutes(app, ctx, service);
 
   app.get(
     PUBLIC_ROUTE,
@@ -62,19 +84,25 @@ export function eventRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         summary: 'Public market feed',
-        description: PUBLIC_DESCRIPTION,
+        description: PUBLIC_DESCRIPTION + AFTER_DOC,
         querystring: Type.Object(
           {
             kind: Type.Optional(Type.Union([Type.Literal('sales'), Type.Literal('listings'), Type.Literal('offers')], { description: '`sales`, `listings` or `offers`; all when absent' })),
             limit: Limit(50),
             cursor: Type.Optional(Cursor),
+            after: After,
           },
           { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
         ),
-        response: { 200: Page(PublicEvent), 400: BadRequest, ...errorResponses },
+        response: { 200: Type.Union([Page(PublicEvent), LogPage(PublicLogEntry)]), 400: BadRequest, 410: Gone, ...errorResponses },
       },
     },
     async (req) => {
+      if (req.query.after !== undefined) {
+        if (req.query.cursor !== undefined) throw cursorAndAfter();
+        const { rows, next } = await fromLog(() => service.publicAfter(req.query.kind, req.query.after!, req.query.limit));
+        return { result: rows, result_count: rows.length, next_after: next };
+      }
       const filters = { kind: req.query.kind };
       const after = position(ctx.cursors.decode<unknown>(req.query.cursor, PUBLIC_ROUTE, filters));
       const { rows, next } = await service.publicPage(req.query.kind, nowSeconds(ctx.clock), req.query.limit, after);
@@ -90,18 +118,22 @@ export function eventRoutes(app: App, ctx: Context): void {
         security: sessionSecurity,
         tags,
         summary: "The session address's event feed",
-        description: OWNER_DESCRIPTION,
+        description: OWNER_DESCRIPTION + AFTER_DOC,
         params: Type.Object({ address: Address }, { additionalProperties: false }),
-        querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }),
+        querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor), after: After }),
         response: {
-          200: Type.Object(
-            {
-              result: Type.Array(OwnerEvent),
-              next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back unchanged for older events. Null on the last page.' }),
-            },
-            { additionalProperties: false },
-          ),
+          200: Type.Union([
+            Type.Object(
+              {
+                result: Type.Array(OwnerEvent),
+                next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back unchanged for older events. Null on the last page.' }),
+              },
+              { additionalProperties: false },
+            ),
+            LogPage(OwnerLogEntry),
+          ]),
           400: BadRequest,
+          410: Gone,
           401: { ...ErrorEnvelope, description: 'unauthenticated: no session, or an unknown or expired one' },
           403: { ...ErrorEnvelope, description: "forbidden: another address's feed" },
           ...errorResponses,
@@ -110,6 +142,11 @@ export function eventRoutes(app: App, ctx: Context): void {
     },
     async (req) => {
       const address = requireOwner(req, req.params.address);
+      if (req.query.after !== undefined) {
+        if (req.query.cursor !== undefined) throw cursorAndAfter();
+        const { rows, next } = await fromLog(() => service.ownerAfter(address, req.query.after!, req.query.limit));
+        return { result: rows, result_count: rows.length, next_after: next };
+      }
       const filters = { address };
       const after = position(ctx.cursors.decode<unknown>(req.query.cursor, OWNER_ROUTE, filters));
       const { rows, next } = await service.ownerPage(address, nowSeconds(ctx.clock), req.query.limit, after);

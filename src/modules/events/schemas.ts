@@ -61,3 +61,21 @@ export const Retraction = Type.Object(
   { additionalProperties: false },
 );
 export type RetractionWire = Static<typeof Retraction>;
+
+export const Seq = Type.Integer({ minimum: 1, description: 'The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`' });
+
+const withSeq = (schema: typeof PublicEvent | typeof OwnerEvent | typeof Retraction) => Type.Object({ seq: Seq, ...schema.properties }, { additionalProperties: false });
+
+/** An entry of the ordered log: an event of the feed (its row as the feed shows it), or a retraction. */
+export const PublicLogEntry = Type.Union([withSeq(PublicEvent), withSeq(Retraction)], { title: 'PublicLogEntry' });
+export const OwnerLogEntry = Type.Union([withSeq(OwnerEvent), withSeq(Retraction)], { title: 'OwnerLogEntry' });
+
+export const LogPage = (entry: typeof PublicLogEntry | typeof OwnerLogEntry) =>
+  Type.Object(
+    {
+      result: Type.Array(entry),
+      result_count: Type.Integer({ minimum: 0 }),
+      next_after: Type.Integer({ minimum: 0, description: 'Pass back as `after` for the next entries (the last seq returned; your own `after` when none was)' }),
+    },
+    { additionalProperties: false, description: 'With `after`: log entries oldest first' },
+  );

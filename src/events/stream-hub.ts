@@ -1,0 +1,245 @@
+/**
+ * Server-Sent Events fan-out of the event log, one hub per HTTP app.
+ *
+ * One pump per instance reads the log after its tail (woken by the EventNotifier, and by a slow
+ * poll as a safety net), renders each entry once into its SSE frame, and hands the batch to every
+ * client. A client first catches up on its own (reading the log from its position until it
+ * reaches the pump's tail), then takes the pump's batches. Both steps read `seq > position` in
+ * ascending order and the switch happens synchronously between two batches, so a client gets
+ * every entry of its scope after its position exactly once (the log never numbers a later
+ * commit lower: append.ts).
+ *
+ * Slow clients are dropped, never buffered without bound: after each write, a socket whose
+ * pending output passes `maxBufferBytes` is destroyed; the client reconnects with Last-Event-ID.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../store/db.js';
+import { EventLogReader, type LogRow } from './log-reader.js';
+import type { EventNotifier } from './notifier.js';
+
+/** A log entry ready to send: its frame, and what filters look at. */
+export interface Frame {
+  seq: number;
+  feed: 'public' | 'owner';
+  address: string | null;
+  text: string;
+  /** Filter keys (a retraction carries those of the event it withdraws). */
+  kind: string;
+  asset: string | null;
+  collection: string | null;
+}
+
+export type Renderer = (rows: LogRow[]) => Promise<Frame[]>;
+
+export interface HubOptions {
+  maxPerIp: number;
+  maxPerAddress: number;
+  maxBufferBytes: number;
+  heartbeatMs: number;
+  /** The safety-net poll of the log, should a notification be lost. */
+  pollMs: number;
+}
+
+export type Scope = { feed: 'public'; match: (f: Frame) => boolean } | { feed: 'owner'; address: string };
+
+/** Why a stream was refused before it opened. */
+export class StreamLimit extends Error {
+  constructor(readonly by: 'ip' | 'address') {
+    super(by === 'ip' ? 'too many concurrent streams from this IP' : 'too many concurrent streams for this address');
+  }
+}
+
+const BATCH = 500;
+
+class Client {
+  live = false;
+  closed = false;
+  private checking = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly scope: Scope,
+    public position: number,
+    private readonly maxBuffer: number,
+    private readonly onDrop: () => void,
+  ) {}
+
+  wants(f: Frame): boolean {
+    if (this.scope.feed === 'owner') return f.feed === 'owner' && f.address === this.scope.address;
+    return f.feed === 'public' && this.scope.match(f);
+  }
+
+  /**
+   * Writes a frame; the bound is checked once the writes of this turn had their chance to reach
+   * the socket (a batch written in one turn sits in Node's buffer until the next tick even for a
+   * reader that keeps up), so only output the peer has not taken counts against it.
+   */
+  send(text: string): void {
+    if (this.closed) return;
+    this.res.write(text);
+    if (this.checking) return;
+    this.checking = true;
+    setImmediate(() => {
+      this.checking = false;
+      if (!this.closed && this.res.writableLength > this.maxBuffer) this.onDrop();
+    });
+  }
+
+  /** A pump batch: entries after `prev` up to `tail`. Ignored while catching up (that reads the log itself). */
+  take(frames: Frame[], tail: number): void {
+    if (!this.live || this.closed) return;
+    for (const f of frames) if (f.seq > this.position && this.wants(f)) this.send(f.text);
+    this.position = Math.max(this.position, tail);
+  }
+}
+
+export class StreamHub {
+  private readonly reader: EventLogReader;
+  private readonly clients = new Set<Client>();
+  private readonly perIp = new Map<string, number>();
+  private readonly perAddress = new Map<string, number>();
+  private tail = 0;
+  private started: Promise<void> | undefined;
+  private pumping = false;
+  private again = false;
+  private unsubscribe: (() => void) | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    db: Db,
+    private readonly notifier: EventNotifier,
+    private readonly render: Renderer,
+    private readonly opts: HubOptions,
+    private readonly log: FastifyBaseLogger,
+    private readonly onCount: (n: number) => void = () => {},
+  ) {
+    this.reader = new EventLogReader(db);
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Counts a stream against its IP and address, or throws StreamLimit. Returns its release. */
+  admit(ip: string, address: string | null): () => void {
+    if ((this.perIp.get(ip) ?? 0) >= this.opts.maxPerIp) throw new StreamLimit('ip');
+    if (address !== null && (this.perAddress.get(address) ?? 0) >= this.opts.maxPerAddress) throw new StreamLimit('address');
+    bump(this.perIp, ip, 1);
+    if (address !== null) bump(this.perAddress, address, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      bump(this.perIp, ip, -1);
+      if (address !== null) bump(this.perAddress, address, -1);
+    };
+  }
+
+  /** Streams the scope's entries after `after` to `res` (headers already sent) until either side closes. */
+  async open(res: ServerResponse, scope: Scope, after: number, release: () => void): Promise<void> {
+    await this.start();
+    const client = new Client(res, scope, after, this.opts.maxBufferBytes, () => {
+      this.log.info({ buffered: res.writableLength }, 'stream client too slow: dropped');
+      res.destroy();
+    });
+    this.clients.add(client);
+    this.onCount(this.clients.size);
+    res.on('close', () => {
+      client.closed = true;
+      this.clients.delete(client);
+      release();
+      this.onCount(this.clients.size);
+    });
+    try {
+      await this.catchUp(client);
+    } catch (e) {
+      this.log.warn({ err: String(e) }, 'stream catch-up failed');
+      res.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    clearInterval(this.poll);
+    clearInterval(this.heartbeat);
+    for (const c of this.clients) c.res.destroy();
+    this.clients.clear();
+    this.started = undefined;
+  }
+
+  private start(): Promise<void> {
+    this.started ??= (async () => {
+      this.tail = (await this.reader.head()).last;
+      this.unsubscribe = this.notifier.subscribe(() => this.wake());
+      this.poll = setInterval(() => this.wake(), this.opts.pollMs);
+      this.heartbeat = setInterval(() => {
+        for (const c of this.clients) c.send(': heartbeat\n\n');
+      }, this.opts.heartbeatMs);
+      this.poll.unref();
+      this.heartbeat.unref();
+    })();
+    return this.started;
+  }
+
+  private async catchUp(c: Client): Promise<void> {
+    while (!c.closed) {
+      // Synchronous from this check to the flag: no pump batch can slip between them.
+      if (c.position >= this.tail) {
+        c.live = true;
+        return;
+      }
+      const rows = await this.reader.all(c.position, BATCH);
+      if (!rows.length) {
+        c.position = Math.max(c.position, this.tail);
+        continue;
+      }
+      const mine = rows.filter((r) => (c.scope.feed === 'owner' ? r.feed === 'owner' && r.address === c.scope.address : r.feed === 'public'));
+      for (const f of await this.render(mine)) if (c.wants(f)) c.send(f.text);
+      c.position = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  private wake(): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => (this.pumping = false));
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          if (!this.clients.size) {
+            // Nobody listens: move the tail without rendering, unless a client went live meanwhile
+            // (it must get every entry after the tail it saw, so then read them as usual).
+            const { last } = await this.reader.head();
+            if (this.clients.size) continue;
+            this.tail = last;
+            break;
+          }
+          const rows = await this.reader.all(this.tail, BATCH);
+          if (!rows.length) break;
+          const frames = await this.render(rows);
+          const tail = rows[rows.length - 1]!.seq;
+          this.tail = tail;
+          for (const c of this.clients) c.take(frames, tail);
+          if (rows.length < BATCH) break;
+        }
+      } while (this.again);
+    } catch (e) {
+      this.log.warn({ err: String(e) }, 'stream pump failed; the next notification or poll retries');
+    }
+  }
+}
+
+function bump(m: Map<string, number>, key: string, by: number): void {
+  const n = (m.get(key) ?? 0) + by;
+  if (n > 0) m.set(key, n);
+  else m.delete(key);
+}

@@ -1,0 +1,43 @@
+import pg from 'pg';
+
+export type Unlisten = () => Promise<void>;
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be lost to the pool for good), kept
+ * open: after an error it reconnects a second later and calls `onReconnect`, since anything
+ * notified while it was away is lost and the caller must catch up by reading.
+ */
+export function pgListen(url: string, channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Unlisten {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (again: boolean) => {
+    const c = new pg.Client({ connectionString: url });
+    client = c;
+    const retry = () => {
+      if (client !== c || stopped) return;
+      client = undefined;
+      c.end().catch(() => {});
+      timer = setTimeout(() => void connect(true), 1_000);
+    };
+    c.on('error', retry);
+    c.on('end', retry);
+    c.on('notification', (n) => {
+      if (n.channel === channel) onMessage(n.payload ?? '');
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${channel}`);
+      if (again) onReconnect();
+    } catch {
+      retry();
+    }
+  };
+  void connect(false);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
+  };
+}
