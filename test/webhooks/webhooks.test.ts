@@ -282,6 +282,17 @@ void describe('delivery', () => {
     assert.deepEqual(receiver.at('/flaky').slice(before).map((r) => [r.body.data.listing_id, r.answered]), [[id, 200]]);
   });
 
+  void it('the delivery log keeps 30 days; the deliveries counter keeps counting', async () => {
+    const scrape = async () => (await m.app.inject({ method: 'GET', url: '/metrics' })).body.match(/market_webhook_deliveries_total\{outcome="succeeded"\} (\d+)/)?.[1];
+    const counted = await scrape();
+    assert.ok(Number(counted) >= 8, String(counted));
+    assert.ok((await deliveries(flaky.id)).length > 0);
+    // 30 days after the newest row (a dispatcher above ran a day ahead).
+    await dispatcherOf(m.ctx, source(), { clock: new ManualClock(m.clock.now() + 32 * 86_400_000) }).run();
+    assert.deepEqual(await deliveries(flaky.id), []);
+    assert.equal(await scrape(), counted);
+  });
+
   void it('refuses at delivery a name that resolves to a forbidden address (DNS rebinding), and loopback literals', async () => {
     const prod = new WebhookSender({ allowHttp: true, allowLoopback: false }, { timeoutMs: 1_000, maxResponseBytes: 1024, userAgent: 't' });
     const port = new URL(receiver.base).port;
