@@ -121,6 +121,17 @@ void describe('registration', () => {
   });
 });
 
+void describe('registration limit', () => {
+  void it('twelve racing registrations: exactly ten endpoints, two refused', async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => m.call('POST', base(), token, { url: `${receiver.base}/race-${i}` })));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [...Array(10).fill(201), 409, 409]);
+    for (const r of replies.filter((x) => x.status === 409)) assert.deepEqual([r.body.code, r.body.reason], ['state_changed', 'endpoint_limit']);
+    const mine = (await m.call('GET', base(), token)).body.result as Array<{ id: string }>;
+    assert.equal(mine.length, 10);
+    for (const e of mine) assert.equal((await m.call('DELETE', `${base()}/${e.id}`, token)).status, 200);
+  });
+});
+
 void describe('delivery', () => {
   let flaky: { id: string; secret: string };
   let gone: { id: string };
