@@ -39,11 +39,11 @@ export const SHARED_COMPONENTS = [
   'PolicyAcceptRecord',
   'PolicyAlternativeIn',
   'CancelReceipt',
+  'PublicLogEntry',
+  'OwnerLogEntry',
   'WebhookEndpoint',
   'WebhookEndpointWithSecret',
   'WebhookDelivery',
-  'PublicLogEntry',
-  'OwnerLogEntry',
 ] as const;
 
 /** Keywords that only annotate: a copy differing only in these is the same component. */

@@ -21,7 +21,7 @@ import type { Clock } from '../../clock.js';
 import type { Job } from '../../jobs/runner.js';
 import { mapPool } from '../../util/pool.js';
 import { payloadOf, type LogEvent, type WebhookEventSource } from './event-source.js';
-import { leaseEndpoint, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
+import { leaseEndpoint, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
 import { failingTooLong, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { WebhookSender } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -44,6 +44,10 @@ export interface DispatcherOptions {
   onError?: (endpointId: string, e: unknown) => void;
 }
 
+/** How long the delivery log keeps a row; the log is pruned at most once an hour. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
 let made = 0;
 /** Sorts by time, then by order made within this process (the log pages on (attempted_at, id)); random after that. */
 export const deliveryId = (nowMs: number) =>
@@ -61,6 +65,7 @@ export class WebhookDispatcher {
   private readonly concurrency: number;
   /** This dispatcher's name on the leases it takes. */
   private readonly holder = `wdp_${crypto.randomBytes(8).toString('hex')}`;
+  private prunedAt = -Infinity;
 
   constructor(private readonly o: DispatcherOptions) {
     this.batch = o.batch ?? 50;
@@ -68,8 +73,13 @@ export class WebhookDispatcher {
     this.concurrency = o.concurrency ?? 8;
   }
 
-  /** One pass: queued replays, then every endpoint whose next attempt is due. */
+  /** One pass: queued replays, then every endpoint whose next attempt is due; the log's retention now and then. */
   async run(): Promise<void> {
+    const now = this.o.clock.now();
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = now;
+      await pruneDeliveries(this.o.db, now - DELIVERY_LOG_RETENTION_MS);
+    }
     await this.sendReplays();
     const due = await this.o.db
       .selectFrom('webhook_endpoints')

@@ -5,9 +5,10 @@
  * naming the state it may leave, so a lost race (two dispatchers, a delete mid-delivery) changes
  * nothing and answers false.
  */
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
 import type { AttemptResult } from './sender.js';
-import type { DeliveryRow, DisabledReason, EndpointRow } from './tables.js';
+import type { DeliveryOutcome, DeliveryRow, DisabledReason, EndpointRow } from './tables.js';
 
 export async function createEndpoint(db: Db, row: EndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
@@ -70,6 +71,7 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
     const exists = Number(res.numUpdatedRows) === 1 || (await tx.selectFrom('webhook_endpoints').select('id').where('id', '=', ep.id).executeTakeFirst()) !== undefined;
     // A deleted endpoint takes its log with it; an attempt that raced the delete leaves no row behind.
     if (exists) await tx.insertInto('webhook_deliveries').values(r.delivery).execute();
+    await countAttempt(tx, r.result.outcome);
     return Number(res.numUpdatedRows) === 1 ? next : null;
   });
 }
@@ -112,11 +114,29 @@ export async function takeReplay(db: Db, id: string, now: number, staleBefore: n
 
 /** sending → the attempt's outcome. */
 export async function settleReplay(db: Db, id: string, r: AttemptResult, now: number): Promise<boolean> {
-  const res = await db
-    .updateTable('webhook_deliveries')
-    .set({ outcome: r.outcome, response_status: r.status, duration_ms: r.durationMs, error: r.error, attempted_at: now })
-    .where('id', '=', id)
-    .where('outcome', '=', 'sending')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  return db.transaction().execute(async (tx) => {
+    const res = await tx
+      .updateTable('webhook_deliveries')
+      .set({ outcome: r.outcome, response_status: r.status, duration_ms: r.durationMs, error: r.error, attempted_at: now })
+      .where('id', '=', id)
+      .where('outcome', '=', 'sending')
+      .executeTakeFirst();
+    await countAttempt(tx, r.outcome);
+    return Number(res.numUpdatedRows) === 1;
+  });
+}
+
+/** One more attempt of this outcome, in the transaction that logs it. */
+async function countAttempt(tx: Tx, outcome: DeliveryOutcome): Promise<void> {
+  await tx
+    .insertInto('webhook_delivery_counts')
+    .values({ outcome, n: 1 })
+    .onConflict((oc) => oc.column('outcome').doUpdateSet({ n: sql<number>`webhook_delivery_counts.n + 1` }))
+    .execute();
+}
+
+/** The log's retention: rows older than `before` (ms) go, except replays not yet answered. */
+export async function pruneDeliveries(db: Db, before: number): Promise<number> {
+  const res = await db.deleteFrom('webhook_deliveries').where('attempted_at', '<', before).where('outcome', 'not in', ['queued', 'sending']).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }

@@ -75,10 +75,17 @@ export class WebhooksService {
       if (e instanceof UrlRefused) throw invalid(`url refused: ${e.message}`, { field: 'body.url', reason: e.reason, ...(e.address ? { address: e.address } : {}) });
       throw e;
     }
-    const count = await this.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('address', '=', address).executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_ENDPOINTS_PER_ADDRESS) {
-      throw new ApiError('state_changed', `an address may have at most ${MAX_ENDPOINTS_PER_ADDRESS} webhook endpoints; delete one first`, { reason: 'endpoint_limit' });
-    }
+    // The count and the insert as one section per address (across instances), so racing registrations cannot pass the limit together.
+    return this.ctx.store.locks.run(`webhooks:${address}`, async () => {
+      const count = await this.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('address', '=', address).executeTakeFirstOrThrow();
+      if (Number(count.n) >= MAX_ENDPOINTS_PER_ADDRESS) {
+        throw new ApiError('state_changed', `an address may have at most ${MAX_ENDPOINTS_PER_ADDRESS} webhook endpoints; delete one first`, { reason: 'endpoint_limit' });
+      }
+      return this.insert(address, url);
+    });
+  }
+
+  private async insert(address: string, url: URL): Promise<EndpointRow> {
     const now = this.ctx.clock.now();
     const row: EndpointRow = {
       id: `wh_${crypto.randomBytes(12).toString('hex')}`,

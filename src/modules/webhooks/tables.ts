@@ -59,6 +59,11 @@ export interface WebhookTables {
     /** ms */
     attempted_at: number;
   };
+  /** Attempts by outcome since the start (market_webhook_deliveries_total); pruning the log leaves them. */
+  webhook_delivery_counts: {
+    outcome: DeliveryOutcome;
+    n: number;
+  };
 }
 
 export type EndpointRow = WebhookTables['webhook_endpoints'];

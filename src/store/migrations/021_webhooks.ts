@@ -43,4 +43,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'attempted_at', 'id']).execute();
   await db.schema.createIndex('webhook_deliveries_outcome').on('webhook_deliveries').columns(['outcome']).execute();
+  await db.schema.createIndex('webhook_deliveries_attempted').on('webhook_deliveries').columns(['attempted_at']).execute();
+
+  // Attempts by outcome since the start, kept apart from the log so pruning the log never lowers them.
+  await db.schema
+    .createTable('webhook_delivery_counts')
+    .addColumn('outcome', 'text', (c) => c.primaryKey())
+    .addColumn('n', 'bigint', (c) => c.notNull())
+    .execute();
 }
