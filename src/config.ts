@@ -68,6 +68,8 @@ export const ConfigSchema = Type.Object({
   /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
   WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),
+  /** Webhooks: the retry delays after the 1st, 2nd, … failure in ms, comma-separated (the last repeats); unset: Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, …). */
+  WEBHOOK_RETRY_SCHEDULE_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}(,[0-9]{1,9})*$' })),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
@@ -138,6 +140,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration:\n  MARKET_FEE_ADDRESS: required off the devnet while a platform fee is charged (MARKET_FEE_BPS or MARKET_FEE_MIN_SATS above 0)');
   }
   if (raw.DATABASE_READ_URL && !raw.DATABASE_URL?.startsWith('postgres')) throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL: a read replica needs a PostgreSQL DATABASE_URL');
+  // A webhook endpoint behind the log's retention would miss events: it must be disabled first.
+  if (raw.WEBHOOK_DISABLE_AFTER_HOURS >= raw.EVENT_LOG_RETENTION_DAYS * 24) {
+    throw new ConfigError(`Invalid configuration:\n  WEBHOOK_DISABLE_AFTER_HOURS: below EVENT_LOG_RETENTION_DAYS × 24 (${raw.EVENT_LOG_RETENTION_DAYS * 24}), so a failing endpoint is disabled before the events it waits for are pruned`);
+  }
   if (raw.SIGNER_URL && !raw.SIGNER_SECRET) throw new ConfigError('Invalid configuration:\n  SIGNER_SECRET: required with SIGNER_URL (the signer authenticates every request with it)');
   // Defaults derived from the listen port follow PORT, so a browser sign-in on another port works.
   const origins = (raw.AUTH_ALLOWED_ORIGINS ?? `http://localhost:${raw.PORT},http://127.0.0.1:${raw.PORT}`).split(',').map((o) => o.trim()).filter(Boolean);

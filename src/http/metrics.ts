@@ -4,7 +4,7 @@
  * answered in front of the framework, the journal's settlements by state, the indexer's lag
  * behind the chain tip, which singleton roles this instance leads, and the process's own figures.
  * Scrape-time gauges read the store and the chain when asked, never on the request path; webhook
- * deliveries are counted from their log. `METRICS_TOKEN`, when set, is required as a bearer
+ * deliveries are counted in the store. `METRICS_TOKEN`, when set, is required as a bearer
  * token (the figures are operational, not secret, but an operator may want them private).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -46,11 +46,11 @@ export class Metrics {
     });
     new Counter({
       name: 'market_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome (succeeded, failed, timeout, network_error, refused_address, gone), read from the shared delivery log: the same on every instance (take max, not sum)',
+      help: 'Webhook delivery attempts by outcome (succeeded, failed, timeout, network_error, refused_address, gone), kept in the shared store beside the delivery log: the same on every instance (take max, not sum)',
       labelNames: ['outcome'],
       registers,
       async collect() {
-        const rows = await ctx.store.db.selectFrom('webhook_deliveries').select(['outcome', (eb) => eb.fn.countAll<number>().as('n')]).where('outcome', '!=', 'queued').groupBy('outcome').execute();
+        const rows = await ctx.store.db.selectFrom('webhook_delivery_counts').select(['outcome', 'n']).execute();
         this.reset();
         for (const r of rows) this.inc({ outcome: r.outcome }, Number(r.n));
       },

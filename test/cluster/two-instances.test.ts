@@ -1,10 +1,11 @@
 /**
  * #17 item 6: several API processes on one PostgreSQL schema and one Redis, beside one standalone
  * devnet (real processes: test/helpers/crash.ts). Two buyers, one on each instance, race for one
- * listing: one fill, one broadcast. The sign-in budget of an IP is one budget across instances.
+ * listing: one fill, one broadcast, and a stream client on the other instance hears the sale. The sign-in budget of an IP is one budget across instances.
  * The indexer runs on one instance only; SIGKILL of that leader moves indexing to the other with
  * no block applied twice and none skipped; SIGTERM of a leader hands its roles over at once (its
- * notification, well inside the follower's tick).
+ * notification, well inside the follower's tick). A seller's webhook endpoint that fails three
+ * times then recovers receives every event of the seller's feed exactly once.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,15 +13,21 @@ import crypto from 'node:crypto';
 import { makeWallet } from '../helpers/wallets.js';
 import { backend, redisUrl } from '../helpers/store.js';
 import { call, crashRig, until, type CrashRig, type Market } from '../helpers/crash.js';
+import { Receiver } from '../webhooks/receiver.js';
+import { openSse } from '../helpers/sse.js';
 
 const SKIP = backend !== 'postgres' || !redisUrl ? 'several instances need PostgreSQL and Redis (TEST_BACKEND=postgres with TEST_POSTGRES_URL and TEST_REDIS_URL)' : false;
 /** The followers' tick: SIGKILL moves a role within it; SIGTERM must not wait for it. */
 const TICK_MS = 2_500;
 
 let rig: CrashRig | undefined;
-after(async () => rig?.close());
+const receiver = new Receiver();
+after(async () => {
+  await rig?.close();
+  if (receiver.base) await receiver.close();
+});
 
-void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader', { timeout: 300_000, skip: SKIP }, async (t) => {
+void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader, the stream across instances, webhooks once each', { timeout: 300_000, skip: SKIP }, async (t) => {
   rig = await crashRig('cl');
   const r = rig;
   const env = {
@@ -31,6 +38,8 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
     // Recovery relays what a crash left journaled; here it would only add broadcasts to count.
     RECOVERY_INTERVAL_MS: '600000',
     ANCHOR_POOL_SIZE: '0',
+    WEBHOOK_INTERVAL_MS: '200',
+    WEBHOOK_RETRY_SCHEDULE_MS: '300',
   };
   const a = await r.market(undefined, env);
   // A third instance stands by for the SIGTERM handover (started beside the second: one wait).
@@ -52,9 +61,20 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   assert.ok(!spent.includes(429), `within the budget: ${spent.join(',')}`);
   assert.deepEqual([await signInFrom(a, ip), await signInFrom(b, ip)], [429, 429], 'the 61st is refused on either instance');
 
-  // A buyer on each instance races for one listing.
+  // The seller's webhook endpoint, registered on the second instance, fails three times, then recovers.
   const seller = makeWallet('p2wpkh', 'cl-seller');
-  const { listingId } = await r.listedUnit(a, seller, 31_000);
+  await receiver.start();
+  receiver.script('/hook', [{ status: 500 }, { status: 500 }, { status: 500 }]);
+  const sellerToken = await r.signIn(b, seller);
+  const hook = await call(b.url, 'POST', `/v1/address/${seller.address}/webhooks`, { url: `${receiver.base}/hook` }, sellerToken);
+  assert.equal(hook.status, 201, JSON.stringify(hook.body));
+  receiver.secrets.set('/hook', [hook.body.result.secret as string]);
+
+  // A buyer on each instance races for one listing.
+  const { listingId, asset } = await r.listedUnit(a, seller, 31_000);
+  // A stream client on each instance, so the one on the instance that did not complete the sale hears it.
+  const streams = await Promise.all([a, b].map((m) => openSse(`${m.url}/v1/stream/events?kind=sales&asset=${asset}`)));
+  assert.deepEqual(streams.map((x) => x.status), [200, 200]);
   const one = await r.signedQuote(a, listingId, makeWallet('p2wpkh', 'cl-buyer-a'), makeWallet('p2wpkh', 'cl-dest-a'));
   const two = await r.signedQuote(b, listingId, makeWallet('p2wpkh', 'cl-buyer-b'), makeWallet('p2wpkh', 'cl-dest-b'));
   const before = r.proxy.state.broadcasts;
@@ -68,8 +88,16 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   assert.equal(r.proxy.state.broadcasts - before, 1, 'one broadcast');
   const txid = (raced[0]!.status === 200 ? one : two).q.expected_txid as string;
   const other = (raced[0]!.status === 200 ? two : one).q.expected_txid as string;
+  const completedAt = Date.now();
   const pool = await r.mempool();
   assert.ok(pool.includes(txid) && !pool.includes(other));
+  const far = streams[raced[0]!.status === 200 ? 1 : 0]!;
+  const frame = await until('the sale on the other instance\'s stream', async () => far.frames.find((f) => f.data?.txid === txid), 15_000);
+  t.diagnostic(`stream: the sale completed on one instance reached a client of the other in ${Date.now() - completedAt} ms (seq ${frame.id})`);
+  for (const x of streams) {
+    assert.equal(x.frames.filter((f) => f.data?.txid === txid).length, 1, 'one sale frame per client');
+    x.close();
+  }
 
   // SIGKILL of the indexer's leader right after the block that confirms the sale: the other
   // instance takes the role (a new epoch) and the block is applied once.
@@ -111,4 +139,23 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   assert.ok(handover < TICK_MS, `handed over in ${handover} ms, before a follower's tick (${TICK_MS} ms)`);
   await r.mine();
   await until('the spare to index the next block', async () => ((await state()).heights.at(-1) === tip + 1 ? true : undefined));
+
+  // The endpoint got every event of the seller's feed (listed, sold) exactly once among its 2xx
+  // answers, in log order, each signed with its secret, whichever instance dispatched.
+  const feed = async () =>
+    ((await call(spare.url, 'GET', `/v1/address/${seller.address}/events?limit=50`, undefined, await r.signIn(spare, seller))).body.result as Array<{ event_id: string }>)
+      .map((e) => e.event_id)
+      .sort();
+  const delivered = () => receiver.at('/hook').filter((x) => x.answered === 200);
+  const want = await until('every event of the feed delivered', async () => {
+    const ids = await feed();
+    return ids.length > 0 && JSON.stringify([...new Set(delivered().map((x) => x.id))].sort()) === JSON.stringify(ids) ? ids : undefined;
+  });
+  const ok = delivered();
+  assert.equal(ok.length, want.length, `each event once: ${ok.map((x) => x.id).join(' ')}`);
+  assert.deepEqual(receiver.at('/hook').slice(0, 3).map((x) => x.answered), [500, 500, 500]);
+  assert.ok(ok.every((x) => x.verifiedBy.length === 1), 'every delivery verifies with the secret');
+  const seqs = ok.map((x) => x.body.seq);
+  assert.deepEqual(seqs, [...seqs].sort((p, q) => p - q), 'in log order');
+  t.diagnostic(`webhooks: ${want.length} events delivered once each after ${receiver.at('/hook').length - ok.length} failed attempts`);
 });

@@ -40,10 +40,10 @@ export async function newSeller(m: Market, family: 'p2wpkh' | 'p2tr', label: str
   return { w, asset: a, token: await m.signIn(w) };
 }
 
-/** One unit of the seller's asset, attached (mined) and listed at `price`; expires in `ttl` seconds. */
-export async function listUnit(m: Market, s: Seller, price: number, opts: { ttl?: number; asset?: string } = {}): Promise<LiveListing> {
+/** One unit of the seller's asset, attached (mined) and listed at `price`; expires in `ttl` seconds. `utxo`: list that attached unit again instead (no block). */
+export async function listUnit(m: Market, s: Seller, price: number, opts: { ttl?: number; asset?: string; utxo?: { txid: string; vout: number } } = {}): Promise<LiveListing> {
   const asset = opts.asset ?? s.asset;
-  const at = await m.attachDirect(s.w, asset, '1');
+  const at = opts.utxo ?? (await m.attachDirect(s.w, asset, '1'));
   const pf = await m.call('POST', '/v1/listing-preflights', s.token, {
     seller: s.w.address, asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: price, idempotency_key: `lh-${++n}`,
   });

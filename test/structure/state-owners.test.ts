@@ -24,6 +24,7 @@ const OWNERS: Record<string, string> = {
   market_anchors: 'src/modules/policy-offers/anchors.ts',
   webhook_endpoints: 'src/modules/webhooks/lifecycle.ts',
   webhook_deliveries: 'src/modules/webhooks/lifecycle.ts',
+  webhook_delivery_counts: 'src/modules/webhooks/lifecycle.ts',
   owner_events: 'src/modules/listings/lifecycle.ts',
   event_log: 'src/events/append.ts',
   event_seq: 'src/events/append.ts',

@@ -39,6 +39,8 @@ test('bad config names every bad variable', () => {
   assert.throws(() => loadConfig({ DATABASE_READ_URL: 'postgres://r@replica/db' }), /DATABASE_READ_URL: a read replica needs a PostgreSQL DATABASE_URL/);
   assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: 'postgres://r@replica/db' }).DATABASE_READ_URL, 'postgres://r@replica/db');
   assert.throws(() => loadConfig({ AUTH_ALLOWED_ORIGINS: 'not an origin' }), /AUTH_ALLOWED_ORIGINS/);
+  assert.throws(() => loadConfig({ WEBHOOK_DISABLE_AFTER_HOURS: '168', EVENT_LOG_RETENTION_DAYS: '7' }), /WEBHOOK_DISABLE_AFTER_HOURS: below EVENT_LOG_RETENTION_DAYS/);
+  assert.equal(loadConfig({ WEBHOOK_DISABLE_AFTER_HOURS: '167', EVENT_LOG_RETENTION_DAYS: '7' }).WEBHOOK_DISABLE_AFTER_HOURS, 167);
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '100' }), /MARKET_FEE_MIN_SATS: at least 546/);
   assert.throws(() => loadConfig({ MARKET_FEE_MIN_SATS: '0' }), /MARKET_FEE_MIN_SATS/, 'a fee in bps alone can fall below dust on a small price');
   assert.equal(loadConfig({ MARKET_FEE_MIN_SATS: '0', MARKET_FEE_BPS: '0' }).MARKET_FEE_MIN_SATS, 0, 'no platform fee at all is fine');

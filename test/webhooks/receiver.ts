@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-export type Behaviour = { status: number; headers?: Record<string, string> } | 'hang';
+export type Behaviour = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 export interface Received {
   path: string;
@@ -65,7 +65,7 @@ export class Receiver {
       path,
       id: headers['webhook-id'] ?? '',
       signatures: (headers['webhook-signature'] ?? '').split(' '),
-      body: JSON.parse(raw) as Received['body'],
+      body: (raw.startsWith('{') ? JSON.parse(raw) : {}) as Received['body'],
       raw,
       verifiedBy,
       answered: next === 'hang' ? 'hang' : next.status,
@@ -74,7 +74,7 @@ export class Receiver {
       this.hanging.push(res);
       return;
     }
-    res.writeHead(next.status, { 'content-type': 'text/plain', ...next.headers }).end('ok');
+    res.writeHead(next.status, { 'content-type': 'text/plain', ...next.headers }).end(next.body ?? 'ok');
   }
 
   async close(): Promise<void> {

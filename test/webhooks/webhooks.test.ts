@@ -13,6 +13,7 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { ManualClock } from '../../src/clock.js';
+import { eventLogRetentionJob } from '../../src/events/retention-job.js';
 import { dispatcherOf } from '../../src/modules/webhooks/manifest.js';
 import { eventLogSource } from '../../src/modules/webhooks/event-log-source.js';
 import type { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
@@ -23,12 +24,14 @@ const receiver = new Receiver();
 let m: Market;
 let seller: Seller['w'];
 let token = '';
-/** Live listings of the seller; each delist writes one owner event (listing_delisted) to the log. */
-const listings: string[] = [];
+/** The seller's attached unit: listed again and delisted, it writes one owner event (listing_delisted) to the log each time, no block needed. */
+let unit: { seller: Seller; utxo: { txid: string; vout: number } };
+let price = 20_000;
 const source = () => eventLogSource(m.ctx);
 let strangerToken = '';
 let dispatcher: WebhookDispatcher;
 let otherListing: { id: string; token: string };
+let otherUnit: typeof unit;
 const base = () => `/v1/address/${seller.address}/webhooks`;
 
 /** Registers `path` on the receiver and tells the receiver its secret. */
@@ -39,9 +42,9 @@ async function register(path: string): Promise<{ id: string; secret: string }> {
   return r.body.result as { id: string; secret: string };
 }
 
-/** Delists the seller's next listing: one listing_delisted in the seller's owner feed. Returns the listing id. */
+/** Lists the seller's unit again and delists it: one listing_delisted in the seller's owner feed. Returns the listing id. */
 async function delistNext(): Promise<string> {
-  const id = listings.shift()!;
+  const { id } = await listUnit(m, unit.seller, ++price, { utxo: unit.utxo });
   const r = await m.call('POST', `/v1/listings/${id}/delist`, token);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return id;
@@ -58,12 +61,16 @@ before(async () => {
   m = await openMarket({ WEBHOOK_TIMEOUT_MS: '400' });
   // Receivers refuse a webhook-timestamp far from their clock: the market's clock is the wall's here.
   m.clock.set(Date.now());
-  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller', 8);
+  const s = await newSeller(m, 'p2wpkh', 'webhooks-seller');
   seller = s.w;
   token = s.token;
-  for (let i = 0; i < 8; i++) listings.push((await listUnit(m, s, 20_000 + i)).id);
+  const first = await listUnit(m, s, price);
+  unit = { seller: s, utxo: { txid: first.utxo_txid, vout: first.utxo_vout } };
+  assert.equal((await m.call('POST', `/v1/listings/${first.id}/delist`, token)).status, 200);
   const other = await newSeller(m, 'p2tr', 'webhooks-other');
-  otherListing = { id: (await listUnit(m, other, 30_000)).id, token: other.token };
+  const theirs = await listUnit(m, other, 30_000);
+  otherListing = { id: theirs.id, token: other.token };
+  otherUnit = { seller: other, utxo: { txid: theirs.utxo_txid, vout: theirs.utxo_vout } };
   strangerToken = await m.signIn(makeWallet('p2tr', 'webhooks-stranger'));
   // Immediate retries (no jitter): the story below runs in milliseconds; Retry-After still holds.
   dispatcher = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
@@ -111,6 +118,17 @@ void describe('registration', () => {
       assert.deepEqual([r.status, r.body.code], [404, 'not_found'], `${method} ${suffix}`);
     }
     assert.equal((await m.call('DELETE', `${base()}/${mine.id}`, token)).status, 200);
+  });
+});
+
+void describe('registration limit', () => {
+  void it('twelve racing registrations: exactly ten endpoints, two refused', async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => m.call('POST', base(), token, { url: `${receiver.base}/race-${i}` })));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [...Array(10).fill(201), 409, 409]);
+    for (const r of replies.filter((x) => x.status === 409)) assert.deepEqual([r.body.code, r.body.reason], ['state_changed', 'endpoint_limit']);
+    const mine = (await m.call('GET', base(), token)).body.result as Array<{ id: string }>;
+    assert.equal(mine.length, 10);
+    for (const e of mine) assert.equal((await m.call('DELETE', `${base()}/${e.id}`, token)).status, 200);
   });
 });
 
@@ -225,7 +243,7 @@ void describe('delivery', () => {
     assert.equal(missing.status, 404);
   });
 
-  void it('two dispatchers at once never move a cursor twice nor skip an event, and log every attempt', async () => {
+  void it('two dispatchers at once: one holds the endpoint, every event is sent exactly once, in order', async () => {
     const sentBefore = receiver.at('/flaky').length;
     const logBefore = (await deliveries(flaky.id)).length;
     const ids = [await delistNext(), await delistNext()];
@@ -233,12 +251,16 @@ void describe('delivery', () => {
     await Promise.all([dispatcher.run(), rival.run()]);
     await dispatcher.run();
     const sent = receiver.at('/flaky').slice(sentBefore);
-    const ok = sent.filter((r) => r.answered === 200);
-    assert.deepEqual([...new Set(ok.map((r) => r.body.data.listing_id))], ids, 'every event, first arrivals in log order');
+    assert.deepEqual(sent.map((r) => r.body.data.listing_id), ids, 'each event once, in log order');
     for (const r of sent) assert.deepEqual(r.verifiedBy, [0]);
     const ep = (await m.call('GET', base(), token)).body.result.find((e: { id: string }) => e.id === flaky.id);
-    assert.equal(ep.last_delivered_seq, Math.max(...ok.map((r) => r.body.seq)));
-    assert.equal((await deliveries(flaky.id)).length - logBefore, sent.length, 'one log row per attempt, the losing one included');
+    assert.equal(ep.last_delivered_seq, sent[1]!.body.seq);
+    assert.equal((await deliveries(flaky.id)).length - logBefore, 2, 'one log row per attempt');
+    // A replay queued once is taken by one of two racing dispatchers.
+    const first = (await deliveries(flaky.id)).at(-1)!;
+    assert.equal((await m.call('POST', `${base()}/${flaky.id}/deliveries/${first.id}/replay`, token)).status, 202);
+    await Promise.all([dispatcher.run(), rival.run()]);
+    assert.equal(receiver.at('/flaky').length - sentBefore, 3, 'the replay was sent once');
   });
 
   void it('an endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS is disabled', async () => {
@@ -261,6 +283,27 @@ void describe('delivery', () => {
     assert.deepEqual([r.status, r.body.code], [409, 'state_changed']);
   });
 
+  void it("a quiet owner's endpoint keeps delivering after the log's retention pruned past its cursor", async () => {
+    // Others trade on (a public event after the seller's last), then a week passes and the log is pruned.
+    await listUnit(m, otherUnit.seller, 31_000, { utxo: otherUnit.utxo });
+    await eventLogRetentionJob(m.ctx.store.db, new ManualClock(m.clock.now() + 8 * 86_400_000), 7).run();
+    const before = receiver.at('/flaky').length;
+    const id = await delistNext();
+    await dispatcher.run();
+    assert.deepEqual(receiver.at('/flaky').slice(before).map((r) => [r.body.data.listing_id, r.answered]), [[id, 200]]);
+  });
+
+  void it('the delivery log keeps 30 days; the deliveries counter keeps counting', async () => {
+    const scrape = async () => (await m.app.inject({ method: 'GET', url: '/metrics' })).body.match(/market_webhook_deliveries_total\{outcome="succeeded"\} (\d+)/)?.[1];
+    const counted = await scrape();
+    assert.ok(Number(counted) >= 8, String(counted));
+    assert.ok((await deliveries(flaky.id)).length > 0);
+    // 30 days after the newest row (a dispatcher above ran a day ahead).
+    await dispatcherOf(m.ctx, source(), { clock: new ManualClock(m.clock.now() + 32 * 86_400_000) }).run();
+    assert.deepEqual(await deliveries(flaky.id), []);
+    assert.equal(await scrape(), counted);
+  });
+
   void it('refuses at delivery a name that resolves to a forbidden address (DNS rebinding), and loopback literals', async () => {
     const prod = new WebhookSender({ allowHttp: true, allowLoopback: false }, { timeoutMs: 1_000, maxResponseBytes: 1024, userAgent: 't' });
     const port = new URL(receiver.base).port;
@@ -271,5 +314,17 @@ void describe('delivery', () => {
     }
     assert.equal(receiver.received.length, before, 'nothing reached the receiver');
     await prod.close();
+  });
+
+  void it('never follows a redirect, and reads a bounded part of a huge answer', async () => {
+    const sender = new WebhookSender({ allowHttp: true, allowLoopback: true }, { timeoutMs: 2_000, maxResponseBytes: 1024, userAgent: 't' });
+    receiver.script('/moved', [{ status: 302, headers: { location: `${receiver.base}/elsewhere` } }]);
+    const moved = await sender.send(`${receiver.base}/moved`, '{}', {}, Date.now());
+    assert.deepEqual([moved.outcome, moved.status], ['failed', 302]);
+    assert.equal(receiver.at('/elsewhere').length, 0);
+    receiver.script('/huge', [{ status: 200, body: 'x'.repeat(8 * 1024 * 1024) }]);
+    const huge = await sender.send(`${receiver.base}/huge`, '{}', {}, Date.now());
+    assert.deepEqual([huge.outcome, huge.status], ['succeeded', 200]);
+    await sender.close();
   });
 });

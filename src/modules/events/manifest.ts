@@ -6,5 +6,6 @@ import { eventRoutes } from './routes.js';
 export const eventsArea: Area = {
   name: 'events',
   routes: eventRoutes,
-  jobs: (ctx) => [eventLogRetentionJob(ctx.store.db, ctx.clock, ctx.config.EVENT_LOG_RETENTION_DAYS)],
+  // One instance prunes at a time (src/cluster/).
+  jobs: (ctx) => [{ ...eventLogRetentionJob(ctx.store.db, ctx.clock, ctx.config.EVENT_LOG_RETENTION_DAYS), role: 'event-log-pruning' }],
 };

@@ -7,10 +7,13 @@
  * next attempt by the retry policy (a 429/503 Retry-After waits at least that long). Nothing
  * behind a failing event is sent, so a receiver sees the owner's events in log order. A 410
  * disables the endpoint at once; a run of failures lasting WEBHOOK_DISABLE_AFTER_HOURS disables
- * it too. Every attempt writes one delivery-log row in the transaction that moves the endpoint,
- * guarded on the state it read, so two dispatchers can never both advance one cursor (a crash
- * between the send and that commit re-sends the event: at least once, deduplicated by the
- * receiver on webhook-id). Replays the owner queued are sent once each, outside the order.
+ * it too. A dispatcher sends to an endpoint only under its lease (renewed before each attempt,
+ * long enough for one attempt), so two dispatchers (two instances, or two runs) never send to one
+ * endpoint at once; every attempt writes one delivery-log row in the transaction that moves the
+ * endpoint, guarded on the state it read, so not even an expired lease can advance a cursor
+ * twice. A crash between the send and that commit re-sends the event: at least once,
+ * deduplicated by the receiver on webhook-id. Replays the owner queued are taken by one
+ * dispatcher each and sent once, outside the order.
  */
 import crypto from 'node:crypto';
 import type { Db } from '../../store/db.js';
@@ -18,7 +21,7 @@ import type { Clock } from '../../clock.js';
 import type { Job } from '../../jobs/runner.js';
 import { mapPool } from '../../util/pool.js';
 import { payloadOf, type LogEvent, type WebhookEventSource } from './event-source.js';
-import { recordAttempt, settleReplay } from './lifecycle.js';
+import { leaseEndpoint, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
 import { failingTooLong, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { WebhookSender } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -35,9 +38,15 @@ export interface DispatcherOptions {
   batch?: number;
   perRun?: number;
   concurrency?: number;
+  /** How long one attempt may hold an endpoint: the sender's timeout and a margin for the store. */
+  leaseMs: number;
   /** Where one endpoint's failure to read the log is told (it must not stop the others). */
   onError?: (endpointId: string, e: unknown) => void;
 }
+
+/** How long the delivery log keeps a row; the log is pruned at most once an hour. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 let made = 0;
 /** Sorts by time, then by order made within this process (the log pages on (attempted_at, id)); random after that. */
@@ -54,6 +63,9 @@ export class WebhookDispatcher {
   private readonly batch: number;
   private readonly perRun: number;
   private readonly concurrency: number;
+  /** This dispatcher's name on the leases it takes. */
+  private readonly holder = `wdp_${crypto.randomBytes(8).toString('hex')}`;
+  private prunedAt = -Infinity;
 
   constructor(private readonly o: DispatcherOptions) {
     this.batch = o.batch ?? 50;
@@ -61,14 +73,20 @@ export class WebhookDispatcher {
     this.concurrency = o.concurrency ?? 8;
   }
 
-  /** One pass: queued replays, then every endpoint whose next attempt is due. */
+  /** One pass: queued replays, then every endpoint whose next attempt is due; the log's retention now and then. */
   async run(): Promise<void> {
+    const now = this.o.clock.now();
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = now;
+      await pruneDeliveries(this.o.db, now - DELIVERY_LOG_RETENTION_MS);
+    }
     await this.sendReplays();
     const due = await this.o.db
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('state', '=', 'active')
       .where('next_attempt_at', '<=', this.o.clock.now())
+      .where('lease_until', '<=', this.o.clock.now())
       .orderBy('next_attempt_at')
       .limit(1000)
       .execute();
@@ -80,11 +98,21 @@ export class WebhookDispatcher {
   }
 
   private async advance(start: EndpointRow): Promise<void> {
+    try {
+      await this.advanceLeased(start);
+    } finally {
+      await releaseEndpoint(this.o.db, start.id, this.holder);
+    }
+  }
+
+  private async advanceLeased(start: EndpointRow): Promise<void> {
     let ep: EndpointRow | null = start;
     let sent = 0;
     while (ep && sent < this.perRun) {
       const events = await this.o.source.ownerEventsAfter(ep.address, ep.last_seq, Math.min(this.batch, this.perRun - sent));
       for (const ev of events) {
+        const now = this.o.clock.now();
+        if (!(await leaseEndpoint(this.o.db, ep.id, this.holder, now, now + this.o.leaseMs))) return;
         const before: EndpointRow = ep;
         ep = await this.attempt(before, ev);
         sent++;
@@ -132,13 +160,14 @@ export class WebhookDispatcher {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.event_id', 'd.payload', 'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
-      .where('d.outcome', '=', 'queued')
+      .where((eb) => eb.or([eb('d.outcome', '=', 'queued'), eb.and([eb('d.outcome', '=', 'sending'), eb('d.attempted_at', '<', this.o.clock.now() - this.o.leaseMs)])]))
       .where('e.state', '=', 'active')
       .orderBy('d.attempted_at')
       .limit(100)
       .execute();
     await mapPool(queued, this.concurrency, async (q) => {
       const now = this.o.clock.now();
+      if (!(await takeReplay(this.o.db, q.id, now, now - this.o.leaseMs))) return;
       const result = await this.o.sender.send(q.url, q.payload, webhookHeaders(liveSecrets(q, now), q.event_id, Math.floor(now / 1000), q.payload), now);
       await settleReplay(this.o.db, q.id, result, now);
     });

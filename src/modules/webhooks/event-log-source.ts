@@ -8,8 +8,11 @@ export function eventLogSource(ctx: Pick<Context, 'store' | 'chain'>): WebhookEv
   const events = new EventsService(ctx.store.db, new AssetLongnames(ctx.chain.counterparty));
   return {
     async ownerEventsAfter(address, after, limit) {
-      // A position older than the retention throws ResyncRequired: the dispatcher logs it for that endpoint only.
-      const { rows } = await events.ownerAfter(address, after, limit);
+      // Not the feed's position check: the log's retention is global, so a quiet owner's cursor
+      // falls behind it with nothing of its own pruned. An endpoint cannot lose events to the
+      // retention while it lives: it is disabled after WEBHOOK_DISABLE_AFTER_HOURS of failure,
+      // which the configuration keeps below EVENT_LOG_RETENTION_DAYS.
+      const rows = events.renderOwner(await events.log.page({ feed: 'owner', address }, after, limit));
       return rows.map(({ seq, ...event }) => ({ seq, event_id: event.event_id, kind: event.kind, at: event.at, event }));
     },
     head: async () => (await events.log.head()).last,

@@ -5,9 +5,10 @@
  * naming the state it may leave, so a lost race (two dispatchers, a delete mid-delivery) changes
  * nothing and answers false.
  */
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
 import type { AttemptResult } from './sender.js';
-import type { DeliveryRow, DisabledReason, EndpointRow } from './tables.js';
+import type { DeliveryOutcome, DeliveryRow, DisabledReason, EndpointRow } from './tables.js';
 
 export async function createEndpoint(db: Db, row: EndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
@@ -64,27 +65,78 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
     } else {
       next = { ...ep, attempts: ep.attempts + 1, failing_since: ep.failing_since ?? r.now, next_attempt_at: r.retryAt, updated_at: r.now };
     }
-    const { id: _id, ...changes } = next;
+    // The lease is the dispatcher's business (leaseEndpoint, releaseEndpoint): an attempt leaves it as it is.
+    const { id: _id, lease_holder: _holder, lease_until: _until, ...changes } = next;
     const res = await attemptGuard(tx, ep).set(changes).executeTakeFirst();
     const exists = Number(res.numUpdatedRows) === 1 || (await tx.selectFrom('webhook_endpoints').select('id').where('id', '=', ep.id).executeTakeFirst()) !== undefined;
     // A deleted endpoint takes its log with it; an attempt that raced the delete leaves no row behind.
     if (exists) await tx.insertInto('webhook_deliveries').values(r.delivery).execute();
+    await countAttempt(tx, r.result.outcome);
     return Number(res.numUpdatedRows) === 1 ? next : null;
   });
 }
 
-/** A replay waits in the log as `queued` until the dispatcher sends it. */
+/**
+ * Takes (or renews) the endpoint for `holder` until `until` (ms): free when no lease is running
+ * or it is the holder's own. False when another dispatcher is sending to it, or it is no longer
+ * active. A crashed holder's lease simply runs out.
+ */
+export async function leaseEndpoint(db: Db, id: string, holder: string, now: number, until: number): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_holder: holder, lease_until: until })
+    .where('id', '=', id)
+    .where('state', '=', 'active')
+    .where((eb) => eb.or([eb('lease_until', '<=', now), eb('lease_holder', '=', holder)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function releaseEndpoint(db: Db, id: string, holder: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ lease_holder: null, lease_until: 0 }).where('id', '=', id).where('lease_holder', '=', holder).execute();
+}
+
+/** A replay waits in the log as `queued` until a dispatcher takes it (`sending`), then records its outcome. */
 export async function queueReplay(db: Db, row: DeliveryRow): Promise<void> {
   await db.insertInto('webhook_deliveries').values(row).execute();
 }
 
-/** queued → the attempt's outcome; false when another dispatcher sent it first. */
-export async function settleReplay(db: Db, id: string, r: AttemptResult, now: number): Promise<boolean> {
+/** queued (or a `sending` left behind by a dispatcher that died before `staleBefore`) → sending; false when another dispatcher took it. */
+export async function takeReplay(db: Db, id: string, now: number, staleBefore: number): Promise<boolean> {
   const res = await db
     .updateTable('webhook_deliveries')
-    .set({ outcome: r.outcome, response_status: r.status, duration_ms: r.durationMs, error: r.error, attempted_at: now })
+    .set({ outcome: 'sending', attempted_at: now })
     .where('id', '=', id)
-    .where('outcome', '=', 'queued')
+    .where((eb) => eb.or([eb('outcome', '=', 'queued'), eb.and([eb('outcome', '=', 'sending'), eb('attempted_at', '<', staleBefore)])]))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+/** sending → the attempt's outcome. */
+export async function settleReplay(db: Db, id: string, r: AttemptResult, now: number): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const res = await tx
+      .updateTable('webhook_deliveries')
+      .set({ outcome: r.outcome, response_status: r.status, duration_ms: r.durationMs, error: r.error, attempted_at: now })
+      .where('id', '=', id)
+      .where('outcome', '=', 'sending')
+      .executeTakeFirst();
+    await countAttempt(tx, r.outcome);
+    return Number(res.numUpdatedRows) === 1;
+  });
+}
+
+/** One more attempt of this outcome, in the transaction that logs it. */
+async function countAttempt(tx: Tx, outcome: DeliveryOutcome): Promise<void> {
+  await tx
+    .insertInto('webhook_delivery_counts')
+    .values({ outcome, n: 1 })
+    .onConflict((oc) => oc.column('outcome').doUpdateSet({ n: sql<number>`webhook_delivery_counts.n + 1` }))
+    .execute();
+}
+
+/** The log's retention: rows older than `before` (ms) go, except replays not yet answered. */
+export async function pruneDeliveries(db: Db, before: number): Promise<number> {
+  const res = await db.deleteFrom('webhook_deliveries').where('attempted_at', '<', before).where('outcome', 'not in', ['queued', 'sending']).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }

@@ -127,7 +127,7 @@ export function webhookRoutes(source: WebhookEventSource) {
           security,
           summary: "An endpoint's delivery log",
           description:
-            'One row per attempt (and per replay), newest first: the event (`event_id` = `webhook-id`, `seq`, `kind`), the attempt number, the outcome, the HTTP status, the time it took and the error. `limit` 1 to 100 (default 50); pass `next_cursor` back as `cursor` for older rows.',
+            'One row per attempt (and per replay), newest first, kept 30 days: the event (`event_id` = `webhook-id`, `seq`, `kind`), the attempt number, the outcome, the HTTP status, the time it took and the error. `limit` 1 to 100 (default 50); pass `next_cursor` back as `cursor` for older rows.',
           params: IdParams,
           querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
           response: { 200: Page(WebhookDelivery), ...errorResponses },

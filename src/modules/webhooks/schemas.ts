@@ -50,8 +50,8 @@ export const WebhookDelivery = Type.Object(
     seq: Type.Integer({ minimum: 1, description: "The event's position in the ordered log" }),
     kind: Type.String(),
     attempt: Type.Integer({ minimum: 0, description: 'Attempt number at this event (1 = first); 0 for a replay' }),
-    outcome: Type.Union(['succeeded', 'failed', 'timeout', 'network_error', 'refused_address', 'gone', 'queued'].map((o) => Type.Literal(o)), {
-      description: '`succeeded` (2xx), `failed` (another status; 3xx included: redirects are never followed), `timeout`, `network_error`, `refused_address` (the host resolved to a non-public address at delivery), `gone` (410), `queued` (a replay not yet sent)',
+    outcome: Type.Union(['succeeded', 'failed', 'timeout', 'network_error', 'refused_address', 'gone', 'queued', 'sending'].map((o) => Type.Literal(o)), {
+      description: '`succeeded` (2xx), `failed` (another status; 3xx included: redirects are never followed), `timeout`, `network_error`, `refused_address` (the host resolved to a non-public address at delivery), `gone` (410), `queued` and `sending` (a replay not yet answered)',
     }),
     response_status: Nullable(Type.Integer()),
     duration_ms: Nullable(Type.Integer({ minimum: 0 })),

@@ -12,7 +12,7 @@ import { checkLiteralHost, guardedLookup, UrlRefused, type UrlRules } from './ur
 import { honoursRetryAfter, parseRetryAfter } from './retry-policy.js';
 
 export interface AttemptResult {
-  outcome: Exclude<DeliveryOutcome, 'queued'>;
+  outcome: Exclude<DeliveryOutcome, 'queued' | 'sending'>;
   status: number | null;
   durationMs: number;
   error: string | null;

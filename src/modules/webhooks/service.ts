@@ -18,7 +18,8 @@ export const ROTATION_GRACE_MS = 24 * 3600_000;
 
 const sec = (ms: number) => Math.floor(ms / 1000);
 
-export const urlRulesOf = (ctx: Pick<Context, 'config'>): UrlRules => ({ allowHttp: ctx.config.CHAIN === 'devnet', allowLoopback: ctx.config.CHAIN === 'devnet' });
+/** Loopback and plain http on a regtest market only (the devnet, or Bitcoin Core on regtest as the multi-instance test runs it): worthless coins, a local receiver. */
+export const urlRulesOf = (ctx: Pick<Context, 'config'>): UrlRules => ({ allowHttp: ctx.config.NETWORK === 'regtest', allowLoopback: ctx.config.NETWORK === 'regtest' });
 
 export function endpointView(ep: EndpointRow, nowMs: number): WebhookEndpointWire {
   const failing = ep.state === 'active' && ep.attempts > 0;
@@ -74,10 +75,17 @@ export class WebhooksService {
       if (e instanceof UrlRefused) throw invalid(`url refused: ${e.message}`, { field: 'body.url', reason: e.reason, ...(e.address ? { address: e.address } : {}) });
       throw e;
     }
-    const count = await this.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('address', '=', address).executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_ENDPOINTS_PER_ADDRESS) {
-      throw new ApiError('state_changed', `an address may have at most ${MAX_ENDPOINTS_PER_ADDRESS} webhook endpoints; delete one first`, { reason: 'endpoint_limit' });
-    }
+    // The count and the insert as one section per address (across instances), so racing registrations cannot pass the limit together.
+    return this.ctx.store.locks.run(`webhooks:${address}`, async () => {
+      const count = await this.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('address', '=', address).executeTakeFirstOrThrow();
+      if (Number(count.n) >= MAX_ENDPOINTS_PER_ADDRESS) {
+        throw new ApiError('state_changed', `an address may have at most ${MAX_ENDPOINTS_PER_ADDRESS} webhook endpoints; delete one first`, { reason: 'endpoint_limit' });
+      }
+      return this.insert(address, url);
+    });
+  }
+
+  private async insert(address: string, url: URL): Promise<EndpointRow> {
     const now = this.ctx.clock.now();
     const row: EndpointRow = {
       id: `wh_${crypto.randomBytes(12).toString('hex')}`,
@@ -94,6 +102,8 @@ export class WebhooksService {
       attempts: 0,
       next_attempt_at: now,
       failing_since: null,
+      lease_holder: null,
+      lease_until: 0,
       created_at: now,
       updated_at: now,
     };
@@ -133,7 +143,7 @@ export class WebhooksService {
     const d = await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryIdToReplay).where('endpoint_id', '=', ep.id).executeTakeFirst();
     if (!d) throw notFound('delivery');
     if (ep.state !== 'active') throw new ApiError('state_changed', `the endpoint is disabled (${ep.disabled_reason ?? 'unknown'}); register it again to receive events`);
-    if (d.outcome === 'queued') throw new ApiError('state_changed', 'this replay is still queued');
+    if (d.outcome === 'queued' || d.outcome === 'sending') throw new ApiError('state_changed', 'this replay is not sent yet');
     const now = this.ctx.clock.now();
     const row: DeliveryRow = { ...d, id: deliveryId(now), attempt: 0, outcome: 'queued', response_status: null, duration_ms: null, error: null, replay_of: d.id, attempted_at: now };
     await queueReplay(this.db, row);

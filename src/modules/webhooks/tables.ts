@@ -7,6 +7,8 @@
  * event log: every owner event of `address` up to it was delivered (2xx), in order.
  * `attempts` counts failed attempts at the event after it, `next_attempt_at` (ms) is when the
  * dispatcher may try again, `failing_since` (ms) when the current run of failures began.
+ * `lease_holder`/`lease_until` (ms): the dispatcher sending to the endpoint now, so two
+ * dispatchers (two instances, a timed run and a kick) never send to one endpoint at once.
  * Secrets are kept readable because HMAC needs them; they are shown only when made.
  */
 export type EndpointState = 'active' | 'disabled';
@@ -15,10 +17,10 @@ export type DisabledReason = 'gone' | 'failing';
 /**
  * An attempt's outcome (also the label of market_webhook_deliveries_total): `succeeded` (2xx),
  * `failed` (another status), `timeout`, `network_error` (refused, reset, TLS, DNS),
- * `refused_address` (the host resolved to a forbidden address at delivery), `gone` (410), and
- * `queued` for a replay not yet sent.
+ * `refused_address` (the host resolved to a forbidden address at delivery), `gone` (410); and
+ * for a replay, `queued` until a dispatcher takes it (`sending`) and records its outcome.
  */
-export type DeliveryOutcome = 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused_address' | 'gone' | 'queued';
+export type DeliveryOutcome = 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused_address' | 'gone' | 'queued' | 'sending';
 
 export interface WebhookTables {
   webhook_endpoints: {
@@ -35,6 +37,8 @@ export interface WebhookTables {
     attempts: number;
     next_attempt_at: number;
     failing_since: number | null;
+    lease_holder: string | null;
+    lease_until: number;
     created_at: number;
     updated_at: number;
   };
@@ -54,6 +58,11 @@ export interface WebhookTables {
     replay_of: string | null;
     /** ms */
     attempted_at: number;
+  };
+  /** Attempts by outcome since the start (market_webhook_deliveries_total); pruning the log leaves them. */
+  webhook_delivery_counts: {
+    outcome: DeliveryOutcome;
+    n: number;
   };
 }
 

@@ -17,6 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('attempts', 'integer', (c) => c.notNull())
     .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
     .addColumn('failing_since', 'bigint')
+    .addColumn('lease_holder', 'text')
+    .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
@@ -41,4 +43,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'attempted_at', 'id']).execute();
   await db.schema.createIndex('webhook_deliveries_outcome').on('webhook_deliveries').columns(['outcome']).execute();
+  await db.schema.createIndex('webhook_deliveries_attempted').on('webhook_deliveries').columns(['attempted_at']).execute();
+
+  // Attempts by outcome since the start, kept apart from the log so pruning the log never lowers them.
+  await db.schema
+    .createTable('webhook_delivery_counts')
+    .addColumn('outcome', 'text', (c) => c.primaryKey())
+    .addColumn('n', 'bigint', (c) => c.notNull())
+    .execute();
 }
