@@ -24,6 +24,7 @@ import { cartCompletionBench } from './checkout.js';
 import { bidFlowBench, offerBookTiming } from './offers.js';
 import { raceBench } from './race.js';
 import { indexerBench } from './indexer.js';
+import { streamBench } from './stream.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
@@ -144,6 +145,18 @@ async function main() {
   figures.offer_placement_1000_ms = bids.placement_1000_ms;
   figures.exact_accept_cpfp_ms = bids.accept_cpfp_ms;
   figures.sequential_baseline_p50_ms = seqBase.p50;
+
+  say.line('\n# Push stream: GET /v1/stream/events (one instance, SSE over loopback)\n');
+  const stream = await streamBench(boot.ctx, api);
+  printTable([
+    { measure: `${stream.events} events to ${stream.clients} clients`, 'events/s': stream.events_per_s, 'frames/s': stream.frames_per_s, ms: '' },
+    { measure: `checkout completion sent → its sale frame on a client (p50 of ${stream.checkouts})`, 'events/s': '', 'frames/s': '', ms: stream.checkout_to_frame_p50_ms },
+    { measure: 'the same, slowest', 'events/s': '', 'frames/s': '', ms: stream.checkout_to_frame_max_ms },
+  ]);
+  figures.stream_events_per_s_100_clients = stream.events_per_s;
+  figures.stream_frames_per_s_100_clients = stream.frames_per_s;
+  figures.stream_checkout_to_frame_ms = stream.checkout_to_frame_p50_ms;
+  figures.stream_checkout_to_frame_max_ms = stream.checkout_to_frame_max_ms;
 
   say.line('\n# Indexer: one block of 2,000 payments\n');
   const idx = await indexerBench(boot.ctx);

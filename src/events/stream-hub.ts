@@ -198,6 +198,7 @@ export class StreamHub {
       const mine = rows.filter((r) => (c.scope.feed === 'owner' ? r.feed === 'owner' && r.address === c.scope.address : r.feed === 'public'));
       for (const f of await this.render(mine)) if (c.wants(f)) c.send(f.text);
       c.position = rows[rows.length - 1]!.seq;
+      await turn();
     }
   }
 
@@ -229,6 +230,7 @@ export class StreamHub {
           const tail = rows[rows.length - 1]!.seq;
           this.tail = tail;
           for (const c of this.clients) c.take(frames, tail);
+          await turn();
           if (rows.length < BATCH) break;
         }
       } while (this.again);
@@ -237,6 +239,13 @@ export class StreamHub {
     }
   }
 }
+
+/**
+ * Lets the event loop run I/O between batches: SQLite queries resolve without leaving the
+ * microtask queue, so a backlog would otherwise be written in one turn, sockets could not drain,
+ * and every client would look slow.
+ */
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
 function bump(m: Map<string, number>, key: string, by: number): void {
   const n = (m.get(key) ?? 0) + by;

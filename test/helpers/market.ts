@@ -15,7 +15,6 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Devnet } from '../../src/chain/devnet/index.js';
 import type { Chain } from '../../src/chain/ports.js';
-import type { Area } from '../../src/area.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { testApp, type TestApp } from './app.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
@@ -56,8 +55,8 @@ const freshIp = () => `10.77.${Math.floor(++ipCounter / 250) % 250}.${ipCounter 
  * The market on a fresh devnet. `env` adds config (e.g. DEVNET_ATTACH_FEE_RAW); `wrapChain`
  * puts a wrapper between the market and the devnet's ports (see testApp).
  */
-export async function openMarket(env: Record<string, string> = {}, opts: { wrapChain?: (chain: Chain) => Chain; areas?: readonly Area[] } = {}): Promise<Market> {
-  const t = await testApp({ env: { DEVNET_ATTACH_FEE_RAW: '0', ...env }, ...(opts.wrapChain ? { wrapChain: opts.wrapChain } : {}), ...(opts.areas ? { areas: opts.areas } : {}) });
+export async function openMarket(env: Record<string, string> = {}, opts: { wrapChain?: (chain: Chain) => Chain } = {}): Promise<Market> {
+  const t = await testApp({ env: { DEVNET_ATTACH_FEE_RAW: '0', ...env }, ...(opts.wrapChain ? { wrapChain: opts.wrapChain } : {}) });
   if (!t.ctx.devnet) throw new Error('the test app has no devnet (CHAIN must be devnet)');
   const devnet = t.ctx.devnet as unknown as Devnet;
   const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown): Promise<Reply> => {

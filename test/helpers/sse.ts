@@ -18,6 +18,8 @@ export interface SseClient {
   frames: SseFrame[];
   comments: number;
   closed: Promise<void>;
+  /** True once the connection closed (either side). */
+  ended: boolean;
   close(): void;
 }
 
@@ -34,9 +36,13 @@ export function openSse(url: string, headers: Record<string, string> = {}, onFra
         frames: [],
         comments: 0,
         closed,
+        ended: false,
         close: () => req.destroy(),
       };
-      res.on('close', () => closedResolve());
+      res.on('close', () => {
+        client.ended = true;
+        closedResolve();
+      });
       res.on('error', () => closedResolve());
       if (client.status !== 200) {
         let text = '';

@@ -135,8 +135,8 @@ async function countAttempt(tx: Tx, outcome: DeliveryOutcome): Promise<void> {
     .execute();
 }
 
-/** The log's retention: rows older than `before` (ms) go, except replays not yet answered. */
+/** The log's retention: rows older than `before` (ms) go (a replay still queued that long waits on a disabled endpoint). */
 export async function pruneDeliveries(db: Db, before: number): Promise<number> {
-  const res = await db.deleteFrom('webhook_deliveries').where('attempted_at', '<', before).where('outcome', 'not in', ['queued', 'sending']).executeTakeFirst();
+  const res = await db.deleteFrom('webhook_deliveries').where('attempted_at', '<', before).executeTakeFirst();
   return Number(res.numDeletedRows);
 }
