@@ -191,7 +191,7 @@ void test('plain, the contrast: the same lift of a plain listing\'s pair replace
   assert.equal(await heldAt(m, buyer.w.address, seller.asset), 0n);
 });
 
-void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it', async () => {
+void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it; the seller takes the unit back by the key path', async () => {
   const seller = makeWallet('p2tr', 'cosigned-delist');
   await m.fund(seller, 60_000);
   const asset = await m.issue(seller, '1');
@@ -214,6 +214,27 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   );
   // The seller's half is worthless alone: the unit stays on the co-signed output, the seller's to move by the key path.
   assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+  const before = await m.call('GET', '/v1/inventory/prepared', token);
+  const unit = before.body.result.find((u: Record<string, any>) => u.asset === asset);
+  assert.deepEqual([unit?.custody, `${unit?.asset_utxo.txid}:${unit?.asset_utxo.vout}`, unit?.listing_id], ['cosigned', l.utxo_outpoint, null]);
+
+  const at = { txid: l.utxo_txid, vout: l.utxo_vout };
+  const stranger = await m.call('POST', '/v1/inventory/cosigned-withdrawals', buyer.token, { asset_utxo: at, fee_rate: 2 });
+  assert.equal(stranger.status, 404, JSON.stringify(stranger.body));
+  const wd = await m.call('POST', '/v1/inventory/cosigned-withdrawals', token, { asset_utxo: at, fee_rate: 2 });
+  assert.equal(wd.status, 200, JSON.stringify(wd.body));
+  assert.deepEqual([wd.body.result.tap_internal_key, wd.body.result.tap_merkle_root], [hex.encode(seller.xOnly), hex.encode(co.merkleRoot)]);
+  // The seller's wallet signs the key path from those fields alone (no leaf, no market).
+  const signed = psbtOf(wd.body.result.psbt_hex as string);
+  for (const i of wd.body.result.inputs_to_sign as number[]) signInput(signed, i, seller, SigHash.DEFAULT);
+  signed.finalize();
+  assert.equal(signed.getInput(0).finalScriptWitness?.length, 1, 'a key-path spend: one signature');
+  assert.equal(await m.ctx.chain.bitcoin.broadcast(signed.hex), wd.body.result.expected_txid);
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldOn(m, `${wd.body.result.expected_txid}:0`, asset), 1n, 'the unit moved to output 0, at the seller address');
+  const after = (await m.call('GET', '/v1/inventory/prepared', token)).body.result.find((u: Record<string, any>) => u.asset === asset);
+  assert.deepEqual([after?.custody, after?.asset_utxo.txid], ['address', wd.body.result.expected_txid]);
 });
 
 void test('co-signed: a buyer who double-spends its checkout does not make the listing unsellable; the signer supersedes only the dead transaction', async () => {
