@@ -50,6 +50,8 @@ export function listingRoutes(app: App, ctx: Context): void {
 
 **Idempotency**: \`idempotency_key\` is unique per seller. The same key with the same body returns the same draft (in its current state); with another body it is 409 state_changed with \`idempotency_key\` and \`preflight_id\`. P2TR addresses may pass their BIP-86 internal keys (\`seller_tap_internal_key\`, \`asset_source_tap_internal_key\`) so the templates carry tapInternalKey.
 
+**protocol_subtype** (\`plain\` by default, or \`cosigned\`): see the ListingProtocolSubtype schema for what each protects against. \`cosigned\` needs a P2TR seller with \`seller_tap_internal_key\` and mode=attach (400 unsupported_address_type / invalid_request otherwise; 503 service_unavailable while the market signer cannot be reached); the draft then names the co-signed output (\`cosigned_output\`), the attach puts the unit on it, and the listing template spends it by its leaf.
+
 Price bounds: 422 price_below_minimum (< 5,000 sats, with minimum_price_sats) and listing_price_above_maximum (> 100 BTC, with maximum_price_sats).
 ${DRAFT_DOC}`,
         body: PreflightBody,
