@@ -70,10 +70,10 @@ async function cosignedDraft(w: TestWallet, token: string, asset: string, price:
   return r.body.result as Record<string, any>;
 }
 
-/** attach-and-list with the attach signed ALL and the given listing half. */
+/** attach-and-list with every attach input signed ALL and the given listing half. */
 const attachAndList = (d: Record<string, any>, w: TestWallet, token: string, listingHex: string) =>
   m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, token, {
-    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, [0], SigHash.ALL),
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, (d.attach.signers as { inputs_to_sign: number[] }[]).flatMap((s) => s.inputs_to_sign), SigHash.ALL),
     listing_psbt_hex: listingHex,
     expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
   });
@@ -271,4 +271,36 @@ void test('co-signed: a buyer who double-spends its checkout does not make the l
     m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q1.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version, supersedes_txid: q1.expected_txid }),
     (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === q2.expected_txid,
   );
+});
+
+void test('co-signed, reuse mode: a unit already attached at the seller address is moved into its co-signed output by one signed transaction, then listed', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-move');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const at = await m.attachDirect(seller, asset);
+  const token = await m.signIn(seller);
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+
+  const r = await m.call('POST', '/v1/listing-preflights', token, {
+    seller: seller.address, asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: 40_000, protocol_subtype: 'cosigned',
+    seller_tap_internal_key: hex.encode(seller.xOnly), fee_rate: 2, idempotency_key: `cosigned-${++keys}`,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const d = r.body.result as Record<string, any>;
+  assert.deepEqual([d.mode, d.status, d.fees.protocol.amount_raw], ['reuse', 'awaiting_attach_signature', '0']);
+  // The move: the unit's output at input 0, no message, output 0 the co-signed output (where Counterparty moves the unit).
+  const move = psbtOf(d.attach.psbt_hex);
+  assert.equal(`${hex.encode(move.getInput(0).txid!)}:${move.getInput(0).index}`, `${at.txid}:${at.vout}`);
+  assert.equal(hex.encode(move.getOutput(0).script!), hex.encode(co.script));
+  assert.ok(Array.from({ length: move.outputsLength }, (_, i) => move.getOutput(i).script![0]).every((b) => b !== 0x6a), 'no OP_RETURN');
+
+  const listed = await attachAndList(d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  await m.mine();
+  await m.sync();
+  const l = await listingRow(m, listed.body.result.listing_id as string);
+  assert.deepEqual([l.state, l.protocol_subtype, l.utxo_outpoint], ['active', 'cosigned', `${d.expected_txid}:0`]);
+  assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+  assert.equal(await heldOn(m, `${at.txid}:${at.vout}`, asset), 0n);
 });
