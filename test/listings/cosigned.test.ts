@@ -22,6 +22,7 @@ import { networkParams } from '../../src/bitcoin/networks.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { SignerRefused } from '../../src/signer/port.js';
 import { buildTx } from '../helpers/devnet.js';
+import { newBidder, placeFunded } from '../offers/exact-helpers.js';
 
 let m: Market;
 before(async () => {
@@ -303,4 +304,13 @@ void test('co-signed, reuse mode: a unit already attached at the seller address 
   assert.deepEqual([l.state, l.protocol_subtype, l.utxo_outpoint], ['active', 'cosigned', `${d.expected_txid}:0`]);
   assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
   assert.equal(await heldOn(m, `${at.txid}:${at.vout}`, asset), 0n);
+
+  // Exact offers do not reach a co-signed unit yet: a clear refusal, not a template its holder could never sign.
+  const bidder = await newBidder(m);
+  const placed = await placeFunded(m, bidder, 45_000, 1, [{ scope: 'asset', asset }]);
+  await m.mine(3);
+  await m.sync();
+  const auth = await m.call('POST', `/v1/offers/${placed.funding_slots[0]!.offer_ids[0]}/exact-authorizations`, bidder.token, { outpoints: [{ txid: l.utxo_txid, vout: l.utxo_vout }], fee_rate: 2 });
+  assert.equal(auth.body.code, 'target_unavailable', JSON.stringify(auth.body));
+  assert.match(auth.body.error as string, /co-signed listing output/);
 });
