@@ -314,3 +314,29 @@ void test('co-signed, reuse mode: a unit already attached at the seller address 
   assert.equal(auth.body.code, 'target_unavailable', JSON.stringify(auth.body));
   assert.match(auth.body.error as string, /co-signed listing output/);
 });
+
+void test('co-signed: a co-signature whose checkout was never journaled (the market stopped before its commit) does not block the next buyer', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-crash');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const { l } = await listCosigned(seller, await m.signIn(seller), asset, 26_000);
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+
+  // As the completion does with the claims held, then the process dies before the commit: the signer has a decision, the journal nothing.
+  const first = await newBuyer(m, 'p2wpkh', 'cosigned-crash-a', [200_000]);
+  const qa = await quoteOk(m, first, { lines: [{ listing_id: l.id }], delivery_address: first.w.address, fee_rate: 2 });
+  await m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: qa.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version });
+  assert.equal(await m.ctx.journal.byTxid(m.ctx.store.db, qa.expected_txid), undefined);
+
+  const next = await newBuyer(m, 'p2wpkh', 'cosigned-crash-b', [200_000]);
+  const qb = await quoteOk(m, next, { lines: [{ listing_id: l.id }], delivery_address: next.w.address, fee_rate: 2 });
+  const r = await complete(m, next, qb.id, signQuote(qb, next.w));
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  // Now the live checkout's decision stands: the first quote's transaction is refused.
+  await assert.rejects(
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: qa.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version }),
+    (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === qb.expected_txid,
+  );
+  assert.equal((await complete(m, first, qa.id, signQuote(qa, first.w))).status, 409);
+});
