@@ -201,8 +201,17 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   const market = (await m.ctx.signer.info()).current;
   const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
 
+  // A reprice: the batch template spends the co-signed output by its leaf; signed over the leaf it is taken.
+  const pre = await m.call('POST', '/v1/listings/batch', token, { action: 'reprice_preflight', listings: [{ listing_id: l.id, price_sats: 27_000 }] });
+  assert.equal(pre.status, 200, JSON.stringify(pre.body));
+  const tpl = pre.body.result.listings[0].listing.psbt_hex as string;
+  assert.equal(hex.encode(psbtOf(tpl).getInput(0).witnessUtxo!.script), hex.encode(co.script));
+  const repriced = await m.call('POST', `/v1/listings/${l.id}/reprice`, token, { psbt_hex: signLeafHalf(tpl, seller) });
+  assert.deepEqual([repriced.status, repriced.body.result?.price_sats], [200, 27_000], JSON.stringify(repriced.body));
+
   const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-delist', [200_000]);
   const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  assert.equal(q.totals.price_sats, 27_000);
   const del = await m.call('POST', `/v1/listings/${l.id}/delist`, token, {});
   assert.equal(del.status, 200, JSON.stringify(del.body));
 
