@@ -146,9 +146,10 @@ void test('a settlement released but mined anyway: the chain wins (listing sold,
   const { l, buyer, q } = await quoted('released-mined');
   assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w))).status, 200);
   const s = await settlementOf(q.id);
-  // As if the node had answered with a conflict the market believed: claims released, listing back.
+  // As if the node had answered with a conflict the market believed: claims released; the
+  // relayed half is public, so the listing is exposed (off the book), not active.
   assert.equal(await m.ctx.journal.release(s.id, 'conflicted', 'txn-mempool-conflict'), true);
-  assert.equal((await listingRow(m, l.id)).state, 'active');
+  assert.equal((await listingRow(m, l.id)).state, 'exposed');
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['dropped']);
 
   await m.mine();
@@ -156,7 +157,7 @@ void test('a settlement released but mined anyway: the chain wins (listing sold,
   const sold = await listingRow(m, l.id);
   assert.deepEqual([sold.state, sold.end_reason, sold.signed_psbt], ['sold', null, null]);
   const events = await m.ctx.store.db.selectFrom('owner_events').select('kind').where('listing_id', '=', l.id).execute();
-  assert.deepEqual(events, [], 'the spend was never taken for a foreign one (no listing_invalidated)');
+  assert.deepEqual(events, [{ kind: 'listing_exposed' }], 'the spend was never taken for a foreign one (no listing_invalidated)');
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['confirmed']);
   assert.equal((await settlementOf(q.id)).state, 'confirmed');
   assert.equal((await readOp(m, buyer, q.id)).body.result.status, 'confirmed');

@@ -42,6 +42,8 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     cosign_seller_key: null,
     cosign_market_key: null,
     cosign_key_version: null,
+    exposed_at: null,
+    exposure_reason: null,
     ...over,
   };
   await db.insertInto('listings').values(row).execute();

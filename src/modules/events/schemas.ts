@@ -27,7 +27,7 @@ export const OwnerEvent = Type.Object(
     event_id: Type.String({ description: 'Stable per (kind, subject); dedupe on it' }),
     kind: Type.String({
       description:
-        'listing_filled, listing_delisted, listing_expired, listing_invalidated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship',
+        'listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship',
     }),
     at: { ...UnixSeconds, description: 'When the market observed the event; a confirmation when it first saw the block; an expiry its expires_at' },
     role: Type.Union([Type.Literal('seller'), Type.Literal('buyer'), Type.Literal('bidder')]),
@@ -43,6 +43,7 @@ export const OwnerEvent = Type.Object(
     funding_slot_id: Type.Optional(Type.String()),
     asset_utxo: Type.Optional({ ...Outpoint, description: "The listed unit's outpoint" }),
     expires_at: Type.Optional({ ...UnixSeconds, description: 'On an expiry' }),
+    exposure_reason: Type.Optional(Type.String({ description: 'On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected' })),
   },
   { additionalProperties: false },
 );

@@ -40,7 +40,7 @@ const PreparedUnit = Type.Object(
     asset_utxo: Type.Object({ txid: Txid, vout: Vout, utxo_value_sats: Sats({ minimum: 1 }) }, { additionalProperties: false }),
     confirmations: Type.Integer({ minimum: 1 }),
     listing_id: Nullable(Type.String()),
-    listing_status: Nullable(Type.Union(['pending', 'active', 'reserved'].map((s) => Type.Literal(s)))),
+    listing_status: Nullable(Type.Union(['pending', 'active', 'reserved', 'exposed'].map((s) => Type.Literal(s)), { description: '`exposed`: its signed half was broadcast in a failed checkout; rotate the unit (POST /v1/listings/{id}/rotation)' })),
     listed_price_sats: Nullable(Sats({ minimum: 1 })),
     custody: Type.Union([Type.Literal('address'), Type.Literal('cosigned')], {
       description:
@@ -103,7 +103,7 @@ export function inventoryRoutes(app: App, ctx: Context): void {
         security: sessionSecurity,
         tags,
         summary: 'Attached, confirmed units the session address owns',
-        description: `Session required; never cached. Every confirmed, unspent UTXO of the session address that holds exactly one asset (a unit that can be listed with a reuse preflight, or accept an offer), listed or not: \`listing_id\`, \`listing_status\` and \`listed_price_sats\` describe its open listing (pending, active or reserved), null when none. UTXOs holding several assets are not units and are left out. At most ${MAX_PREPARED} UTXOs are read.`,
+        description: `Session required; never cached. Every confirmed, unspent UTXO of the session address that holds exactly one asset (a unit that can be listed with a reuse preflight, or accept an offer), listed or not: \`listing_id\`, \`listing_status\` and \`listed_price_sats\` describe its open listing (pending, active or reserved, or exposed until the unit is rotated), null when none. UTXOs holding several assets are not units and are left out. At most ${MAX_PREPARED} UTXOs are read.`,
         response: { 200: Ok(Type.Array(PreparedUnit)), ...errorResponses },
       },
     },

@@ -159,6 +159,8 @@ export function listingRow(d: DraftRow, signed: SignedListingInput, state: 'pend
     cosign_seller_key: d.protocol_subtype === 'cosigned' ? d.seller_tap_key : null,
     cosign_market_key: d.cosign_market_key,
     cosign_key_version: d.cosign_key_version,
+    exposed_at: null,
+    exposure_reason: null,
   };
 }
 

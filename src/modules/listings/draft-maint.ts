@@ -14,7 +14,7 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
 import { draftStatus } from './draft-view.js';
-import type { DraftRow, ListingStore } from './store.js';
+import { LIVE, type DraftRow, type ListingStore } from './store.js';
 import { checkPrice } from './rules.js';
 
 const DISCARDABLE: DraftRow['status'][] = ['awaiting_attach_signature', 'ready', 'prepared', 'failed'];
@@ -23,7 +23,7 @@ const PRICEABLE: DraftRow['status'][] = ['awaiting_attach_signature', 'broadcast
 export async function discardDraft(ctx: Context, store: ListingStore, d: DraftRow): Promise<{ id: string; discarded: true }> {
   const status = draftStatus(d, nowSeconds(ctx.clock));
   const live = d.listing_id ? await store.listing(d.listing_id) : undefined;
-  if (!DISCARDABLE.includes(d.status) || (live && ['pending', 'active', 'reserved'].includes(live.state))) {
+  if (!DISCARDABLE.includes(d.status) || (live && LIVE.includes(live.state))) {
     throw new ApiError('state_changed', `a ${status} draft cannot be discarded${live ? '; delist its listing instead' : ''}`, { status });
   }
   const res = await store.db.deleteFrom('listing_drafts').where('id', '=', d.id).where('status', '=', d.status).executeTakeFirst();

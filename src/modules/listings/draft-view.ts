@@ -140,6 +140,7 @@ export function draftView(
     listed_price_sats: listing ? listing.price_sats : null,
     listing_status: ls ? ls.state : null,
     listing_end_reason: ls ? ls.end_reason : null,
+    listing_exposure: listing?.exposed_at != null ? { reason: listing.exposure_reason!, at: listing.exposed_at } : null,
   };
 }
 

@@ -11,6 +11,11 @@
  *                                      version, exact-offer and policy accepts by outpoint; first valid
  *                                      signature wins through the settlement's outpoint claims)
  *   reserved → active | pending        release (the claiming settlement was refused or conflicted)
+ *   reserved → exposed(reason)         expose: the released checkout had reached the network, so
+ *                                      the seller's half is public (+ listing_exposed owner event)
+ *   exposed  → ended(owner | rotated)  delist, or the seller's rotation moved the unit
+ *   ended(rotated) → exposed           unrotate: a reorg disconnected the rotation (its event removed)
+ *   exposed  → ended(invalid)          any other spend of the unit (a sniper's, the seller's own)
  *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too)
  *   sold     → reserved                unsell (a reorg disconnected the sale)
  *   live     → ended(reason)           end: owner (delist), expired, invalid (+ owner event)
@@ -23,7 +28,7 @@
 import type { Db, Tx } from '../../store/db.js';
 import { isUniqueViolation } from '../../store/db.js';
 import { eventId, type ListingRow, type OwnerEventRow } from './store.js';
-import type { EndReason, ListingState } from './tables.js';
+import type { EndReason, ExposureReason, ListingState } from './tables.js';
 
 /** States a seller may still change (reprice, delist). */
 export const OPEN: ListingState[] = ['pending', 'active'];
@@ -84,6 +89,37 @@ export async function claimListingAt(tx: Tx, outpoint: string, at: number): Prom
 /** reserved → `to`: the claiming settlement was released. */
 export async function releaseListing(tx: Tx, id: string, to: 'active' | 'pending', at: number): Promise<boolean> {
   return changed(await tx.updateTable('listings').set({ state: to, updated_at: at }).where('id', '=', id).where('state', '=', 'reserved').executeTakeFirst());
+}
+
+/**
+ * reserved → exposed: the claiming checkout was released after its bytes (with the seller's
+ * SINGLE|ANYONECANPAY half) may have reached the network. The half stays valid on Bitcoin
+ * until the unit moves, so the listing never goes back to the book: it leaves it, keeps its
+ * outpoint (no new listing of the unit until it moves), forgets the half (the market never
+ * uses it again) and tells the seller why.
+ */
+export async function exposeListing(tx: Tx, l: ListingRow, reason: ExposureReason, at: number, txid: string): Promise<boolean> {
+  const res = await tx
+    .updateTable('listings')
+    .set({ state: 'exposed', exposed_at: at, exposure_reason: reason, signed_psbt: null, updated_at: at })
+    .where('id', '=', l.id)
+    .where('state', '=', 'reserved')
+    .executeTakeFirst();
+  if (!changed(res)) return false;
+  await recordEvent(tx, {
+    event_id: eventId('listing_exposed', `${l.id}\n${txid}`),
+    address: l.seller,
+    role: 'seller',
+    kind: 'listing_exposed',
+    at,
+    listing_id: l.id,
+    asset: l.asset,
+    price_sats: l.price_sats,
+    txid,
+    status: 'exposed',
+    data: JSON.stringify({ exposure_reason: reason, asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout }, next_action: 'rotate' }),
+  });
+  return true;
 }
 
 /** → sold: the settlement confirmed (from any state but sold: the chain wins over a release). The seller half is wiped. */
@@ -168,6 +204,23 @@ export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'rese
   return true;
 }
 
+/**
+ * ended(rotated) → exposed: a reorg disconnected the rotation, so the old half is live again
+ * until the rotation confirms anew. The `listing_rotated` event goes with it.
+ */
+export async function unrotateListing(tx: Tx, id: string, at: number): Promise<boolean> {
+  const res = await tx
+    .updateTable('listings')
+    .set({ state: 'exposed', end_reason: null, ended_at: null, updated_at: at })
+    .where('id', '=', id)
+    .where('state', '=', 'ended')
+    .where('end_reason', '=', 'rotated')
+    .executeTakeFirst();
+  if (!changed(res)) return false;
+  await tx.deleteFrom('owner_events').where('event_id', '=', eventId(endEventKind('rotated'), id)).execute();
+  return true;
+}
+
 /** Forgets an ended listing's kept seller half (its spend is final, or the unit was listed again). */
 export async function forgetEndedHalf(tx: Tx, where: { id: string } | { spentAtOrBelow: number }, at: number): Promise<void> {
   const q = tx.updateTable('listings').where('state', '=', 'ended').where('signed_psbt', 'is not', null);
@@ -175,8 +228,8 @@ export async function forgetEndedHalf(tx: Tx, where: { id: string } | { spentAtO
   else await q.set({ signed_psbt: null }).where('spent_height', '<=', where.spentAtOrBelow).execute();
 }
 
-function endEventKind(reason: EndReason): 'listing_delisted' | 'listing_expired' | 'listing_invalidated' {
-  return reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : 'listing_invalidated';
+function endEventKind(reason: EndReason): 'listing_delisted' | 'listing_expired' | 'listing_invalidated' | 'listing_rotated' {
+  return reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : reason === 'rotated' ? 'listing_rotated' : 'listing_invalidated';
 }
 
 /** Idempotent on event_id. */

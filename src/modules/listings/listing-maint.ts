@@ -19,6 +19,10 @@ import { verifyRepriceListing } from './signed.js';
 import { sellerScript } from './attach-submit.js';
 import { listingCosigned } from './cosigned.js';
 
+/** What a seller delisting an exposed listing must know. */
+export const EXPOSURE_WARNING =
+  'This listing\'s signed half was broadcast in a checkout that failed, so anyone may still buy the unit at that price: delisting does not void the signature. Only moving the unit does (POST /v1/listings/{id}/rotation, or any spend of the asset UTXO).';
+
 export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string };
 export type Outcome =
   | { index: number; listing_id: string; ok: true; state: ListingRow['state']; price_sats: number; version: number }
@@ -71,12 +75,17 @@ export class ListingMaintenance {
     return { id: l.id, price_sats: price, version };
   }
 
-  async delist(l: ListingRow): Promise<{ id: string; state: 'ended'; end_reason: 'owner' }> {
-    this.requireOpen(l);
-    const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), OPEN));
+  /**
+   * Ends an open listing, or an exposed one: the market forgets it, but its half is public and
+   * stays valid until the unit moves, which the answer says (`exposure_warning`).
+   */
+  async delist(l: ListingRow): Promise<{ id: string; state: 'ended'; end_reason: 'owner'; exposure_warning?: string }> {
+    const exposed = l.state === 'exposed';
+    if (!exposed) this.requireOpen(l);
+    const ok = await this.store.db.transaction().execute((tx) => endListing(tx, l, 'owner', this.now(), exposed ? ['exposed'] : OPEN));
     if (!ok) throw new ApiError('state_changed', 'the listing changed meanwhile (claimed by a buyer, sold or ended)');
     await this.revokeAtSigner([l]);
-    return { id: l.id, state: 'ended', end_reason: 'owner' };
+    return { id: l.id, state: 'ended', end_reason: 'owner', ...(exposed ? { exposure_warning: EXPOSURE_WARNING } : {}) };
   }
 
   /**
@@ -188,8 +197,9 @@ export class ListingMaintenance {
     const out = await this.store.db.transaction().execute(async (tx) => {
       const out: Outcome[] = [];
       for (const [index, l] of rows.entries()) {
-        const open = OPEN.includes(listingState(l, at).state);
-        const ok = open && (await endListing(tx, l, 'owner', at, OPEN));
+        const from = l.state === 'exposed' ? ['exposed' as const] : OPEN;
+        const open = from.includes(listingState(l, at).state);
+        const ok = open && (await endListing(tx, l, 'owner', at, from));
         out.push(
           ok
             ? { index, listing_id: l.id, ok: true, state: 'ended', price_sats: l.price_sats, version: l.version }

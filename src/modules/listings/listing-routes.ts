@@ -3,10 +3,11 @@ import { sessionSecurity } from '../../http/security.js';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
-import { Id, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
+import { FeeRate, Id, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { ownedOr404, requireSession } from '../auth/guard.js';
 import type { ListingStore } from './store.js';
 import { ListingMaintenance } from './listing-maint.js';
+import { Rotation } from './rotation.js';
 import { IdParams, ListingTemplate, Price, PsbtHex } from './schemas.js';
 
 const tags = ['listings'];
@@ -90,12 +91,72 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
         tags,
         summary: 'Delist one listing',
         description:
-          'Ends an open (pending or active) listing with reason `owner`; the stored seller half is wiped in the same write and a `listing_delisted` event goes to the owner feed. The asset UTXO stays attached and can be listed again with a reuse preflight. A reserved, sold or ended listing answers 409 state_changed. Owner only: a missing and a foreign id give the same 404. Note the signed half already given to the market is destroyed, but a copy kept elsewhere stays valid on Bitcoin until the asset UTXO is spent.',
+          'Ends an open (pending or active) or exposed listing with reason `owner`; the stored seller half is wiped in the same write and a `listing_delisted` event goes to the owner feed. The asset UTXO stays attached and can be listed again with a reuse preflight. A reserved, sold or ended listing answers 409 state_changed. Owner only: a missing and a foreign id give the same 404. Note the signed half already given to the market is destroyed, but a copy kept elsewhere stays valid on Bitcoin until the asset UTXO is spent. For an exposed listing the answer carries `exposure_warning`: its half was broadcast, so anyone can still buy at that price; only moving the unit (the rotation route) voids it.',
         params: IdParams,
-        response: { 200: Ok(Type.Object({ id: Type.String(), state: Type.Literal('ended'), end_reason: Type.Literal('owner') }, { additionalProperties: false })), ...errorResponses },
+        response: {
+          200: Ok(Type.Object({
+            id: Type.String(), state: Type.Literal('ended'), end_reason: Type.Literal('owner'),
+            exposure_warning: Type.Optional(Type.String({ description: 'only for an exposed listing: delisting does not void its public half; moving the unit does' })),
+          }, { additionalProperties: false })),
+          ...errorResponses,
+        },
       },
     },
     async (req) => ({ result: await maint.delist(await own(req, req.params.id)) }),
+  );
+
+  const rotation = new Rotation(ctx, store);
+  const NewAssetUtxo = Type.Object({ txid: Txid, vout: Type.Literal(0) }, { additionalProperties: false, description: 'where the unit goes: output 0 of the rotation' });
+  app.post(
+    '/v1/listings/:id/rotation',
+    {
+      config: { limit: 'expensive_write', cache: 'no-store' },
+      schema: {
+        security: sessionSecurity,
+        tags,
+        summary: 'Compose the rotation of an exposed listing\'s unit',
+        description:
+          'For an `exposed` listing only (else 409 state_changed): its signed SINGLE|ANYONECANPAY half was broadcast in a checkout that failed, and stays valid on Bitcoin, at that price, for anyone, until the unit moves. This composes that move, reserving nothing: input 0 the listed asset UTXO, then asset-free confirmed BTC of the seller (largest first; a coin carrying a Counterparty balance or claimed by a settlement in flight is never used) → output 0 a fresh 330-sat output of the seller (Counterparty moves the attached unit to the first non-OP_RETURN output), output 1 change to the seller when above dust. Body `{fee_rate?}` (sat/vB; default the half-hour estimate). Sign every input ALL (DEFAULT on taproot) and send it to POST /v1/listings/{id}/rotation/signed. Not enough BTC: 422 insufficient_funds. Owner only: a missing and a foreign id give the same 404.',
+        params: IdParams,
+        body: Type.Object({ fee_rate: Type.Optional(FeeRate) }, { additionalProperties: false }),
+        response: {
+          200: Ok(Type.Object({
+            listing_id: Type.String(),
+            psbt_hex: PsbtHex,
+            expected_txid: Txid,
+            signer_address: Type.String(),
+            inputs_to_sign: Type.Array(Type.Integer({ minimum: 0 })),
+            sighash: Type.Literal('ALL'),
+            fee_rate: Type.Number(),
+            network_fee_sats: Sats(),
+            new_asset_utxo: Type.Object({ txid: Txid, vout: Type.Literal(0), utxo_value_sats: Sats({ minimum: 1 }) }, { additionalProperties: false }),
+          }, { additionalProperties: false, title: 'RotationTemplate' })),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => ({ result: await rotation.compose(await own(req, req.params.id), req.body?.fee_rate) }),
+  );
+
+  app.post(
+    '/v1/listings/:id/rotation/signed',
+    {
+      config: { limit: 'signed_completion', cache: 'no-store' },
+      schema: {
+        security: sessionSecurity,
+        tags,
+        summary: 'Submit the signed rotation of an exposed listing\'s unit',
+        description:
+          'Body `{psbt_hex}`: the rotation from POST /v1/listings/{id}/rotation, every input signed by the seller (ALL; DEFAULT or ALL on taproot; partial signatures or finalized witnesses). Verified before anything is written: input 0 the listed unit, output 0 paid to the seller, no OP_RETURN, other inputs the seller\'s and asset-free (422 template_mismatch), signatures (401 signature_invalid). The signed transaction is journaled (claiming every input) before it is relayed; the answer is `{listing_id, txid, status: broadcast, new_asset_utxo}`. When it confirms the listing ends `rotated` (owner event `listing_rotated`) and the unit at `new_asset_utxo` can be listed again with a reuse preflight. Node refusals answer as a checkout completion does (409 conflict_spend, 422 mempool_rejected, 502 broadcast_unknown: recovery relays it; sending the same bytes again is safe). The listing must still be exposed (409 state_changed).',
+        params: IdParams,
+        body: Type.Object({ psbt_hex: PsbtHex }, { additionalProperties: false }),
+        response: {
+          200: Ok(Type.Object({ listing_id: Type.String(), txid: Txid, status: Type.Literal('broadcast'), new_asset_utxo: NewAssetUtxo }, { additionalProperties: false })),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => ({ result: await rotation.submit(await own(req, req.params.id), req.body.psbt_hex) }),
   );
 
   app.post(

@@ -4,11 +4,12 @@ import { listingRoutes } from './routes.js';
 import { listingsWatcher } from './watcher.js';
 import { attachHandlers } from './attach-submit.js';
 import { ListingStore } from './store.js';
+import { rotationHandlers } from './rotation.js';
 
-/** Sellers' drafts, attaches and listings; its settlements are `attach`; its watcher verifies attaches and follows listed units. */
+/** Sellers' drafts, attaches and listings; its settlements are `attach` and `rotation` (an exposed unit moved); its watcher verifies attaches and follows listed units. */
 export const listingsArea: Area = {
   name: 'listings',
   routes: listingRoutes,
   watchers: (ctx) => [listingsWatcher(ctx.chain)],
-  settlementHandlers: (ctx) => ({ attach: attachHandlers(new ListingStore(ctx.store.db), () => nowSeconds(ctx.clock)) }),
+  settlementHandlers: (ctx) => ({ attach: attachHandlers(new ListingStore(ctx.store.db), () => nowSeconds(ctx.clock)), rotation: rotationHandlers(ctx) }),
 };

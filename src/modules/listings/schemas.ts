@@ -65,8 +65,22 @@ const CosignedOutputSchema = Type.Object(
 const DraftStatus = Type.Union(
   ['awaiting_attach_signature', 'broadcasting', 'awaiting_indexer', 'prepared', 'ready', 'completed', 'failed', 'expired', 'withdrawn'].map((s) => Type.Literal(s)),
 );
-const ListingStatus = Type.Union(['pending', 'active', 'reserved', 'sold', 'ended'].map((s) => Type.Literal(s)));
-const EndReason = Type.Union(['owner', 'expired', 'invalid'].map((s) => Type.Literal(s)));
+const ListingStatus = Type.Union(['pending', 'active', 'reserved', 'sold', 'ended', 'exposed'].map((s) => Type.Literal(s)), {
+  description:
+    '`exposed`: a checkout carrying this listing\'s signed SINGLE|ANYONECANPAY half reached the network and then failed (replaced, evicted or refused after an unknown broadcast). The half stays valid on Bitcoin until the unit moves, so the listing is off the book, counts and floors, holds its asset UTXO (the unit cannot be listed again) and waits for the seller to rotate the unit (POST /v1/listings/{id}/rotation) or delist.',
+});
+const EndReason = Type.Union(['owner', 'expired', 'invalid', 'rotated'].map((s) => Type.Literal(s)), {
+  description: '`rotated`: the seller\'s rotation moved an exposed unit to a fresh output, voiding the old half; the unit can be listed again from there',
+});
+export const ListingExposure = Type.Object(
+  {
+    reason: Type.Union(['checkout_replaced', 'checkout_conflicted', 'checkout_rejected'].map((s) => Type.Literal(s)), {
+      description: '`checkout_replaced`: relayed, then replaced or evicted by a conflicting spend; `checkout_conflicted` / `checkout_rejected`: a broadcast whose outcome was unknown, later refused',
+    }),
+    at: UnixSeconds,
+  },
+  { additionalProperties: false, title: 'ListingExposure', description: 'Why and since when the listing is exposed; null for a listing whose half never left the market' },
+);
 
 export const Draft = Type.Object(
   {
@@ -121,6 +135,7 @@ export const Draft = Type.Object(
     listed_price_sats: Nullable(Sats({ minimum: 1 })),
     listing_status: Nullable(ListingStatus),
     listing_end_reason: Nullable(EndReason),
+    listing_exposure: Nullable(ListingExposure),
   },
   { additionalProperties: false, title: 'ListingDraft' },
 );

@@ -9,8 +9,8 @@ export type OwnerEventRow = ListingTables['owner_events'];
 
 /** Statuses whose attach is signed and not yet verified by the indexer. */
 export const IN_FLIGHT: DraftRow['status'][] = ['broadcasting', 'awaiting_indexer'];
-/** Listing states that still hold the asset outpoint. */
-export const LIVE: ListingRow['state'][] = ['pending', 'active', 'reserved'];
+/** Listing states that still hold the asset outpoint (an exposed one holds it until the unit moves). */
+export const LIVE: ListingRow['state'][] = ['pending', 'active', 'reserved', 'exposed'];
 
 export const newId = (prefix: 'pf' | 'lst' | 'op') => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
 

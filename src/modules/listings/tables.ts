@@ -19,8 +19,16 @@ export type DraftStatus =
 export type DraftPurpose = 'listing' | 'prepare';
 
 /** Listing states (the spec leaves the names to the market). */
-export type ListingState = 'pending' | 'active' | 'reserved' | 'sold' | 'ended';
-export type EndReason = 'owner' | 'expired' | 'invalid';
+export type ListingState = 'pending' | 'active' | 'reserved' | 'sold' | 'ended' | 'exposed';
+/** `rotated`: the seller moved an exposed unit to a fresh output of its own (rotation.ts). */
+export type EndReason = 'owner' | 'expired' | 'invalid' | 'rotated';
+/**
+ * Why a listing is exposed: its signed half was broadcast in a checkout that then lost its
+ * inputs to another spend (`checkout_replaced`: replaced or evicted from mempools after
+ * relay), or whose broadcast outcome was unknown before it was refused
+ * (`checkout_conflicted`, `checkout_rejected`): the half may be in anyone's hands.
+ */
+export type ExposureReason = 'checkout_replaced' | 'checkout_conflicted' | 'checkout_rejected';
 
 export interface ListingTables {
   listing_drafts: {
@@ -121,6 +129,9 @@ export interface ListingTables {
     cosign_seller_key: string | null;
     cosign_market_key: string | null;
     cosign_key_version: number | null;
+    /** When the seller's half left the market's hands in a failed checkout (state `exposed`). */
+    exposed_at: number | null;
+    exposure_reason: ExposureReason | null;
   };
   /** The owner feed's rows (GET /v1/address/{address}/events reads them). */
   owner_events: {

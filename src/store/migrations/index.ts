@@ -18,6 +18,7 @@ import * as m016 from './016_book_asks.js';
 import * as m017 from './017_book_bids.js';
 import * as m018 from './018_artist_profiles.js';
 import * as m019 from './019_policy_offers.js';
+import * as m023 from './023_listing_exposure.js';
 import * as m024 from './024_cosigned_listings.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
@@ -41,5 +42,6 @@ export const migrations: Record<string, Migration> = {
   '017_book_bids': m017,
   '018_artist_profiles': m018,
   '019_policy_offers': m019,
+  '023_listing_exposure': m023,
   '024_cosigned_listings': m024,
 };
