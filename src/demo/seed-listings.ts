@@ -7,6 +7,8 @@
  * - mode=reuse: a unit attached outside the market first (a plain signed attach, as a wallet
  *   composing with Counterparty would make), mined, then a reuse preflight and a signed listing.
  *
+ * Two of bob's attach-mode listings are co-signed (protocol_subtype `cosigned`), beside plain ones.
+ *
  * One block then confirms the attaches and a sync makes every listing active and public.
  * Re-running after a crash is safe: preflights carry idempotency keys, a listed draft is
  * skipped, and a unit already attached alone on a UTXO of its owner is reused, not attached again.
@@ -30,6 +32,8 @@ export interface DemoListing {
   asset: string;
   price_sats: number;
   mode: 'attach' | 'reuse';
+  /** Co-signed (bob, P2TR): the unit attached straight to the co-signed output, the half over its leaf. */
+  cosigned?: true;
 }
 
 /**
@@ -39,10 +43,10 @@ export interface DemoListing {
  */
 export const DEMO_LISTINGS: readonly DemoListing[] = [
   { asset: 'PEPEGENESIS', price_sats: 1_250_000, mode: 'attach' },
-  { asset: 'PEPEMOON', price_sats: 85_000, mode: 'attach' },
+  { asset: 'PEPEMOON', price_sats: 85_000, mode: 'attach', cosigned: true },
   { asset: 'PEPECASH', price_sats: 42_000, mode: 'attach' },
   { asset: 'PEPEDIAMOND', price_sats: 2_000_000, mode: 'reuse' },
-  { asset: 'FAKEASF', price_sats: 150_000, mode: 'attach' },
+  { asset: 'FAKEASF', price_sats: 150_000, mode: 'attach', cosigned: true },
   { asset: 'FAKEDREAM', price_sats: 690_000, mode: 'attach' },
   { asset: 'FAKEORACLE', price_sats: 33_000, mode: 'attach' },
   { asset: 'SOGFIRE', price_sats: 20_000, mode: 'attach' },
@@ -60,7 +64,8 @@ const UNIT_SATS = 330n;
 export function signPsbt(psbtHex: string, w: DemoSigner, inputs: number[], sighash: number): string {
   const tx = Transaction.fromPSBT(hex.decode(psbtHex), READ_TX_OPTS);
   for (const i of inputs) {
-    if (w.family === 'p2tr' && !tx.getInput(i).tapInternalKey) tx.updateInput(i, { tapInternalKey: w.xOnly }, true);
+    // A co-signed half offers only its leaf: adding the key path would make the wallet sign it too.
+    if (w.family === 'p2tr' && !tx.getInput(i).tapInternalKey && !tx.getInput(i).tapLeafScript?.length) tx.updateInput(i, { tapInternalKey: w.xOnly }, true);
     tx.updateInput(i, { sighashType: sighash }, true);
     if (!tx.signIdx(w.privateKey, i, [sighash])) throw new Error(`demo seed: could not sign input ${i} for ${w.label}`);
   }
@@ -128,6 +133,7 @@ export async function seedDemoListings(ctx: Context, devnet: DevnetControl, sign
       mode: p.mode,
       price_sats: p.price_sats,
       idempotency_key: p.key,
+      ...(p.cosigned ? { protocol_subtype: 'cosigned' as const } : {}),
       ...(p.mode === 'reuse' ? { asset_utxo: reused.get(p.asset)! } : {}),
       ...(w.family === 'p2tr' ? { seller_tap_internal_key: hex.encode(w.xOnly), ...(p.mode === 'attach' ? { asset_source_tap_internal_key: hex.encode(w.xOnly) } : {}) } : {}),
     };

@@ -28,6 +28,8 @@ export const SHARED_COMPONENTS = [
   'UnixSeconds',
   'ListingDraft',
   'ListingTemplate',
+  'ListingProtocolSubtype',
+  'CosignedOutput',
   'BookListing',
   'TargetListing',
   'Fill',

@@ -22,9 +22,9 @@ export interface ListingCosignRequest {
   key_version: number;
   /**
    * The transaction this outpoint was co-signed into before, which the market's journal shows
-   * can no longer settle (refused, or conflicted: an input spent elsewhere). Only then does a new
-   * decision replace a signed one; without it a buyer who double-spends a checkout could make a
-   * co-signed listing unsellable.
+   * can no longer settle (refused; conflicted: an input spent elsewhere; or never journaled: the
+   * market stopped before its commit). Only then does a new decision replace a signed one;
+   * without it a buyer who double-spends a checkout could make a co-signed listing unsellable.
    */
   supersedes_txid?: string;
 }

@@ -79,7 +79,7 @@ void test('artists show their listed counts and floors', async () => {
 void test('the listings are real: active or sold, signed by both wallet families, reused and attached units, prices in range', async () => {
   const db = t.ctx.store.db;
   const listings = await db.selectFrom('listings').innerJoin('listing_drafts', 'listing_drafts.id', 'listings.draft_id')
-    .select(['listings.asset', 'listings.seller', 'listings.state', 'listings.price_sats', 'listings.utxo_txid', 'listing_drafts.mode', 'listing_drafts.status']).execute();
+    .select(['listings.asset', 'listings.seller', 'listings.state', 'listings.price_sats', 'listings.utxo_txid', 'listings.protocol_subtype', 'listing_drafts.mode', 'listing_drafts.status']).execute();
   assert.equal(listings.length, DEMO_LISTINGS.length);
   assert.ok(listings.every((l) => l.state === (SOLD.has(l.asset) ? 'sold' : 'active') && l.status === 'completed'), JSON.stringify(listings));
   assert.ok(listings.every((l) => l.price_sats >= 20_000 && l.price_sats <= 2_000_000));
@@ -89,6 +89,7 @@ void test('the listings are real: active or sold, signed by both wallet families
   assert.deepEqual(new Set(listings.map((l) => l.seller)), new Set([alice!.address, bob!.address, carol!.address]));
   assert.deepEqual(listings.filter((l) => l.mode === 'reuse').map((l) => l.asset).sort(), ['PEPEDIAMOND', 'SOGDRAGON']);
   assert.equal(listings.filter((l) => l.mode === 'attach').length, DEMO_LISTINGS.length - 2);
+  assert.deepEqual(listings.filter((l) => l.protocol_subtype === 'cosigned').map((l) => [l.asset, l.seller]).sort(), [['FAKEASF', bob!.address], ['PEPEMOON', bob!.address]], 'co-signed listings beside plain ones');
   // Counterparty agrees: every live listed outpoint holds exactly its unit, confirmed; a sold one is spent.
   for (const l of listings) {
     const held = await t.ctx.chain.counterparty.getUtxoBalances(`${l.utxo_txid}:0`);

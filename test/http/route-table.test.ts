@@ -43,6 +43,7 @@ const TABLE: Record<string, Row> = {
   'GET /v1/fills': { limit: 'uncached_read' },
   'GET /v1/inventory/attachable': { limit: 'uncached_read' },
   'GET /v1/inventory/prepared': { limit: 'uncached_read', session: true },
+  'POST /v1/inventory/cosigned-withdrawals': { limit: 'expensive_write', session: true },
   'GET /v1/collections': { limit: 'uncached_read' },
   'GET /v1/collections/:slug': { limit: 'uncached_read' },
   'GET /v1/artists': { limit: 'uncached_read' },

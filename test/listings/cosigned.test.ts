@@ -22,6 +22,7 @@ import { networkParams } from '../../src/bitcoin/networks.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { SignerRefused } from '../../src/signer/port.js';
 import { buildTx } from '../helpers/devnet.js';
+import { newBidder, placeFunded } from '../offers/exact-helpers.js';
 
 let m: Market;
 before(async () => {
@@ -70,10 +71,10 @@ async function cosignedDraft(w: TestWallet, token: string, asset: string, price:
   return r.body.result as Record<string, any>;
 }
 
-/** attach-and-list with the attach signed ALL and the given listing half. */
+/** attach-and-list with every attach input signed ALL and the given listing half. */
 const attachAndList = (d: Record<string, any>, w: TestWallet, token: string, listingHex: string) =>
   m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, token, {
-    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, [0], SigHash.ALL),
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, (d.attach.signers as { inputs_to_sign: number[] }[]).flatMap((s) => s.inputs_to_sign), SigHash.ALL),
     listing_psbt_hex: listingHex,
     expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
   });
@@ -191,7 +192,7 @@ void test('plain, the contrast: the same lift of a plain listing\'s pair replace
   assert.equal(await heldAt(m, buyer.w.address, seller.asset), 0n);
 });
 
-void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it', async () => {
+void test('co-signed: a delisted listing is recorded at the signer, which never co-signs it; the seller takes the unit back by the key path', async () => {
   const seller = makeWallet('p2tr', 'cosigned-delist');
   await m.fund(seller, 60_000);
   const asset = await m.issue(seller, '1');
@@ -200,8 +201,17 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   const market = (await m.ctx.signer.info()).current;
   const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
 
+  // A reprice: the batch template spends the co-signed output by its leaf; signed over the leaf it is taken.
+  const pre = await m.call('POST', '/v1/listings/batch', token, { action: 'reprice_preflight', listings: [{ listing_id: l.id, price_sats: 27_000 }] });
+  assert.equal(pre.status, 200, JSON.stringify(pre.body));
+  const tpl = pre.body.result.listings[0].listing.psbt_hex as string;
+  assert.equal(hex.encode(psbtOf(tpl).getInput(0).witnessUtxo!.script), hex.encode(co.script));
+  const repriced = await m.call('POST', `/v1/listings/${l.id}/reprice`, token, { psbt_hex: signLeafHalf(tpl, seller) });
+  assert.deepEqual([repriced.status, repriced.body.result?.price_sats], [200, 27_000], JSON.stringify(repriced.body));
+
   const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-delist', [200_000]);
   const q = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+  assert.equal(q.totals.price_sats, 27_000);
   const del = await m.call('POST', `/v1/listings/${l.id}/delist`, token, {});
   assert.equal(del.status, 200, JSON.stringify(del.body));
 
@@ -214,6 +224,27 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   );
   // The seller's half is worthless alone: the unit stays on the co-signed output, the seller's to move by the key path.
   assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+  const before = await m.call('GET', '/v1/inventory/prepared', token);
+  const unit = before.body.result.find((u: Record<string, any>) => u.asset === asset);
+  assert.deepEqual([unit?.custody, `${unit?.asset_utxo.txid}:${unit?.asset_utxo.vout}`, unit?.listing_id], ['cosigned', l.utxo_outpoint, null]);
+
+  const at = { txid: l.utxo_txid, vout: l.utxo_vout };
+  const stranger = await m.call('POST', '/v1/inventory/cosigned-withdrawals', buyer.token, { asset_utxo: at, fee_rate: 2 });
+  assert.equal(stranger.status, 404, JSON.stringify(stranger.body));
+  const wd = await m.call('POST', '/v1/inventory/cosigned-withdrawals', token, { asset_utxo: at, fee_rate: 2 });
+  assert.equal(wd.status, 200, JSON.stringify(wd.body));
+  assert.deepEqual([wd.body.result.tap_internal_key, wd.body.result.tap_merkle_root], [hex.encode(seller.xOnly), hex.encode(co.merkleRoot)]);
+  // The seller's wallet signs the key path from those fields alone (no leaf, no market).
+  const signed = psbtOf(wd.body.result.psbt_hex as string);
+  for (const i of wd.body.result.inputs_to_sign as number[]) signInput(signed, i, seller, SigHash.DEFAULT);
+  signed.finalize();
+  assert.equal(signed.getInput(0).finalScriptWitness?.length, 1, 'a key-path spend: one signature');
+  assert.equal(await m.ctx.chain.bitcoin.broadcast(signed.hex), wd.body.result.expected_txid);
+  await m.mine();
+  await m.sync();
+  assert.equal(await heldOn(m, `${wd.body.result.expected_txid}:0`, asset), 1n, 'the unit moved to output 0, at the seller address');
+  const after = (await m.call('GET', '/v1/inventory/prepared', token)).body.result.find((u: Record<string, any>) => u.asset === asset);
+  assert.deepEqual([after?.custody, after?.asset_utxo.txid], ['address', wd.body.result.expected_txid]);
 });
 
 void test('co-signed: a buyer who double-spends its checkout does not make the listing unsellable; the signer supersedes only the dead transaction', async () => {
@@ -250,4 +281,71 @@ void test('co-signed: a buyer who double-spends its checkout does not make the l
     m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q1.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version, supersedes_txid: q1.expected_txid }),
     (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === q2.expected_txid,
   );
+});
+
+void test('co-signed, reuse mode: a unit already attached at the seller address is moved into its co-signed output by one signed transaction, then listed', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-move');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const at = await m.attachDirect(seller, asset);
+  const token = await m.signIn(seller);
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+
+  const r = await m.call('POST', '/v1/listing-preflights', token, {
+    seller: seller.address, asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: 40_000, protocol_subtype: 'cosigned',
+    seller_tap_internal_key: hex.encode(seller.xOnly), fee_rate: 2, idempotency_key: `cosigned-${++keys}`,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const d = r.body.result as Record<string, any>;
+  assert.deepEqual([d.mode, d.status, d.fees.protocol.amount_raw], ['reuse', 'awaiting_attach_signature', '0']);
+  // The move: the unit's output at input 0, no message, output 0 the co-signed output (where Counterparty moves the unit).
+  const move = psbtOf(d.attach.psbt_hex);
+  assert.equal(`${hex.encode(move.getInput(0).txid!)}:${move.getInput(0).index}`, `${at.txid}:${at.vout}`);
+  assert.equal(hex.encode(move.getOutput(0).script!), hex.encode(co.script));
+  assert.ok(Array.from({ length: move.outputsLength }, (_, i) => move.getOutput(i).script![0]).every((b) => b !== 0x6a), 'no OP_RETURN');
+
+  const listed = await attachAndList(d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  await m.mine();
+  await m.sync();
+  const l = await listingRow(m, listed.body.result.listing_id as string);
+  assert.deepEqual([l.state, l.protocol_subtype, l.utxo_outpoint], ['active', 'cosigned', `${d.expected_txid}:0`]);
+  assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
+  assert.equal(await heldOn(m, `${at.txid}:${at.vout}`, asset), 0n);
+
+  // Exact offers do not reach a co-signed unit yet: a clear refusal, not a template its holder could never sign.
+  const bidder = await newBidder(m);
+  const placed = await placeFunded(m, bidder, 45_000, 1, [{ scope: 'asset', asset }]);
+  await m.mine(3);
+  await m.sync();
+  const auth = await m.call('POST', `/v1/offers/${placed.funding_slots[0]!.offer_ids[0]}/exact-authorizations`, bidder.token, { outpoints: [{ txid: l.utxo_txid, vout: l.utxo_vout }], fee_rate: 2 });
+  assert.equal(auth.body.code, 'target_unavailable', JSON.stringify(auth.body));
+  assert.match(auth.body.error as string, /co-signed listing output/);
+});
+
+void test('co-signed: a co-signature whose checkout was never journaled (the market stopped before its commit) does not block the next buyer', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-crash');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const { l } = await listCosigned(seller, await m.signIn(seller), asset, 26_000);
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+
+  // As the completion does with the claims held, then the process dies before the commit: the signer has a decision, the journal nothing.
+  const first = await newBuyer(m, 'p2wpkh', 'cosigned-crash-a', [200_000]);
+  const qa = await quoteOk(m, first, { lines: [{ listing_id: l.id }], delivery_address: first.w.address, fee_rate: 2 });
+  await m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: qa.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version });
+  assert.equal(await m.ctx.journal.byTxid(m.ctx.store.db, qa.expected_txid), undefined);
+
+  const next = await newBuyer(m, 'p2wpkh', 'cosigned-crash-b', [200_000]);
+  const qb = await quoteOk(m, next, { lines: [{ listing_id: l.id }], delivery_address: next.w.address, fee_rate: 2 });
+  const r = await complete(m, next, qb.id, signQuote(qb, next.w));
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  // Now the live checkout's decision stands: the first quote's transaction is refused.
+  await assert.rejects(
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: qa.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version }),
+    (e: unknown) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === qb.expected_txid,
+  );
+  assert.equal((await complete(m, first, qa.id, signQuote(qa, first.w))).status, 409);
 });

@@ -65,7 +65,7 @@ void test('prepared: attached, confirmed, one-asset units of the session address
   assert.deepEqual(Object.keys(byTxid).sort(), [a.txid, b.txid].sort());
   assert.deepEqual(byTxid[a.txid], {
     asset, asset_longname: null, quantity_raw: '1', asset_utxo: { txid: a.txid, vout: 0, utxo_value_sats: 330 }, confirmations: byTxid[a.txid].confirmations,
-    listing_id: l.body.result.id, listing_status: 'active', listed_price_sats: 15_000,
+    listing_id: l.body.result.id, listing_status: 'active', listed_price_sats: 15_000, custody: 'address',
   });
   assert.deepEqual([byTxid[b.txid].quantity_raw, byTxid[b.txid].listing_id], ['2', null]);
 

@@ -181,7 +181,7 @@ void test('an expired template is 410; the attach alone then a listing signed be
   const listing = signPsbt(r.body.result.listing.psbt_hex, b.w, [0], SigHash.SINGLE_ANYONECANPAY);
   const l = await m.call('POST', `/v1/listing-preflights/${b.d.id}/listing`, b.token, { psbt_hex: listing, expires_at: now() + 3600 });
   assert.equal(l.status, 200, JSON.stringify(l.body));
-  assert.deepEqual(Object.keys(l.body.result).sort(), ['asset', 'expires_at', 'id', 'preflight_id', 'price_sats', 'seller', 'state', 'utxo_txid', 'utxo_vout', 'version']);
+  assert.deepEqual(Object.keys(l.body.result).sort(), ['asset', 'expires_at', 'id', 'preflight_id', 'price_sats', 'protocol_subtype', 'seller', 'state', 'utxo_txid', 'utxo_vout', 'version']);
   assert.equal(l.body.result.state, 'pending');
   assert.equal(l.body.result.utxo_txid, r.body.result.attach_txid);
   const twice = await m.call('POST', `/v1/listing-preflights/${b.d.id}/listing`, b.token, { psbt_hex: listing, expires_at: now() + 3600 });

@@ -19,6 +19,7 @@ import { TAPSCRIPT_LEAF_VERSION } from '../../src/bitcoin/taproot.js';
 import { openSigner } from '../../src/signer/open.js';
 import { HttpSigner, InProcessSigner, SignerRefused, SignerUnavailable } from '../../src/signer/port.js';
 import { makeWallet } from '../helpers/wallets.js';
+import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { testApp } from '../helpers/app.js';
 
@@ -49,6 +50,18 @@ function child(parent: string, marketKey: string, sellerSats = 55_000n) {
 }
 
 const txid = () => crypto.randomBytes(32).toString('hex');
+
+/** A checkout-like transaction spending a co-signed listing output `outpoint` at input 1 (buyer coin at 0). */
+function listingTx(outpoint: string, marketKey: string, buyerSats = 90_000n) {
+  const co = cosignedOutput(bidder.xOnly, hex.decode(marketKey), 'regtest');
+  const [t, v] = outpoint.split(':');
+  const tx = new Transaction({ allowUnknownOutputs: true });
+  tx.addInput({ txid: 'ab'.repeat(32), index: 0, witnessUtxo: { script: seller.script, amount: 100_000n } });
+  tx.addInput({ txid: t!, index: Number(v), witnessUtxo: { script: co.script, amount: 330n } });
+  tx.addOutput({ script: seller.script, amount: buyerSats });
+  tx.addOutput({ script: bidder.script, amount: 9_000n });
+  return { psbt: hex.encode(tx.toPSBT()), leaf: hex.encode(co.leaf), txid: tx.id };
+}
 
 describe('market signer (in process)', () => {
   void it('makes its key on first start, co-signs one child per parent with a verifiable signature, and repeats it', async () => {
@@ -129,7 +142,7 @@ describe('market signer (in process)', () => {
 });
 
 describe('market signer (its own process)', () => {
-  void it('serves over HTTP with the shared secret; killed with SIGKILL and restarted, it keeps its key and every decision', { timeout: 90_000 }, async () => {
+  void it('serves over HTTP with the shared secret; killed with SIGKILL and restarted, it keeps its key and every decision (collection offers and co-signed listings)', { timeout: 90_000 }, async () => {
     const dir = tmp();
     const secret = crypto.randomBytes(24).toString('hex');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -158,6 +171,13 @@ describe('market signer (its own process)', () => {
       const signed = await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
       const cancelledParent = txid();
       assert.equal((await client.cancel(cancelledParent)).cancelled, true);
+      // Co-signed listings over HTTP: one decision per outpoint, a delist recorded first stands.
+      const [sold, delisted] = [`${txid()}:1`, `${txid()}:0`];
+      const lt = listingTx(sold, info.current.pubkey);
+      const ask = (op: string, l: ReturnType<typeof listingTx>, id = 'lst_a', supersedes?: string) =>
+        client.cosignListing({ listing_id: id, outpoint: op, tx_psbt_hex: l.psbt, input_index: 1, leaf_script_hex: l.leaf, key_version: 1, ...(supersedes ? { supersedes_txid: supersedes } : {}) });
+      const listingSig = await ask(sold, lt);
+      assert.equal((await client.revokeListing('lst_b', delisted)).revoked, true);
       proc.kill('SIGKILL');
       await new Promise((r) => proc.once('exit', r));
       await assert.rejects(client.info(), (e) => e instanceof SignerUnavailable);
@@ -167,6 +187,12 @@ describe('market signer (its own process)', () => {
       assert.equal((await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 })).signature, signed.signature);
       const cc = child(cancelledParent, info.current.pubkey);
       await assert.rejects(client.cosign({ parent_txid: cancelledParent, child_psbt_hex: cc.psbt, input_index: 0, leaf_script_hex: cc.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'parent_cancelled');
+      assert.equal((await ask(sold, lt)).signature, listingSig.signature, 'the journaled transaction gets the recorded signature again');
+      const other = listingTx(sold, info.current.pubkey, 80_000n);
+      await assert.rejects(ask(sold, other), (e) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === lt.txid);
+      await assert.rejects(ask(sold, other, 'lst_a', txid()), (e) => e instanceof SignerRefused && e.code === 'listing_signed_other', 'only the recorded txid can be superseded');
+      assert.equal((await ask(sold, other, 'lst_a', lt.txid)).txid, other.txid, 'superseding the recorded (dead) transaction');
+      await assert.rejects(ask(delisted, listingTx(delisted, info.current.pubkey), 'lst_b'), (e) => e instanceof SignerRefused && e.code === 'listing_delisted');
     } finally {
       proc.kill('SIGKILL');
     }

@@ -38,10 +38,14 @@ export async function cosignCheckout(ctx: Context, tx: Tx, merged: Transaction, 
       try {
         return await ask();
       } catch (e) {
-        // Co-signed before into a checkout that failed (refused, or an input spent elsewhere): that one can no longer settle.
+        // Co-signed before into a transaction that can no longer settle: a checkout refused or
+        // conflicted (an input spent elsewhere), or one never journaled (the market stopped between
+        // the co-signature and its commit; nobody else ever held that signature). This transaction
+        // holds the outpoint's claim, so no other checkout of it is in flight uncommitted.
         const prior = e instanceof SignerRefused && e.code === 'listing_signed_other' ? e.extras.signed_txid : undefined;
-        const dead = prior ? await ctx.journal.byTxid(tx, prior) : undefined;
-        if (!dead || (dead.state !== 'rejected' && dead.state !== 'conflicted')) throw e;
+        if (!prior) throw e;
+        const s = await ctx.journal.byTxid(tx, prior);
+        if (s && s.state !== 'rejected' && s.state !== 'conflicted') throw e;
         return ask(prior);
       }
     });

@@ -58,7 +58,9 @@ export function checkoutHandlers(now: () => number): SettlementHandlers {
           // A listing that is dead anyway (half gone, attach reopened) ends as before.
           const back = unclaimedState(l);
           if (back === 'invalid') await endListing(tx, l, 'invalid', at, ['reserved']);
-          else if (exposure) await exposeListing(tx, l, exposure, at, s.txid);
+          // A co-signed half is worthless without the market's signature, which covered only this
+          // checkout: nothing but that very sale (the seller's own terms) could ever be completed.
+          else if (exposure && l.protocol_subtype !== 'cosigned') await exposeListing(tx, l, exposure, at, s.txid);
           else await releaseListing(tx, l.id, back, at);
         }
       }

@@ -42,6 +42,22 @@ export async function prepared(ctx: Context, store: ListingStore, address: strin
     if (!b.utxo || b.quantity_raw === '0') continue;
     byUtxo.set(b.utxo, [...(byUtxo.get(b.utxo) ?? []), b]);
   }
+  // Units on the address's co-signed outputs (their Counterparty holder is that output's address).
+  const cosigned = await store.db
+    .selectFrom('listing_drafts')
+    .select('asset_outpoint')
+    .distinct()
+    .where('seller', '=', address)
+    .where('protocol_subtype', '=', 'cosigned')
+    .where('asset_outpoint', 'is not', null)
+    .limit(MAX_PREPARED)
+    .execute();
+  const cosignedAt = new Set(cosigned.map((c) => c.asset_outpoint!));
+  const cosignedBalances = await mapPool([...cosignedAt], 4, (utxo) => ctx.chain.counterparty.getUtxoBalances(utxo));
+  for (const [i, utxo] of [...cosignedAt].entries()) {
+    const held = cosignedBalances[i]!.filter((b) => b.quantity_raw !== '0');
+    if (held.length) byUtxo.set(utxo, held);
+  }
   const units = [...byUtxo.entries()].filter(([, rows]) => rows.length === 1).slice(0, MAX_PREPARED);
   const outs = await mapPool(units, 4, async ([utxo]) => {
     const { txid, vout } = splitOutpoint(utxo);
@@ -55,7 +71,8 @@ export async function prepared(ctx: Context, store: ListingStore, address: strin
   const rows = [];
   for (const [i, [utxo, [b]]] of units.entries()) {
     const out = outs[i];
-    if (!out || out.confirmations < 1 || out.address !== address) continue;
+    const custody = cosignedAt.has(utxo) ? ('cosigned' as const) : ('address' as const);
+    if (!out || out.confirmations < 1 || (custody === 'address' && out.address !== address)) continue;
     const { txid, vout } = splitOutpoint(utxo);
     const l = listingAt.get(utxo);
     const ls = l ? listingState(l, now) : undefined;
@@ -69,6 +86,7 @@ export async function prepared(ctx: Context, store: ListingStore, address: strin
       listing_id: open ? l!.id : null,
       listing_status: open ? ls.state : null,
       listed_price_sats: open ? l!.price_sats : null,
+      custody,
     });
   }
   return rows.sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : a.asset_utxo.txid.localeCompare(b.asset_utxo.txid) || a.asset_utxo.vout - b.asset_utxo.vout));

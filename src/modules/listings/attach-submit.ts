@@ -34,7 +34,8 @@ export class AttachSubmission {
     const network = this.ctx.config.NETWORK;
     const now = nowSeconds(this.ctx.clock);
     const attachField = listing ? 'body.attach_psbt_hex' : 'body.psbt_hex';
-    if (d.mode !== 'attach' || !d.attach_psbt || !d.attach_signers || !d.attach_inputs) {
+    // A co-signed reuse draft's "attach" is the move of the unit into its co-signed output.
+    if (!d.attach_psbt || !d.attach_signers || !d.attach_inputs) {
       throw new ApiError('state_changed', 'this draft reuses an attached unit; there is no attach to sign');
     }
     if (listing && d.purpose !== 'listing') throw new ApiError('state_changed', 'an attach template is not listed; submit the attach alone');

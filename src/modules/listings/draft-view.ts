@@ -88,7 +88,7 @@ export function draftView(
   const status = draftStatus(d, now);
   const ls = listing ? listingState(listing, now) : undefined;
   const attach =
-    d.mode === 'attach' && status === 'awaiting_attach_signature' && d.attach_psbt && d.attach_signers
+    status === 'awaiting_attach_signature' && d.attach_psbt && d.attach_signers
       ? { psbt_hex: d.attach_psbt, signers: JSON.parse(d.attach_signers) as NonNullable<DraftWire['attach']>['signers'] }
       : undefined;
   // Shown as soon as the attach txid is known (SegWit source), so attach-and-list can sign both.

@@ -28,6 +28,7 @@ export function finalizedListing(l: ListingRow) {
     preflight_id: l.draft_id,
     state: l.state,
     version: l.version,
+    protocol_subtype: l.protocol_subtype,
   };
 }
 

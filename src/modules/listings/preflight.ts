@@ -13,7 +13,10 @@ import { isCanonicalAssetId } from '../../counterparty/asset-names.js';
 import { draftView, type DraftView } from './draft-view.js';
 import { newId, type DraftRow, type ListingStore } from './store.js';
 import { checkPrice, DRAFT_TTL_S, outpointKey, tapInternalKeyFor } from './rules.js';
-import { composeAttach } from './attach-compose.js';
+import { composeAttach, defaultFeeRate } from './attach-compose.js';
+import { composeUnitMove } from './unit-move.js';
+import { ASSET_UTXO_SATS } from './templates.js';
+import { addressToScript } from '../../bitcoin/address.js';
 import { checkReuseUtxo, findReusableUtxo } from './reuse.js';
 import { cosignedOf, cosignKeys } from './cosigned.js';
 import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
@@ -96,7 +99,7 @@ export class PreflightService {
 
     const now = nowSeconds(this.ctx.clock);
     let mode = input.mode ?? (input.asset_utxo ? 'reuse' : undefined);
-    if (purpose === 'prepare' || cosign) mode = 'attach';
+    if (purpose === 'prepare') mode = 'attach';
     let reuse = input.asset_utxo;
     if (mode === undefined) {
       reuse = await findReusableUtxo(this.ctx, this.store, input.seller, input.asset, input.quantity_raw);
@@ -151,6 +154,7 @@ export class PreflightService {
       if (!reuse) throw new ApiError('invalid_request', 'body.asset_utxo is required with mode=reuse', { field: 'body.asset_utxo' });
       if (input.funding?.length) throw new ApiError('invalid_request', 'body.funding is only for mode=attach', { field: 'body.funding' });
       const utxo = await checkReuseUtxo(this.ctx, this.store, input.seller, reuse, input.asset, input.quantity_raw);
+      if (cosign) return this.insertNew(await this.moveIntoCosigned(base, reuse, utxo.value_sats, input.fee_rate), input, hash);
       row = {
         ...base,
         status: 'ready',
@@ -189,6 +193,43 @@ export class PreflightService {
       };
     }
 
+    return this.insertNew(row, input, hash);
+  }
+
+  /**
+   * A co-signed listing of a unit already attached at the seller's address: the draft's "attach"
+   * is the move of the unit into the co-signed output (unit-move.ts), signed ALL by the seller
+   * and journaled like an attach; its listing half spends the move's output 0.
+   */
+  private async moveIntoCosigned(base: DraftRow, at: { txid: string; vout: number }, valueSats: number, feeRate: number | undefined): Promise<DraftRow> {
+    const network = this.ctx.config.NETWORK;
+    const co = cosignedOf({ ...base, seller_key: base.seller_tap_key }, network)!;
+    const sellerScript = addressToScript(base.seller, network)!;
+    const rate = feeRate ?? (await defaultFeeRate(this.ctx));
+    const move = await composeUnitMove(this.ctx, {
+      seller: base.seller,
+      sellerScript,
+      sellerKey: co.internalKey,
+      unit: { ...at, value_sats: valueSats, script: sellerScript, spend: 'p2tr-key-explicit' },
+      destScript: co.script,
+      feeRate: rate,
+    });
+    return {
+      ...base,
+      attach_psbt: move.psbt_hex,
+      attach_signers: JSON.stringify([{ address: base.seller, inputs_to_sign: move.inputs_to_sign, sighash: 'ALL' }]),
+      attach_inputs: JSON.stringify(move.inputs),
+      expected_txid: move.expected_txid,
+      asset_txid: move.expected_txid,
+      asset_vout: 0,
+      asset_outpoint: outpointKey(move.expected_txid, 0),
+      utxo_value_sats: ASSET_UTXO_SATS,
+      fee_rate: rate,
+      network_fee_sats: move.network_fee_sats,
+    };
+  }
+
+  private async insertNew(row: DraftRow, input: PreflightInput, hash: string): Promise<DraftView> {
     if (!(await this.store.insertDraft(row))) {
       // Lost a race on the same idempotency key: answer as a repeat.
       const prior = input.idempotency_key ? await this.store.byIdempotencyKey(input.seller, input.idempotency_key) : undefined;
@@ -200,9 +241,6 @@ export class PreflightService {
 
   private async cosignMode(input: PreflightInput, purpose: DraftRow['purpose'], sellerKey: Uint8Array | null) {
     if (purpose !== 'listing') throw new ApiError('invalid_request', 'protocol_subtype is for listing preflights', { field: 'body.protocol_subtype' });
-    if (input.mode === 'reuse' || input.asset_utxo) {
-      throw new ApiError('invalid_request', 'a co-signed listing attaches its unit to the co-signed output: use mode=attach (a unit attached elsewhere is moved there by an attach of a balance, not reused)', { field: 'body.mode' });
-    }
     return cosignKeys(this.ctx, input.seller, sellerKey);
   }
 

@@ -50,6 +50,8 @@ export function listingRoutes(app: App, ctx: Context): void {
 
 **Idempotency**: \`idempotency_key\` is unique per seller. The same key with the same body returns the same draft (in its current state); with another body it is 409 state_changed with \`idempotency_key\` and \`preflight_id\`. P2TR addresses may pass their BIP-86 internal keys (\`seller_tap_internal_key\`, \`asset_source_tap_internal_key\`) so the templates carry tapInternalKey.
 
+**protocol_subtype** (\`plain\` by default, or \`cosigned\`): see the ListingProtocolSubtype schema for what each protects against. \`cosigned\` needs a P2TR seller with \`seller_tap_internal_key\` (400 unsupported_address_type / invalid_request otherwise; 503 service_unavailable while the market signer cannot be reached); the draft names the co-signed output (\`cosigned_output\`) and the listing template spends it by its leaf. With mode=attach the attach puts the unit straight on it. With mode=reuse the unit (checked as for any reuse) is moved there by one transaction the draft returns as \`attach\` (status awaiting_attach_signature): in 0 the unit, in 1… your asset-free coins, out 0 330 sats to the co-signed output (no message: Counterparty moves the unit to the first output), out 1 change, every input signed ALL; submit it with attach-and-list like an attach (no XCP fee).
+
 Price bounds: 422 price_below_minimum (< 5,000 sats, with minimum_price_sats) and listing_price_above_maximum (> 100 BTC, with maximum_price_sats).
 ${DRAFT_DOC}`,
         body: PreflightBody,

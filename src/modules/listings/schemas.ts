@@ -152,6 +152,7 @@ export const FinalizedListing = Type.Object(
     preflight_id: Type.String(),
     state: ListingStatus,
     version: Type.Integer({ minimum: 1 }),
+    protocol_subtype: ListingSubtypeSchema,
   },
   { additionalProperties: false },
 );

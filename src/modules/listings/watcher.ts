@@ -71,6 +71,8 @@ function creditedTo(events: CpEvent[], utxo: string): Map<string, bigint> {
 }
 
 function attachVerdict(d: DraftRow, ev: CpEvent | undefined, events: CpEvent[]): { ok: true; fee: string } | { ok: false; error: string } {
+  // A co-signed reuse draft moved its unit (no message): only the credits to txid:0 count.
+  if (d.mode === 'reuse') return exactlyTheUnit(d, events) ?? { ok: true, fee: '0' };
   if (!ev) return { ok: false, error: 'attach confirmed without a Counterparty attach (message missing or dropped)' };
   const p = ev.params;
   if (p.status !== 'valid') return { ok: false, error: `attach ${String(p.status)}` };
@@ -78,15 +80,22 @@ function attachVerdict(d: DraftRow, ev: CpEvent | undefined, events: CpEvent[]):
   if (p.asset !== d.asset || String(p.quantity) !== d.quantity_raw || p.destination !== utxo) {
     return { ok: false, error: 'attach confirmed with another asset, quantity or destination' };
   }
-  // An attach that spends an input carrying balances (an unconfirmed funding outpoint whose
-  // balance Counterparty did not show yet) also moves them into out 0: the unit is then more
-  // than quantity_raw, and a listing of it would sell the rest for nothing.
-  const held = creditedTo(events, utxo);
+  return exactlyTheUnit(d, events) ?? { ok: true, fee: String(p.fee_paid ?? 0) };
+}
+
+/**
+ * An attach that spends an input carrying balances (an unconfirmed funding outpoint whose
+ * balance Counterparty did not show yet) also moves them into out 0: the unit is then more than
+ * quantity_raw, and a listing of it would sell the rest for nothing. Undefined when out 0 got
+ * exactly the unit.
+ */
+function exactlyTheUnit(d: DraftRow, events: CpEvent[]): { ok: false; error: string } | undefined {
+  const held = creditedTo(events, outpointKey(d.attach_txid!, 0));
   if (held.get(d.asset) !== BigInt(d.quantity_raw) || [...held].some(([asset, q]) => asset !== d.asset && q !== 0n)) {
     const what = [...held].map(([asset, q]) => `${q} ${asset}`).join(', ');
     return { ok: false, error: `the asset UTXO holds more than the unit (${what}): an attach input carried a Counterparty balance` };
   }
-  return { ok: true, fee: String(p.fee_paid ?? 0) };
+  return undefined;
 }
 
 async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
