@@ -18,6 +18,7 @@ import { EventLogReader, type LogRow } from '../../src/events/log-reader.js';
 import { EventsService } from '../../src/modules/events/service.js';
 import { AssetLongnames } from '../../src/modules/events/asset-longnames.js';
 import { eventId } from '../../src/modules/listings/store.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 
 let m: Market;
 let service: EventsService;
@@ -28,28 +29,6 @@ before(async () => {
 after(async () => m.close());
 
 const log = async (): Promise<LogRow[]> => new EventLogReader(m.ctx.store.db).all(0, 10_000);
-
-/** Replays entries in seq order: an event sets its id's row, a retraction removes it. */
-function replay<T extends { event_id: string; kind: string; seq: number }>(entries: T[]): Map<string, Record<string, unknown>> {
-  const state = new Map<string, Record<string, unknown>>();
-  for (const e of entries) {
-    const { seq: _seq, ...row } = e as T & { retracts?: string };
-    if (e.kind === 'event_retracted') state.delete((e as unknown as { retracts: string }).retracts);
-    else state.set(e.event_id, row);
-  }
-  return state;
-}
-
-const byId = (rows: Array<Record<string, unknown>>) => new Map(rows.map((r) => [r.event_id as string, r]));
-/** The log keeps a listing_filled's status as it was when the sale was recorded; the feed shows the listing's state now. */
-const withoutFilledStatus = (rows: Map<string, Record<string, unknown>>) =>
-  new Map([...rows].map(([id, r]) => [id, r.kind === 'listing_filled' ? { ...r, status: '(then)' } : r]));
-
-async function feed(url: string, token: string | null) {
-  const r = await m.call('GET', url, token);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.result as Array<Record<string, unknown>>;
-}
 
 void test('real trades: the log replays to exactly the feeds, in strictly increasing seq, with retractions on a reorg', async () => {
   const s = await newSeller(m, 'p2wpkh', 'evlog', 2);
@@ -101,12 +80,8 @@ void test('real trades: the log replays to exactly the feeds, in strictly increa
   assert.ok(entries.length >= 12, `log holds the flow (${entries.length})`);
   entries.forEach((e, i) => assert.equal(e.seq, i + 1, 'seq strictly increasing, one writer here: no gaps'));
 
-  const publicLog = replay(await service.renderPublic(entries.filter((e) => e.feed === 'public')));
-  assert.deepEqual(publicLog, byId(await feed('/v1/events?limit=100', null)), 'the public log replays to the public feed');
-  for (const [w, token] of [[s.w, s.token], [buyer.w, buyer.token]] as const) {
-    const own = replay(service.renderOwner(entries.filter((e) => e.feed === 'owner' && e.address === w.address)));
-    assert.deepEqual(withoutFilledStatus(own), withoutFilledStatus(byId(await feed(`/v1/address/${w.address}/events?limit=100`, token))), `${w.address}: the owner log replays to the owner feed`);
-  }
+  await assertLogReplaysFeeds(m);
+  assert.ok(entries.some((e) => e.feed === 'owner' && e.address === buyer.w.address), 'the buyer has owner entries');
   const kinds = new Set(entries.map((e) => e.kind));
   for (const k of ['listed', 'sale', 'delisted', 'listing_filled', 'sale_confirmed', 'purchase_confirmed', 'listing_delisted', 'event_retracted']) assert.ok(kinds.has(k), `log has ${k}`);
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SigHash } from '@scure/btc-signer';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 import { openMarket, signPsbt, editPsbt, type Market } from '../helpers/market.js';
 import { newSeller, listUnit, type Seller } from '../helpers/listing.js';
 import { heldAt, heldOn, newBuyer, quoteOk, signQuote, complete } from '../helpers/checkout.js';
@@ -240,5 +241,11 @@ describe('exact offers', () => {
     assert.equal(left.length, 0);
     const feed = (await m.call('GET', `/v1/address/${seller.w.address}/events`, seller.token)).body.result;
     assert.ok(feed.some((e: any) => e.kind === 'exact_offer_accept_conflicted' && e.authorization_id === a.authorization_id), JSON.stringify(feed.map((e: any) => e.kind)));
+  });
+});
+
+describe('the event log', () => {
+  void it('replays to exactly the public and owner feeds after every flow above (src/events/)', async () => {
+    await assertLogReplaysFeeds(m);
   });
 });

@@ -10,6 +10,7 @@ import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { newSeller, listUnit } from '../helpers/listing.js';
@@ -329,5 +330,11 @@ describe('offer events', () => {
     assert.deepEqual(owner2.body.result.filter((e: any) => e.kind === 'offer_expired').map((e: any) => e.event_id), [ownerExpired.event_id]);
     const mine = await m.call('GET', `/v1/address/${b.w.address}/offers?status=expired`, b.token);
     assert.deepEqual(mine.body.result.map((o: any) => o.id), [assetOffer]);
+  });
+});
+
+describe('the event log', () => {
+  void it('replays to exactly the public and owner feeds after every flow above (src/events/)', async () => {
+    await assertLogReplaysFeeds(m);
   });
 });

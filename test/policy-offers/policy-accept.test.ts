@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
@@ -209,3 +210,8 @@ describe('policy accept: races', () => {
   });
 });
 
+describe('the event log', () => {
+  void it('replays to exactly the public and owner feeds after every flow above (src/events/)', async () => {
+    await assertLogReplaysFeeds(m);
+  });
+});

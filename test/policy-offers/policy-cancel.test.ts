@@ -13,6 +13,7 @@ import { hex } from '@scure/base';
 import { SigHash } from '@scure/btc-signer';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { newSeller, type Seller } from '../helpers/listing.js';
 import { signMessageBip322 } from '../helpers/wallets.js';
@@ -140,5 +141,11 @@ describe('collection-offer cancels', () => {
     await m.mine();
     await m.sync();
     assert.deepEqual(await status(), ['invalid']);
+  });
+});
+
+describe('the event log', () => {
+  void it('replays to exactly the public and owner feeds after every flow above (src/events/)', async () => {
+    await assertLogReplaysFeeds(m);
   });
 });

@@ -31,7 +31,7 @@
  */
 import type { Db, Tx } from '../../store/db.js';
 import { eventId, type ListingRow, type OwnerEventRow } from './store.js';
-import { isPublicListing, logListingEvent, logOwnerEvent, retractOwnerEvent, retractPublicEvent } from '../events/log-rows.js';
+import { isPublicListing, logFillOwnerEvent, logListingEvent, logOwnerEvent, retractOwnerEvent, retractPublicEvent } from '../events/log-rows.js';
 import type { EndReason, ExposureReason, ListingState } from './tables.js';
 
 /** States a seller may still change (reprice, delist). */
@@ -132,13 +132,26 @@ export async function exposeListing(tx: Tx, l: ListingRow, reason: ExposureReaso
 /** → sold: the settlement confirmed (from any state but sold: the chain wins over a release). The seller half is wiped. */
 export async function sellListings(tx: Tx, ids: string[], at: number): Promise<void> {
   if (!ids.length) return;
-  await tx.updateTable('listings').set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at }).where('id', 'in', ids).where('state', '!=', 'sold').execute();
+  const sold = await tx.updateTable('listings').set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at }).where('id', 'in', ids).where('state', '!=', 'sold').returningAll().execute();
+  await logFilledStatus(tx, sold);
 }
 
 /** sold → reserved: a reorg disconnected the sale; the settlement is in flight again. */
 export async function unsellListings(tx: Tx, ids: string[], at: number): Promise<void> {
   if (!ids.length) return;
-  await tx.updateTable('listings').set({ state: 'reserved', ended_at: null, updated_at: at }).where('id', 'in', ids).where('state', '=', 'sold').execute();
+  const back = await tx.updateTable('listings').set({ state: 'reserved', ended_at: null, updated_at: at }).where('id', 'in', ids).where('state', '=', 'sold').returningAll().execute();
+  await logFilledStatus(tx, back);
+}
+
+/** The seller's `listing_filled` shows the listing's state now: a sale that confirms (or a reorg undoes) appends it again. */
+async function logFilledStatus(tx: Tx, listings: ListingRow[]): Promise<void> {
+  if (!listings.length) return;
+  const byId = new Map(listings.map((l) => [l.id, l]));
+  const fills = await tx.selectFrom('fills').selectAll().where('kind', '=', 'listing').where('ref_id', 'in', [...byId.keys()]).where('state', '!=', 'dropped').execute();
+  for (const f of fills) {
+    const l = byId.get(f.ref_id)!;
+    logFillOwnerEvent(tx, f, 'listing_filled', l.state, l);
+  }
 }
 
 /**

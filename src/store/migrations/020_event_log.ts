@@ -23,6 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('event_log_owner').on('event_log').columns(['address', 'seq']).execute();
   await db.schema.createIndex('event_log_feed').on('event_log').columns(['feed', 'seq']).execute();
   await db.schema.createIndex('event_log_recorded').on('event_log').column('recorded_at').execute();
+  // A retraction's frame takes the filter keys of the event it withdraws (the stream looks it up by id).
+  await db.schema.createIndex('event_log_event').on('event_log').column('event_id').execute();
   await db.schema
     .createTable('event_seq')
     .addColumn('id', 'integer', (c) => c.primaryKey())
