@@ -21,7 +21,6 @@ import { mempoolPolicyOf } from '../../chain/errors.js';
 import { listingState } from '../listings/draft-view.js';
 import type { ListingRow } from '../listings/store.js';
 import { buyerSigned, withSellers } from './signed.js';
-import { sellerSignature } from './seller-half.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../fills/ledger.js';
 import { claimListing } from '../listings/lifecycle.js';
@@ -79,7 +78,7 @@ export class CheckoutCompletion {
       const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
       const signed = withSellers(
         merged,
-        current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: sellerSignature(l) })),
+        current.map((l, k) => ({ index: k + 1, seller: l.seller, listing_id: l.id, sig: this.store.halves.signature(l) })),
         q.expected_txid,
         network,
       );

@@ -22,9 +22,39 @@ function half(l: ListingRow): Transaction {
   return p.tx;
 }
 
-/** The listing's pair with the version and locktime its signature commits to. */
-export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; lockTime: number } {
-  const tx = half(l);
+/**
+ * The listings' halves, each parsed once while it is kept: a quote and then its completion read
+ * the same stored bytes, and parsing a PSBT re-validates every key in it (a curve point each,
+ * in JavaScript), the larger part of a completion's own work. Keyed by the stored bytes, so a
+ * changed half is parsed anew; bounded (the oldest parse is dropped). The parsed transactions
+ * are only read, never changed.
+ */
+export class SellerHalves {
+  private readonly parsed = new Map<string, Transaction>();
+
+  constructor(private readonly max = 1_000) {}
+
+  private half(l: ListingRow): Transaction {
+    const kept = l.signed_psbt ? this.parsed.get(l.signed_psbt) : undefined;
+    if (kept) return kept;
+    const tx = half(l);
+    if (this.parsed.size >= this.max) this.parsed.delete(this.parsed.keys().next().value!);
+    this.parsed.set(l.signed_psbt!, tx);
+    return tx;
+  }
+
+  /** The listing's pair with the version and locktime its signature commits to. */
+  pair(l: ListingRow): { pair: SellerPair; version: number; lockTime: number } {
+    return pairOf(l, this.half(l));
+  }
+
+  /** The seller's signature fields, to copy onto the checkout's input k. */
+  signature(l: ListingRow) {
+    return signatureOf(this.half(l));
+  }
+}
+
+function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: number; lockTime: number } {
   const input = tx.getInput(0);
   const output = tx.getOutput(0);
   const txid = input.txid ? hex.encode(input.txid) : '';
@@ -48,9 +78,8 @@ export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; 
   };
 }
 
-/** The seller's signature fields, to copy onto the checkout's input k. */
-export function sellerSignature(l: ListingRow) {
-  const input = half(l).getInput(0);
+function signatureOf(tx: Transaction) {
+  const input = tx.getInput(0);
   return {
     ...(input.partialSig ? { partialSig: input.partialSig } : {}),
     ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),
