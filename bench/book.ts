@@ -16,12 +16,15 @@ export interface Timing {
   per_second: number;
   p50: number;
   p99: number;
+  /** Process CPU per call, ms (user + system over every timed call): what a neighbour's load inflates least. */
+  cpu_ms: number;
 }
 
 /** Runs `fn` `runs` times after a warm-up; per-call latency percentiles in ms. */
 export async function time(name: string, runs: number, fn: () => Promise<unknown>): Promise<Timing> {
   await fn();
   const took: number[] = [];
+  const c0 = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -29,9 +32,10 @@ export async function time(name: string, runs: number, fn: () => Promise<unknown
     took.push(performance.now() - t0);
   }
   const secs = (performance.now() - start) / 1000;
+  const c = process.cpuUsage(c0);
   took.sort((a, b) => a - b);
   const at = (p: number) => Math.round(took[Math.min(took.length - 1, Math.ceil((p / 100) * took.length) - 1)]! * 100) / 100;
-  return { name, per_second: Math.round((runs / secs) * 10) / 10, p50: at(50), p99: at(99) };
+  return { name, per_second: Math.round((runs / secs) * 10) / 10, p50: at(50), p99: at(99), cpu_ms: Math.round(((c.user + c.system) / 1000 / runs) * 100) / 100 };
 }
 
 export async function bookScenarios(ctx: Context, api: string): Promise<{ scenarios: Scenario[]; uncached: Timing[] }> {

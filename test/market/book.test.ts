@@ -197,6 +197,17 @@ test('the levels kept by the store triggers equal a group-by over the listings, 
   await check('a catalogue entry edited');
   await db.deleteFrom('cp_assets').where('asset', '=', 'DEEPCARD').execute();
   await check('a longname gone');
+  // Writers racing on one level (on PostgreSQL the upkeep runs at each commit, one at a time).
+  await Promise.all(
+    Array.from({ length: 8 }, (_, k) =>
+      db.transaction().execute(async (tx) => {
+        for (let i = 0; i < 3; i++) await insertListing(tx, { asset: 'DEEPCARD', price_sats: 6_000, now, created_at: now - 7_000 + k * 10 + i });
+        const kth = await tx.selectFrom('listings').select('id').where('asset', '=', 'DEEPCARD').where('state', '=', 'active').where('price_sats', '=', 6_000).orderBy('created_at').orderBy('id').limit(1).offset(k).executeTakeFirst();
+        await tx.updateTable('listings').set({ state: 'ended' }).where('id', '=', kth!.id).where('state', '=', 'active').execute();
+      }),
+    ),
+  );
+  await check('concurrent writers on one level');
   // Time alone moves a listing out (expiry is read at read time).
   t.clock.set((now + 3600) * 1000);
   await check('past an expiry');

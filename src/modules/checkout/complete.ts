@@ -24,7 +24,6 @@ import type { ListingRow } from '../listings/store.js';
 import { addSellers, buyerSigned, withSellers } from './signed.js';
 import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
-import { sellerSignature } from './seller-half.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../fills/ledger.js';
 import { claimListing } from '../listings/lifecycle.js';
@@ -84,7 +83,7 @@ export class CheckoutCompletion {
         index: k + 1,
         seller: l.seller,
         listing_id: l.id,
-        sig: sellerSignature(l),
+        sig: this.store.halves.signature(l),
         ...(l.cosign_seller_key ? { cosignedKey: hex.decode(l.cosign_seller_key) } : {}),
       }));
       let sign: (tx: Tx) => Promise<{ txid: string; hex: string }>;

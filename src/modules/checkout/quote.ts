@@ -16,7 +16,6 @@ import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape,
 import { marketFeeScript } from './fee-address.js';
 import { buyerCoins } from './funding.js';
 import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, MAX_UNITS, QUOTE_TTL_S, type CartLine, type DeliveryMode } from './rules.js';
-import { sellerPair } from './seller-half.js';
 import { newQuoteId, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 
 export interface QuoteInput {
@@ -82,7 +81,7 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
   const feeScript = marketFeeScript(ctx.config);
 
   const cart = await resolveCart(store, ctx.journal, me, body.lines, now);
-  const halves = cart.listings.map((l) => ({ l, ...sellerPair(l) }));
+  const halves = cart.listings.map((l) => ({ l, ...store.halves.pair(l) }));
   const first = halves[0]!;
   if (halves.some((h) => h.version !== first.version || h.lockTime !== first.lockTime)) {
     throw new ApiError('state_changed', 'these listings were signed for different transaction versions or locktimes and cannot share one checkout; buy them separately');

@@ -23,9 +23,44 @@ function half(l: ListingRow): Transaction {
   return p.tx;
 }
 
-/** The listing's pair with the version and locktime its signature commits to. */
-export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; lockTime: number } {
-  const tx = half(l);
+/**
+ * The listings' halves, each parsed once while it is kept: a quote and then its completion read
+ * the same stored bytes, and parsing a PSBT re-validates every key in it (a curve point each,
+ * in JavaScript), the larger part of a completion's own work. Keyed by the stored bytes, so a
+ * changed half is parsed anew; bounded (the oldest parse is dropped). The parsed transactions
+ * are only read, never changed.
+ */
+export class SellerHalves {
+  private readonly parsed = new Map<string, Transaction>();
+
+  constructor(private readonly max = 1_000) {}
+
+  private half(l: ListingRow): Transaction {
+    const kept = l.signed_psbt ? this.parsed.get(l.signed_psbt) : undefined;
+    if (kept) return kept;
+    const tx = half(l);
+    if (this.parsed.size >= this.max) this.parsed.delete(this.parsed.keys().next().value!);
+    this.parsed.set(l.signed_psbt!, tx);
+    return tx;
+  }
+
+  /** The listing's pair with the version and locktime its signature commits to. */
+  pair(l: ListingRow): { pair: SellerPair; version: number; lockTime: number } {
+    return pairOf(l, this.half(l));
+  }
+
+  /**
+   * The seller's signature fields, to copy onto the checkout's input k. A co-signed half gives only
+   * its leaf signature and the leaf (the input is finalized once the market signer has signed).
+   */
+  signature(l: ListingRow) {
+    const input = this.half(l).getInput(0);
+    if (l.protocol_subtype === 'cosigned') return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
+    return signatureOf(input);
+  }
+}
+
+function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: number; lockTime: number } {
   const input = tx.getInput(0);
   const output = tx.getOutput(0);
   const txid = input.txid ? hex.encode(input.txid) : '';
@@ -49,13 +84,7 @@ export function sellerPair(l: ListingRow): { pair: SellerPair; version: number; 
   };
 }
 
-/**
- * The seller's signature fields, to copy onto the checkout's input k. A co-signed half gives only
- * its leaf signature and the leaf (the input is finalized once the market signer has signed).
- */
-export function sellerSignature(l: ListingRow) {
-  const input = half(l).getInput(0);
-  if (l.protocol_subtype === 'cosigned') return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
+function signatureOf(input: ReturnType<Transaction['getInput']>) {
   return {
     ...(input.partialSig ? { partialSig: input.partialSig } : {}),
     ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),

@@ -4,6 +4,7 @@ import type { Db, Tx } from '../../store/db.js';
 import type { CheckoutTables } from './tables.js';
 import type { FillTables } from '../fills/tables.js';
 import type { ListingRow } from '../listings/store.js';
+import { SellerHalves } from './seller-half.js';
 
 export type QuoteRow = CheckoutTables['checkout_quotes'];
 export type FillRow = FillTables['fills'];
@@ -27,6 +28,9 @@ export const newQuoteId = () => `cq_${crypto.randomBytes(12).toString('hex')}`;
 export const quoteLines = (q: QuoteRow): QuoteLine[] => JSON.parse(q.lines) as QuoteLine[];
 
 export class CheckoutStore {
+  /** Parsed seller halves, shared by the quotes and the completions made over this store. */
+  readonly halves = new SellerHalves();
+
   constructor(readonly db: Db) {}
 
   quote(id: string, db: Db | Tx = this.db): Promise<QuoteRow | undefined> {

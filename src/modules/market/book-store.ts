@@ -14,10 +14,12 @@
  *   `perLevel`, then the rows by id.
  * - fills: the most recent non-dropped fills of the member assets.
  */
-import { sql } from 'kysely';
+import { sql, SqliteAdapter } from 'kysely';
+import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Db } from '../../store/db.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
-import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, type BookListing, type Fill } from './public-rows.js';
+import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, mediaKindOf, type BookListing, type Fill } from './public-rows.js';
 import './book-tables.js';
 
 export interface Level {
@@ -91,9 +93,14 @@ export class BookStore {
     return out.sort(bookOrder);
   }
 
-  /** The kept rows of the levels from `from` to `to` sats that are live now, in book order. */
+  /**
+   * The kept rows of the levels from `from` to `to` sats that are live now, in book order. The
+   * database hands them over as one JSON array (built in SQL, parsed once here): a thousand rows
+   * cost half as much as when the driver makes an object of each.
+   */
   private async keptRows(slug: string, now: number, from: number, to: number): Promise<BookListing[]> {
-    const rows = await this.db
+    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
+    const kept = this.db
       .selectFrom('book_ask_top as t')
       .select(['t.listing_id as id', 't.asset', 't.asset_longname', 't.seller', 't.utxo_txid', 't.utxo_vout', 't.quantity_raw', 't.price_sats', 't.created_at', 't.protocol_subtype', 't.media_kind', 't.expires_at'])
       .where('t.collection_slug', '=', slug)
@@ -102,9 +109,13 @@ export class BookStore {
       .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
       .orderBy('t.price_sats')
       .orderBy('t.created_at')
-      .orderBy('t.listing_id')
-      .execute();
-    return rows.map(bookListingOf);
+      .orderBy('t.listing_id');
+    const row = await this.db.selectNoFrom(jsonArrayFrom(kept).as('rows')).executeTakeFirstOrThrow();
+    // Already the public row's shape and types (the columns are the row's; integers arrive as numbers).
+    const rows = (typeof row.rows === 'string' ? JSON.parse(row.rows) : row.rows) as BookListing[];
+    for (const r of rows) r.media_kind = mediaKindOf(r.media_kind);
+    // Neither aggregate promises to keep its input's order (both do in practice): checked, sorted if not.
+    return rows.every((r, i) => i === 0 || bookOrder(rows[i - 1]!, r) < 0) ? rows : rows.sort(bookOrder);
   }
 
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {

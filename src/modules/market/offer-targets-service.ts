@@ -83,11 +83,15 @@ export class OfferTargetsService {
    * balance view records; an asset it has not read yet offers no targets.
    */
   private async listed(slug: string, assets: string[] | null, limit: number, traits?: PolicyTarget): Promise<TargetListing[]> {
+    // Walked from the collection's own asks in price order (book_asks, kept by triggers), so the
+    // cheapest listings of other collections are never read and skipped on the way.
     let q = this.db
-      .selectFrom('listings as l')
+      .selectFrom('book_asks as b')
+      .innerJoin('listings as l', 'l.id', 'b.listing_id')
       .innerJoin('catalog_assets as ca', (j) => j.onRef('ca.asset', '=', 'l.asset').on('ca.collection_slug', '=', slug))
       .innerJoin('cp_assets as a', 'a.asset', 'l.asset')
       .select(LISTING_COLUMNS)
+      .where('b.collection_slug', '=', slug)
       .where(publicFillable(this.nowSeconds()))
       .where((eb) =>
         eb.or([
@@ -100,7 +104,7 @@ export class OfferTargetsService {
       q = q.where('l.asset', 'in', assets);
     }
     if (traits) q = traitFilter(q, traits);
-    const rows = await q.orderBy('l.price_sats').orderBy('l.created_at').orderBy('l.id').limit(limit).execute();
+    const rows = await q.orderBy('b.price_sats').orderBy('b.created_at').orderBy('b.listing_id').limit(limit).execute();
     return rows.map(targetListingOf);
   }
 }

@@ -42,7 +42,7 @@ export type BookListing = Static<typeof BookListingRow>;
 type MediaKindValue = (typeof MEDIA_KINDS)[number];
 
 /** The catalogue's media kind, or null for anything outside the documented set. */
-const mediaKindOf = (v: string | null): MediaKindValue | null => ((MEDIA_KINDS as readonly string[]).includes(v ?? '') ? (v as MediaKindValue) : null);
+export const mediaKindOf = (v: string | null): MediaKindValue | null => ((MEDIA_KINDS as readonly string[]).includes(v ?? '') ? (v as MediaKindValue) : null);
 
 /** Columns a public listing row reads (listings as l, catalog_assets as ca, cp_assets as a). */
 export const LISTING_COLUMNS = [
