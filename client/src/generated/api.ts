@@ -43,6 +43,13 @@ export type Vout = number;
  */
 export type PositiveSats = number;
 /**
+ * Which kind of listing. `plain`: the unit sits on an output of your address and your listing signature (SINGLE|ANYONECANPAY) is the whole authorization; it protects you from selling below your price, but once a checkout carrying it is broadcast anyone can copy your input/output pair into a higher-fee transaction of their own (mempool sniping), and the signature stays valid until the unit moves. `cosigned`: the unit sits on a taproot output whose key path is your own key (you can always move or withdraw it alone) and whose one script path needs your signature and the market signer's; your listing signature is over that script path, and the market adds its signature (SIGHASH_DEFAULT, covering every input and output) only to the exact checkout it journals. Your pair then cannot be lifted into any other transaction: a sniper's replacement fails script validation, and a delisted listing can never be completed by anyone holding your old signature. Needs a P2TR seller and `seller_tap_internal_key`.
+ *
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "ListingProtocolSubtype".
+ */
+export type ListingProtocolSubtype = 'plain' | 'cosigned';
+/**
  * satoshi amount, integer 0..9007199254740991
  *
  * This interface was referenced by `Routes`'s JSON-Schema
@@ -63,6 +70,127 @@ export type QuantityRaw = string;
  * via the `definition` "PsbtHex".
  */
 export type PsbtHex = string;
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "PublicLogEntry".
+ */
+export type PublicLogEntry =
+  | {
+      /**
+       * The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`
+       */
+      seq: number;
+      /**
+       * Stable per (kind, subject): the same event always has the same id, on every page and every read
+       */
+      event_id: string;
+      kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
+      /**
+       * unix time, seconds
+       */
+      at: number;
+      reason: ('owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | 'filled') | null;
+      asset: string | null;
+      asset_longname: string | null;
+      collection: string | null;
+      /**
+       * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+       */
+      price_sats: number;
+      seller: string | null;
+      buyer: string | null;
+      bidder: string | null;
+      txid: string | null;
+      fill_kind: ('listing' | 'offer') | null;
+      confirmed_at: number | null;
+    }
+  | {
+      /**
+       * The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`
+       */
+      seq: number;
+      /**
+       * The retraction's own id
+       */
+      event_id: string;
+      kind: 'event_retracted';
+      /**
+       * unix time, seconds
+       */
+      at: number;
+      /**
+       * The event_id withdrawn: drop it (it may come back later with the same id)
+       */
+      retracts: string;
+    };
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "OwnerLogEntry".
+ */
+export type OwnerLogEntry =
+  | {
+      /**
+       * The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`
+       */
+      seq: number;
+      /**
+       * Stable per (kind, subject); dedupe on it
+       */
+      event_id: string;
+      /**
+       * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+       */
+      kind: string;
+      /**
+       * unix time, seconds
+       */
+      at: number;
+      role: 'seller' | 'buyer' | 'bidder';
+      /**
+       * The subject's current status: a listing's state (pending, active, reserved, sold, ended), or `confirmed` for a fill's confirmation
+       */
+      status: string;
+      asset: string | null;
+      /**
+       * Collection slug, for collection-scoped offers
+       */
+      collection?: string;
+      price_sats: number | null;
+      txid: string | null;
+      listing_id?: string;
+      offer_id?: string;
+      authorization_id?: string;
+      parent_txid?: Txid;
+      funding_slot_id?: string;
+      asset_utxo?: Outpoint2;
+      /**
+       * unix time, seconds
+       */
+      expires_at?: number;
+      /**
+       * On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected
+       */
+      exposure_reason?: string;
+    }
+  | {
+      /**
+       * The position in the event log: strictly increasing in commit order; resume after it with `after` or `Last-Event-ID`
+       */
+      seq: number;
+      /**
+       * The retraction's own id
+       */
+      event_id: string;
+      kind: 'event_retracted';
+      /**
+       * unix time, seconds
+       */
+      at: number;
+      /**
+       * The event_id withdrawn: drop it (it may come back later with the same id)
+       */
+      retracts: string;
+    };
 
 /**
  * Every route of the API, keyed 'METHOD /path': its path and query parameters, its JSON body and its 2xx reply (the envelope).
@@ -220,6 +348,7 @@ export interface Routes {
        * x-only BIP-86 internal key, 64 hex
        */
       asset_source_tap_internal_key?: string;
+      protocol_subtype?: ListingProtocolSubtype;
     };
     response: {
       result: ListingDraft;
@@ -353,8 +482,12 @@ export interface Routes {
          */
         expires_at: number;
         preflight_id: string;
-        state: 'pending' | 'active' | 'reserved' | 'sold' | 'ended';
+        /**
+         * `exposed`: a checkout carrying this listing's signed SINGLE|ANYONECANPAY half reached the network and then failed (replaced, evicted or refused after an unknown broadcast). The half stays valid on Bitcoin until the unit moves, so the listing is off the book, counts and floors, holds its asset UTXO (the unit cannot be listed again) and waits for the seller to rotate the unit (POST /v1/listings/{id}/rotation) or delist.
+         */
+        state: 'pending' | 'active' | 'reserved' | 'sold' | 'ended' | 'exposed';
         version: number;
+        protocol_subtype: ListingProtocolSubtype;
       };
     };
   };
@@ -438,6 +571,69 @@ export interface Routes {
         id: string;
         state: 'ended';
         end_reason: 'owner';
+        /**
+         * only for an exposed listing: delisting does not void its public half; moving the unit does
+         */
+        exposure_warning?: string;
+      };
+    };
+  };
+  'POST /v1/listings/{id}/rotation': {
+    params: {
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    body: {
+      /**
+       * fee rate in sat/vB, 0.1 to 500
+       */
+      fee_rate?: number;
+    };
+    response: {
+      result: {
+        listing_id: string;
+        psbt_hex: PsbtHex;
+        expected_txid: Txid;
+        signer_address: string;
+        inputs_to_sign: number[];
+        sighash: 'ALL';
+        fee_rate: number;
+        network_fee_sats: Sats;
+        new_asset_utxo: {
+          txid: Txid;
+          vout: 0;
+          /**
+           * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+           */
+          utxo_value_sats: number;
+        };
+      };
+    };
+  };
+  'POST /v1/listings/{id}/rotation/signed': {
+    params: {
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    body: {
+      psbt_hex: PsbtHex;
+    };
+    response: {
+      result: {
+        listing_id: string;
+        txid: Txid;
+        status: 'broadcast';
+        /**
+         * where the unit goes: output 0 of the rotation
+         */
+        new_asset_utxo: {
+          txid: Txid;
+          vout: 0;
+        };
       };
     };
   };
@@ -1847,7 +2043,14 @@ export interface Routes {
          * the `refusal_code` values of 422 policy_offer_refused
          */
         refusal_codes: (
-          'parent_cancelled' | 'already_signed_other' | 'key_retired' | 'key_unknown' | 'leaf_without_market_key' | 'bad_request'
+          | 'parent_cancelled'
+          | 'already_signed_other'
+          | 'key_retired'
+          | 'key_unknown'
+          | 'leaf_without_market_key'
+          | 'bad_request'
+          | 'listing_delisted'
+          | 'listing_signed_other'
         )[];
       };
     };
@@ -1944,9 +2147,69 @@ export interface Routes {
         };
         confirmations: number;
         listing_id: string | null;
-        listing_status: ('pending' | 'active' | 'reserved') | null;
+        listing_status: ('pending' | 'active' | 'reserved' | 'exposed') | null;
         listed_price_sats: number | null;
+        /**
+         * `address`: an output of the session address. `cosigned`: a co-signed listing output (taproot, your key as internal key plus a leaf that also needs the market signer); you can always take it back out alone by the key path: POST /v1/inventory/cosigned-withdrawals composes that transaction.
+         */
+        custody: 'address' | 'cosigned';
       }[];
+    };
+  };
+  'POST /v1/inventory/cosigned-withdrawals': {
+    body: {
+      asset_utxo: {
+        txid: Txid;
+        vout: Vout;
+      };
+      /**
+       * fee rate in sat/vB, 0.1 to 500
+       */
+      fee_rate?: number;
+    };
+    response: {
+      result: {
+        /**
+         * unsigned; input 0 carries tap_internal_key and tap_merkle_root for the key path, inputs 1… your fee coins
+         */
+        psbt_hex: string;
+        expected_txid: Txid;
+        signer_address: string;
+        /**
+         * @minItems 1
+         */
+        inputs_to_sign: number[];
+        /**
+         * SIGHASH_DEFAULT (64-byte signatures); ALL (0x01) is as good
+         */
+        sighash: 'DEFAULT';
+        asset_utxo: {
+          txid: Txid;
+          vout: Vout;
+          /**
+           * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+           */
+          utxo_value_sats: number;
+        };
+        /**
+         * your x-only key, the co-signed output's internal key
+         */
+        tap_internal_key: string;
+        /**
+         * the hash of the co-signed leaf, which the key path tweaks with
+         */
+        tap_merkle_root: string;
+        /**
+         * where the unit moves: output 0, 330 sats to your address
+         */
+        delivery: {
+          address: string;
+          vout: 0;
+        };
+        fee_rate: number;
+        network_fee_sats: Sats;
+        vsize: number;
+      };
     };
   };
   'GET /v1/collections': {
@@ -2672,6 +2935,39 @@ export interface Routes {
       };
     };
   };
+  'GET /v1/stream/events': {
+    query?: {
+      kind?: 'sales' | 'listings' | 'offers';
+      /**
+       * Collection slug
+       */
+      collection?: string;
+      /**
+       * canonical compact Counterparty asset id (named, or numeric A…; never a longname)
+       */
+      asset?: string;
+      /**
+       * Start after this seq (Last-Event-ID wins when sent)
+       */
+      after?: number;
+    };
+    response: unknown;
+  };
+  'GET /v1/address/{address}/stream': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+    };
+    query?: {
+      /**
+       * Start after this seq (Last-Event-ID wins when sent)
+       */
+      after?: number;
+    };
+    response: unknown;
+  };
   'GET /v1/events': {
     query?: {
       /**
@@ -2686,42 +2982,55 @@ export interface Routes {
        * opaque cursor from next_cursor
        */
       cursor?: string;
-    };
-    response: {
-      result: {
-        /**
-         * Stable per (kind, subject): the same event always has the same id, on every page and every read
-         */
-        event_id: string;
-        kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
-        /**
-         * unix time, seconds
-         */
-        at: number;
-        reason: ('owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | 'filled') | null;
-        asset: string | null;
-        asset_longname: string | null;
-        collection: string | null;
-        /**
-         * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
-         */
-        price_sats: number;
-        seller: string | null;
-        buyer: string | null;
-        bidder: string | null;
-        txid: string | null;
-        fill_kind: ('listing' | 'offer') | null;
-        confirmed_at: number | null;
-      }[];
       /**
-       * Rows in this page
+       * Read the ordered log after this seq, oldest first (see the description)
        */
-      result_count: number;
-      /**
-       * Opaque; pass back unchanged with the same filters for the next page. Null on the last page.
-       */
-      next_cursor: string | null;
+      after?: number;
     };
+    response:
+      | {
+          result: {
+            /**
+             * Stable per (kind, subject): the same event always has the same id, on every page and every read
+             */
+            event_id: string;
+            kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
+            /**
+             * unix time, seconds
+             */
+            at: number;
+            reason: ('owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | 'filled') | null;
+            asset: string | null;
+            asset_longname: string | null;
+            collection: string | null;
+            /**
+             * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+             */
+            price_sats: number;
+            seller: string | null;
+            buyer: string | null;
+            bidder: string | null;
+            txid: string | null;
+            fill_kind: ('listing' | 'offer') | null;
+            confirmed_at: number | null;
+          }[];
+          /**
+           * Rows in this page
+           */
+          result_count: number;
+          /**
+           * Opaque; pass back unchanged with the same filters for the next page. Null on the last page.
+           */
+          next_cursor: string | null;
+        }
+      | {
+          result: PublicLogEntry[];
+          result_count: number;
+          /**
+           * Pass back as `after` for the next entries (the last seq returned; your own `after` when none was)
+           */
+          next_after: number;
+        };
   };
   'GET /v1/address/{address}/events': {
     params: {
@@ -2739,48 +3048,178 @@ export interface Routes {
        * opaque cursor from next_cursor
        */
       cursor?: string;
+      /**
+       * Read the ordered log after this seq, oldest first (see the description)
+       */
+      after?: number;
+    };
+    response:
+      | {
+          result: {
+            /**
+             * Stable per (kind, subject); dedupe on it
+             */
+            event_id: string;
+            /**
+             * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+             */
+            kind: string;
+            /**
+             * unix time, seconds
+             */
+            at: number;
+            role: 'seller' | 'buyer' | 'bidder';
+            /**
+             * The subject's current status: a listing's state (pending, active, reserved, sold, ended), or `confirmed` for a fill's confirmation
+             */
+            status: string;
+            asset: string | null;
+            /**
+             * Collection slug, for collection-scoped offers
+             */
+            collection?: string;
+            price_sats: number | null;
+            txid: string | null;
+            listing_id?: string;
+            offer_id?: string;
+            authorization_id?: string;
+            parent_txid?: Txid;
+            funding_slot_id?: string;
+            asset_utxo?: Outpoint1;
+            /**
+             * unix time, seconds
+             */
+            expires_at?: number;
+            /**
+             * On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected
+             */
+            exposure_reason?: string;
+          }[];
+          /**
+           * Opaque; pass back unchanged for older events. Null on the last page.
+           */
+          next_cursor: string | null;
+        }
+      | {
+          result: OwnerLogEntry[];
+          result_count: number;
+          /**
+           * Pass back as `after` for the next entries (the last seq returned; your own `after` when none was)
+           */
+          next_after: number;
+        };
+  };
+  'GET /v1/address/{address}/webhooks': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+    };
+    response: {
+      result: WebhookEndpoint[];
+    };
+  };
+  'POST /v1/address/{address}/webhooks': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+    };
+    body: {
+      /**
+       * Where to POST your events: https, no credentials, a host whose every address is public (http and loopback are accepted on the devnet only)
+       */
+      url: string;
+    };
+    response: {
+      result: WebhookEndpointWithSecret;
+    };
+  };
+  'DELETE /v1/address/{address}/webhooks/{id}': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+      /**
+       * resource id
+       */
+      id: string;
     };
     response: {
       result: {
-        /**
-         * Stable per (kind, subject); dedupe on it
-         */
-        event_id: string;
-        /**
-         * listing_filled, listing_delisted, listing_expired, listing_invalidated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
-         */
-        kind: string;
-        /**
-         * unix time, seconds
-         */
-        at: number;
-        role: 'seller' | 'buyer' | 'bidder';
-        /**
-         * The subject's current status: a listing's state (pending, active, reserved, sold, ended), or `confirmed` for a fill's confirmation
-         */
-        status: string;
-        asset: string | null;
-        /**
-         * Collection slug, for collection-scoped offers
-         */
-        collection?: string;
-        price_sats: number | null;
-        txid: string | null;
-        listing_id?: string;
-        offer_id?: string;
-        authorization_id?: string;
-        parent_txid?: Txid;
-        funding_slot_id?: string;
-        asset_utxo?: Outpoint1;
-        /**
-         * unix time, seconds
-         */
-        expires_at?: number;
-      }[];
+        id: string;
+        deleted: true;
+      };
+    };
+  };
+  'POST /v1/address/{address}/webhooks/{id}/secret': {
+    params: {
       /**
-       * Opaque; pass back unchanged for older events. Null on the last page.
+       * Bitcoin address
+       */
+      address: string;
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    response: {
+      result: WebhookEndpointWithSecret;
+    };
+  };
+  'GET /v1/address/{address}/webhooks/{id}/deliveries': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    query?: {
+      /**
+       * page size 1..100, default 50
+       */
+      limit?: number;
+      /**
+       * opaque cursor from next_cursor
+       */
+      cursor?: string;
+    };
+    response: {
+      result: WebhookDelivery[];
+      /**
+       * Rows in this page
+       */
+      result_count: number;
+      /**
+       * Opaque; pass back unchanged with the same filters for the next page. Null on the last page.
        */
       next_cursor: string | null;
+    };
+  };
+  'POST /v1/address/{address}/webhooks/{id}/deliveries/{delivery_id}/replay': {
+    params: {
+      /**
+       * Bitcoin address
+       */
+      address: string;
+      /**
+       * resource id
+       */
+      id: string;
+      /**
+       * resource id
+       */
+      delivery_id: string;
+    };
+    response: {
+      result: WebhookDelivery;
     };
   };
   'GET /v1/fee-rate': {
@@ -3023,6 +3462,8 @@ export interface ListingDraft {
    */
   operation_id: string;
   protocol_version: 'counterparty_attach_listing_v1';
+  protocol_subtype: ListingProtocolSubtype;
+  cosigned_output?: CosignedOutput;
   /**
    * `listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)
    */
@@ -3104,8 +3545,43 @@ export interface ListingDraft {
   updated_at: UnixSeconds;
   listing_id: string | null;
   listed_price_sats: number | null;
-  listing_status: ('pending' | 'active' | 'reserved' | 'sold' | 'ended') | null;
-  listing_end_reason: ('owner' | 'expired' | 'invalid') | null;
+  listing_status: ('pending' | 'active' | 'reserved' | 'sold' | 'ended' | 'exposed') | null;
+  listing_end_reason: ('owner' | 'expired' | 'invalid' | 'rotated') | null;
+  listing_exposure: {
+    /**
+     * `checkout_replaced`: relayed, then replaced or evicted by a conflicting spend; `checkout_conflicted` / `checkout_rejected`: a broadcast whose outcome was unknown, later refused
+     */
+    reason: 'checkout_replaced' | 'checkout_conflicted' | 'checkout_rejected';
+    at: UnixSeconds;
+  } | null;
+}
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "CosignedOutput".
+ */
+export interface CosignedOutput {
+  /**
+   * the co-signed output (P2TR) the unit is attached to
+   */
+  address: string;
+  script_hex: string;
+  /**
+   * your x-only key: the key path (PSBT tap_internal_key)
+   */
+  tap_internal_key: string;
+  /**
+   * the tree root a key-path signer tweaks with (PSBT tap_merkle_root)
+   */
+  tap_merkle_root: string;
+  /**
+   * <seller> OP_CHECKSIGVERIFY <market> OP_CHECKSIG
+   */
+  leaf_script_hex: string;
+  control_block_hex: string;
+  /**
+   * the market signer key named in the leaf
+   */
+  market_key_version: number;
 }
 /**
  * This interface was referenced by `Routes`'s JSON-Schema
@@ -3613,7 +4089,7 @@ export interface BookListing {
    */
   price_sats: number;
   created_at: UnixSeconds;
-  protocol_subtype: string | null;
+  protocol_subtype: ListingProtocolSubtype;
   media_kind: ('image' | 'animation' | 'video' | 'html' | 'svg') | null;
   expires_at: number | null;
 }
@@ -3643,7 +4119,7 @@ export interface TargetListing {
    */
   price_sats: number;
   created_at: UnixSeconds;
-  protocol_subtype: string | null;
+  protocol_subtype: ListingProtocolSubtype;
   media_kind: ('image' | 'animation' | 'video' | 'html' | 'svg') | null;
 }
 /**
@@ -3652,6 +4128,105 @@ export interface TargetListing {
 export interface Outpoint1 {
   txid: Txid;
   vout: Vout;
+}
+/**
+ * a transaction output: txid and output index
+ */
+export interface Outpoint2 {
+  txid: Txid;
+  vout: Vout;
+}
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "WebhookEndpoint".
+ */
+export interface WebhookEndpoint {
+  /**
+   * Endpoint id (wh_…)
+   */
+  id: string;
+  url: string;
+  status: 'active' | 'disabled';
+  disabled_reason: ('gone' | 'failing') | null;
+  disabled_at: UnixSeconds | null;
+  /**
+   * Position in the ordered event log: every one of your events up to it was delivered (2xx), in order
+   */
+  last_delivered_seq: number;
+  retry: {
+    /**
+     * Failed attempts at the event after `last_delivered_seq`
+     */
+    attempts: number;
+    next_attempt_at: UnixSeconds;
+    failing_since: UnixSeconds;
+  } | null;
+  previous_secret_expires_at: number | null;
+  created_at: UnixSeconds;
+}
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "WebhookEndpointWithSecret".
+ */
+export interface WebhookEndpointWithSecret {
+  /**
+   * Endpoint id (wh_…)
+   */
+  id: string;
+  url: string;
+  status: 'active' | 'disabled';
+  disabled_reason: ('gone' | 'failing') | null;
+  disabled_at: UnixSeconds | null;
+  /**
+   * Position in the ordered event log: every one of your events up to it was delivered (2xx), in order
+   */
+  last_delivered_seq: number;
+  retry: {
+    /**
+     * Failed attempts at the event after `last_delivered_seq`
+     */
+    attempts: number;
+    next_attempt_at: UnixSeconds;
+    failing_since: UnixSeconds;
+  } | null;
+  previous_secret_expires_at: number | null;
+  created_at: UnixSeconds;
+  /**
+   * The signing secret (`whsec_` + base64 of 32 bytes). Shown only here: keep it.
+   */
+  secret: string;
+}
+/**
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "WebhookDelivery".
+ */
+export interface WebhookDelivery {
+  /**
+   * Delivery id (wd_…): one attempt
+   */
+  id: string;
+  /**
+   * The event, sent as `webhook-id`
+   */
+  event_id: string;
+  /**
+   * The event's position in the ordered log
+   */
+  seq: number;
+  kind: string;
+  /**
+   * Attempt number at this event (1 = first); 0 for a replay
+   */
+  attempt: number;
+  /**
+   * `succeeded` (2xx), `failed` (another status; 3xx included: redirects are never followed), `timeout`, `network_error`, `refused_address` (the host resolved to a non-public address at delivery), `gone` (410), `queued` and `sending` (a replay not yet answered)
+   */
+  outcome: 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused_address' | 'gone' | 'queued' | 'sending';
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  replay_of: string | null;
+  attempted_at: UnixSeconds;
 }
 /**
  * Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.
@@ -3673,6 +4248,7 @@ export interface ErrorEnvelope {
     | 'method_not_allowed'
     | 'state_changed'
     | 'expired'
+    | 'resync_required'
     | 'invalid_transaction'
     | 'signature_invalid'
     | 'template_mismatch'
@@ -3711,7 +4287,7 @@ export interface ErrorEnvelope {
   }[];
   retry_after_seconds?: number;
   /**
-   * On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request. The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
+   * On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed listings, on checkout_changed: the seller delisted first; the unit was co-signed into another checkout). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, unit_cosigned (the unit sits on a co-signed listing output), funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
    */
   refusal_code?:
     | 'parent_cancelled'
@@ -3720,6 +4296,8 @@ export interface ErrorEnvelope {
     | 'key_unknown'
     | 'leaf_without_market_key'
     | 'bad_request'
+    | 'listing_delisted'
+    | 'listing_signed_other'
     | 'presignature_missing'
     | 'presignature_invalid'
     | 'presignature_sighash'
@@ -3728,6 +4306,7 @@ export interface ErrorEnvelope {
     | 'unit_unconfirmed'
     | 'unit_unattached'
     | 'unit_not_owned'
+    | 'unit_cosigned'
     | 'funding_spent'
     | 'seller_net_below_minimum'
     | 'funding_set_closed';
