@@ -114,9 +114,19 @@ export class MarketClient {
     return this.signIn(signer);
   }
 
-  /** Every public event, oldest pages last (the feed's paging). */
-  events(query: NonNullable<CallInput<'GET /v1/events'>['query']> = {}) {
-    return items((cursor) => this.http.call('GET /v1/events', { query: { ...query, ...(cursor ? { cursor } : {}) } }).then((r) => r.body));
+  /** Every public event, oldest pages last (the feed's newest-first paging). */
+  events(query: Omit<NonNullable<CallInput<'GET /v1/events'>['query']>, 'after'> = {}) {
+    return items((cursor) => this.http.call('GET /v1/events', { query: { ...query, ...(cursor ? { cursor } : {}) } }).then((r) => cursorPage(r.body)));
+  }
+
+  /**
+   * One page of the ordered event log after `seq` (oldest first); continue from `next_after`.
+   * A position older than the log's retention is `resync_required`: read the feed anew.
+   */
+  async eventsAfter(after: number, query: Omit<NonNullable<CallInput<'GET /v1/events'>['query']>, 'after' | 'cursor'> = {}) {
+    const body = (await this.http.call('GET /v1/events', { query: { ...query, after } })).body;
+    if (!('next_after' in body)) throw new MarketError('invalid_response', 'an after= read answered without next_after', 200);
+    return body;
   }
 
   /**
@@ -177,4 +187,10 @@ export class MarketClient {
       { quote_id: q.id, psbt_hex: signed },
     );
   }
+}
+
+/** The feed answers a cursor page unless asked with after=; a log page here is not the contract. */
+function cursorPage<T extends object>(body: T): Extract<T, { next_cursor: unknown }> {
+  if (!('next_cursor' in body)) throw new MarketError('invalid_response', 'a feed page answered without next_cursor', 200);
+  return body as Extract<T, { next_cursor: unknown }>;
 }

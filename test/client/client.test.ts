@@ -138,6 +138,12 @@ describe('client: verify before sign', () => {
     let n = 0;
     for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
     assert.ok(n >= 3, 'several pages of the public feed');
+    // The ordered log from the start: oldest first, the sale among its entries, resumable at next_after.
+    const first = await c.eventsAfter(0, { limit: 100 });
+    const seqs = first.result.map((e) => e.seq);
+    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'ascending seq');
+    assert.ok(first.result.some((e) => e.kind === 'sale' && e.txid === op.txid), 'the sale is in the log');
+    assert.equal((await c.eventsAfter(first.next_after)).result.length, 0, 'nothing after the last position read');
   });
 });
 
