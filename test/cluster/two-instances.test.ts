@@ -142,8 +142,10 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
 
   // The endpoint got every event of the seller's feed (listed, sold) exactly once among its 2xx
   // answers, in log order, each signed with its secret, whichever instance dispatched.
+  // One session for the polls below (each sign-in spends the sign-in budget).
+  const feedToken = await r.signIn(spare, seller);
   const feed = async () =>
-    ((await call(spare.url, 'GET', `/v1/address/${seller.address}/events?limit=50`, undefined, await r.signIn(spare, seller))).body.result as Array<{ event_id: string }>)
+    ((await call(spare.url, 'GET', `/v1/address/${seller.address}/events?limit=50`, undefined, feedToken)).body.result as Array<{ event_id: string }>)
       .map((e) => e.event_id)
       .sort();
   const delivered = () => receiver.at('/hook').filter((x) => x.answered === 200);

@@ -12,7 +12,10 @@
  * endpoint at once; every attempt writes one delivery-log row in the transaction that moves the
  * endpoint, guarded on the state it read, so not even an expired lease can advance a cursor
  * twice. A crash between the send and that commit re-sends the event: at least once,
- * deduplicated by the receiver on webhook-id. Replays the owner queued are taken by one
+ * deduplicated by the receiver on webhook-id. A log entry that restates an event already sent
+ * (same event_id, no retraction between: a sold listing's listing_filled again with its new
+ * state) is passed over, not sent: webhook-id is the event_id, so a receiver would drop it; a
+ * re-confirmation after a retraction is sent. Replays the owner queued are taken by one
  * dispatcher each and sent once, outside the order.
  */
 import crypto from 'node:crypto';
@@ -21,7 +24,7 @@ import type { Clock } from '../../clock.js';
 import type { Job } from '../../jobs/runner.js';
 import { mapPool } from '../../util/pool.js';
 import { payloadOf, type LogEvent, type WebhookEventSource } from './event-source.js';
-import { leaseEndpoint, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
+import { leaseEndpoint, passEntry, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
 import { failingTooLong, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { WebhookSender } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -112,6 +115,11 @@ export class WebhookDispatcher {
       const events = await this.o.source.ownerEventsAfter(ep.address, ep.last_seq, Math.min(this.batch, this.perRun - sent));
       for (const ev of events) {
         const now = this.o.clock.now();
+        if (ev.restatement) {
+          ep = await passEntry(this.o.db, ep, ev.seq, now);
+          if (!ep) return;
+          continue;
+        }
         if (!(await leaseEndpoint(this.o.db, ep.id, this.holder, now, now + this.o.leaseMs))) return;
         const before: EndpointRow = ep;
         ep = await this.attempt(before, ev);

@@ -77,6 +77,17 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
 }
 
 /**
+ * Moves the cursor over a log entry that is not sent: a restatement of an event the endpoint was
+ * already sent (same event_id, no retraction between), which a receiver deduplicating on
+ * webhook-id would drop anyway. Guarded like an attempt; null when another writer moved it first.
+ */
+export async function passEntry(db: Db, ep: EndpointRow, seq: number, now: number): Promise<EndpointRow | null> {
+  const next: EndpointRow = { ...ep, last_seq: seq, updated_at: now };
+  const res = await db.transaction().execute((tx) => attemptGuard(tx, ep).set({ last_seq: seq, updated_at: now }).executeTakeFirst());
+  return Number(res.numUpdatedRows) === 1 ? next : null;
+}
+
+/**
  * Takes (or renews) the endpoint for `holder` until `until` (ms): free when no lease is running
  * or it is the holder's own. False when another dispatcher is sending to it, or it is no longer
  * active. A crashed holder's lease simply runs out.
