@@ -34,6 +34,7 @@ export const SHARED_COMPONENTS = [
   'TargetListing',
   'Fill',
   'CheckoutQuote',
+  'OfferTarget',
   'PolicyOffer',
   'PolicyPreflight',
   'PolicyFundingSet',

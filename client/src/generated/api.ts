@@ -886,23 +886,8 @@ export interface Routes {
        *
        * @minItems 1
        * @maxItems 500
-       *
-       * Items: Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.
        */
-      targets: {
-        /**
-         * asset: one asset (any unit of it, or the exact target_outpoint); collection: any member matching the trait filters
-         */
-        scope: 'asset' | 'collection';
-        asset?: AssetId | null;
-        collection?: string | null;
-        max_supply_units?: number | null;
-        min_supply_units?: number | null;
-        issued_year?: number | null;
-        series?: number | null;
-        artist?: string | null;
-        target_outpoint?: Outpoint | null;
-      }[];
+      targets: OfferTarget[];
       /**
        * the market's expiry of the bids (unix s, at most 180 days ahead). Bitcoin-level validity ends only when the funding output is spent.
        */
@@ -980,23 +965,8 @@ export interface Routes {
        *
        * @minItems 1
        * @maxItems 500
-       *
-       * Items: Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.
        */
-      targets: {
-        /**
-         * asset: one asset (any unit of it, or the exact target_outpoint); collection: any member matching the trait filters
-         */
-        scope: 'asset' | 'collection';
-        asset?: AssetId | null;
-        collection?: string | null;
-        max_supply_units?: number | null;
-        min_supply_units?: number | null;
-        issued_year?: number | null;
-        series?: number | null;
-        artist?: string | null;
-        target_outpoint?: Outpoint | null;
-      }[];
+      targets: OfferTarget[];
       /**
        * the market's expiry of the bids (unix s, at most 180 days ahead). Bitcoin-level validity ends only when the funding output is spent.
        */
@@ -3684,6 +3654,26 @@ export interface CheckoutQuote {
    * quote reply only: {listing_id} lines skipped because the caller sells them
    */
   skipped_own_listings?: string[];
+}
+/**
+ * Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.
+ *
+ * This interface was referenced by `Routes`'s JSON-Schema
+ * via the `definition` "OfferTarget".
+ */
+export interface OfferTarget {
+  /**
+   * asset: one asset (any unit of it, or the exact target_outpoint); collection: any member matching the trait filters
+   */
+  scope: 'asset' | 'collection';
+  asset?: AssetId | null;
+  collection?: string | null;
+  max_supply_units?: number | null;
+  min_supply_units?: number | null;
+  issued_year?: number | null;
+  series?: number | null;
+  artist?: string | null;
+  target_outpoint?: Outpoint | null;
 }
 /**
  * One alternative: an eligibility policy (asset, collection or trait) and its price. Exact units go through exact offers instead.

@@ -18,7 +18,7 @@ export const OfferTarget = Type.Object(
     artist: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'the credit, ASCII case-insensitive' }))),
     target_outpoint: Type.Optional(Nullable(Outpoint)),
   },
-  { additionalProperties: false, description: 'Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.' },
+  { title: 'OfferTarget', additionalProperties: false, description: 'Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.' },
 );
 
 const Bid = Type.Object({ txid: Type.Optional(Txid), vout: Vout }, { additionalProperties: false });
