@@ -152,7 +152,8 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   const want = await until('every event of the feed delivered', async () => {
     const ids = await feed();
     return ids.length > 0 && JSON.stringify([...new Set(delivered().map((x) => x.id))].sort()) === JSON.stringify(ids) ? ids : undefined;
-  });
+    // A dispatcher killed while it held the endpoint's lease (WEBHOOK_TIMEOUT_MS + 30 s) blocks it until the lease runs out.
+  }, 90_000);
   const ok = delivered();
   assert.equal(ok.length, want.length, `each event once: ${ok.map((x) => x.id).join(' ')}`);
   assert.deepEqual(receiver.at('/hook').slice(0, 3).map((x) => x.answered), [500, 500, 500]);
