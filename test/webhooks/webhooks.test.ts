@@ -18,6 +18,7 @@ import { dispatcherOf } from '../../src/modules/webhooks/manifest.js';
 import { eventLogSource } from '../../src/modules/webhooks/event-log-source.js';
 import type { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { WebhookSender } from '../../src/modules/webhooks/sender.js';
+import { FencedOut, lease, takeEpoch } from '../../src/cluster/fence.js';
 import { Receiver } from './receiver.js';
 
 const receiver = new Receiver();
@@ -326,5 +327,37 @@ void describe('delivery', () => {
     const huge = await sender.send(`${receiver.base}/huge`, '{}', {}, Date.now());
     assert.deepEqual([huge.outcome, huge.status], ['succeeded', 200]);
     await sender.close();
+  });
+
+  // Last: the leases below carry epochs, and a run outside the cluster (epoch 0) defers to them.
+  void it("a new leader of the webhook role takes over the lease of one that died mid-attempt at once; the old leader's record is fenced out", async () => {
+    const leader = async (holder: string) => {
+      const taken = await m.ctx.store.db.executeQuery(takeEpoch(m.ctx.store.db, 'webhook-dispatcher', holder, Date.now()));
+      return lease('webhook-dispatcher', Number(taken.rows[0]!.epoch));
+    };
+    const ep = await register('/leader');
+    receiver.script('/leader', ['hang']);
+    const first = await leader('old');
+    const old = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
+    const id = await delistNext();
+    const oldRun = old.run(first);
+    const deadline = Date.now() + 5_000;
+    while (receiver.at('/leader').length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(receiver.at('/leader').length, 1, 'the old leader is sending');
+    // Its lease runs WEBHOOK_TIMEOUT_MS + 30 s; the next leader does not wait for it.
+    const second = await leader('new');
+    const newer = dispatcherOf(m.ctx, source(), { policy: { scheduleMs: [0], jitter: 0, random: () => 0 } });
+    await newer.run(second);
+    await assert.rejects(oldRun, FencedOut, 'the old leader\'s record of its attempt is fenced out');
+    const got = receiver.at('/leader');
+    assert.deepEqual(got.map((r) => [r.body.data.listing_id, r.answered]), [[id, 'hang'], [id, 200]]);
+    assert.equal(got[0]!.id, got[1]!.id, 'the same webhook-id, acknowledged once');
+    assert.deepEqual((await deliveries(ep.id)).map((d) => [d.outcome, d.response_status]), [['succeeded', 200]], 'only the recorded attempt is logged');
+    // A stale leader can no longer take the endpoint: the next event goes out once, from the new leader.
+    const next = await delistNext();
+    await assert.rejects(old.run(first), FencedOut, 'the stale leader\'s renewal is fenced out');
+    assert.equal(receiver.at('/leader').length, 2, 'the stale leader sent nothing');
+    await newer.run(second);
+    assert.deepEqual(receiver.at('/leader').slice(2).map((r) => [r.body.data.listing_id, r.answered]), [[next, 200]]);
   });
 });

@@ -11,20 +11,25 @@
  * long enough for one attempt), so two dispatchers (two instances, or two runs) never send to one
  * endpoint at once; every attempt writes one delivery-log row in the transaction that moves the
  * endpoint, guarded on the state it read, so not even an expired lease can advance a cursor
- * twice. A crash between the send and that commit re-sends the event: at least once,
- * deduplicated by the receiver on webhook-id. A log entry that restates an event already sent
+ * twice. The lease carries the leader epoch of the webhook role the run holds (src/cluster/):
+ * when a leader dies mid-attempt, the next leader (a newer epoch) takes its leases over at once,
+ * and a stale leader still running has its renewal and its record fenced out. So an
+ * event whose 2xx was recorded is never sent again, and one in flight when its sender died is
+ * sent again by the next leader: a crash between the send and that commit re-sends the event,
+ * at least once, deduplicated by the receiver on webhook-id. A log entry that restates an event already sent
  * (same event_id, no retraction between: a sold listing's listing_filled again with its new
  * state) is passed over, not sent: webhook-id is the event_id, so a receiver would drop it; a
  * re-confirmation after a retraction is sent. Replays the owner queued are taken by one
  * dispatcher each and sent once, outside the order.
  */
 import crypto from 'node:crypto';
-import type { Db } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
 import type { Clock } from '../../clock.js';
 import type { Job } from '../../jobs/runner.js';
+import { FencedOut, type Lease } from '../../cluster/fence.js';
 import { mapPool } from '../../util/pool.js';
 import { payloadOf, type LogEvent, type WebhookEventSource } from './event-source.js';
-import { leaseEndpoint, passEntry, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
+import { leaseEndpoint, leaseFree, passEntry, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
 import { failingTooLong, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { WebhookSender } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -62,6 +67,8 @@ export function liveSecrets(ep: Pick<EndpointRow, 'secret' | 'previous_secret' |
   return [ep.secret, ...prev];
 }
 
+const fenceOf = (lease: Lease | undefined) => lease && ((tx: Tx) => lease.check(tx));
+
 export class WebhookDispatcher {
   private readonly batch: number;
   private readonly perRun: number;
@@ -76,8 +83,11 @@ export class WebhookDispatcher {
     this.concurrency = o.concurrency ?? 8;
   }
 
-  /** One pass: queued replays, then every endpoint whose next attempt is due; the log's retention now and then. */
-  async run(): Promise<void> {
+  /**
+   * One pass: queued replays, then every endpoint whose next attempt is due; the log's retention
+   * now and then. `lease` is the webhook role's leadership (absent: a run outside the cluster, epoch 0).
+   */
+  async run(lease?: Lease): Promise<void> {
     const now = this.o.clock.now();
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = now;
@@ -89,26 +99,34 @@ export class WebhookDispatcher {
       .selectAll()
       .where('state', '=', 'active')
       .where('next_attempt_at', '<=', this.o.clock.now())
-      .where('lease_until', '<=', this.o.clock.now())
+      .where(leaseFree(this.holder, lease?.epoch ?? 0, this.o.clock.now()))
       .orderBy('next_attempt_at')
       .limit(1000)
       .execute();
-    await mapPool(due, this.concurrency, (ep) => this.advance(ep).catch((e: unknown) => this.o.onError?.(ep.id, e)));
+    let fenced: FencedOut | undefined;
+    await mapPool(due, this.concurrency, (ep) =>
+      this.advance(ep, lease).catch((e: unknown) => {
+        if (e instanceof FencedOut) fenced = e;
+        else this.o.onError?.(ep.id, e);
+      }),
+    );
+    // A newer leader has the role: the run fails so the job gives it up (src/jobs.ts).
+    if (fenced) throw fenced;
   }
 
   job(name: string, intervalMs: number): Job {
-    return { name, intervalMs, run: () => this.run() };
+    return { name, intervalMs, run: (lease) => this.run(lease) };
   }
 
-  private async advance(start: EndpointRow): Promise<void> {
+  private async advance(start: EndpointRow, lease: Lease | undefined): Promise<void> {
     try {
-      await this.advanceLeased(start);
+      await this.advanceLeased(start, lease);
     } finally {
       await releaseEndpoint(this.o.db, start.id, this.holder);
     }
   }
 
-  private async advanceLeased(start: EndpointRow): Promise<void> {
+  private async advanceLeased(start: EndpointRow, lease: Lease | undefined): Promise<void> {
     let ep: EndpointRow | null = start;
     let sent = 0;
     while (ep && sent < this.perRun) {
@@ -120,9 +138,9 @@ export class WebhookDispatcher {
           if (!ep) return;
           continue;
         }
-        if (!(await leaseEndpoint(this.o.db, ep.id, this.holder, now, now + this.o.leaseMs))) return;
+        if (!(await leaseEndpoint(this.o.db, ep.id, this.holder, lease?.epoch ?? 0, now, now + this.o.leaseMs, fenceOf(lease)))) return;
         const before: EndpointRow = ep;
-        ep = await this.attempt(before, ev);
+        ep = await this.attempt(before, ev, lease);
         sent++;
         // Stop at a failure (the event stays at the head) or a lost race (another writer moved it).
         if (!ep || ep.last_seq !== ev.seq) return;
@@ -131,7 +149,7 @@ export class WebhookDispatcher {
     }
   }
 
-  private async attempt(ep: EndpointRow, ev: LogEvent): Promise<EndpointRow | null> {
+  private async attempt(ep: EndpointRow, ev: LogEvent, lease: Lease | undefined): Promise<EndpointRow | null> {
     const body = payloadOf(ep.address, ev);
     const now = this.o.clock.now();
     const headers = webhookHeaders(liveSecrets(ep, now), ev.event_id, Math.floor(now / 1000), body);
@@ -160,6 +178,7 @@ export class WebhookDispatcher {
       now: done,
       retryAt: done + retryDelayMs(this.o.policy, failures, result.retryAfterMs),
       disable: result.outcome === 'succeeded' ? null : disable,
+      fence: fenceOf(lease),
     });
   }
 

@@ -5,8 +5,9 @@
  * naming the state it may leave, so a lost race (two dispatchers, a delete mid-delivery) changes
  * nothing and answers false.
  */
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
+import type { DatabaseSchema } from '../../store/schema.js';
 import type { AttemptResult } from './sender.js';
 import type { DeliveryOutcome, DeliveryRow, DisabledReason, EndpointRow } from './tables.js';
 
@@ -43,6 +44,8 @@ export interface AttemptRecord {
   retryAt: number;
   /** On a failure: disable instead of retrying. */
   disable: DisabledReason | null;
+  /** The dispatcher's leadership check (src/cluster/fence.ts): a stale leader's record aborts. */
+  fence?: (tx: Tx) => Promise<void>;
 }
 
 const attemptGuard = (tx: Tx, ep: EndpointRow) =>
@@ -56,6 +59,7 @@ const attemptGuard = (tx: Tx, ep: EndpointRow) =>
  */
 export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): Promise<EndpointRow | null> {
   return db.transaction().execute(async (tx) => {
+    await r.fence?.(tx);
     let next: EndpointRow;
     if (r.result.outcome === 'succeeded') {
       // Due at once for the next event (0, not now: no clock can leave it waiting).
@@ -66,7 +70,7 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
       next = { ...ep, attempts: ep.attempts + 1, failing_since: ep.failing_since ?? r.now, next_attempt_at: r.retryAt, updated_at: r.now };
     }
     // The lease is the dispatcher's business (leaseEndpoint, releaseEndpoint): an attempt leaves it as it is.
-    const { id: _id, lease_holder: _holder, lease_until: _until, ...changes } = next;
+    const { id: _id, lease_holder: _holder, lease_until: _until, lease_epoch: _epoch, ...changes } = next;
     const res = await attemptGuard(tx, ep).set(changes).executeTakeFirst();
     const exists = Number(res.numUpdatedRows) === 1 || (await tx.selectFrom('webhook_endpoints').select('id').where('id', '=', ep.id).executeTakeFirst()) !== undefined;
     // A deleted endpoint takes its log with it; an attempt that raced the delete leaves no row behind.
@@ -88,18 +92,31 @@ export async function passEntry(db: Db, ep: EndpointRow, seq: number, now: numbe
 }
 
 /**
- * Takes (or renews) the endpoint for `holder` until `until` (ms): free when no lease is running
- * or it is the holder's own. False when another dispatcher is sending to it, or it is no longer
- * active. A crashed holder's lease simply runs out.
+ * Free for a dispatcher leading the webhook role at `epoch`: no lease running, its own, or one
+ * taken under an older epoch (that leader is gone or fenced out: its next record aborts).
  */
-export async function leaseEndpoint(db: Db, id: string, holder: string, now: number, until: number): Promise<boolean> {
-  const res = await db
-    .updateTable('webhook_endpoints')
-    .set({ lease_holder: holder, lease_until: until })
-    .where('id', '=', id)
-    .where('state', '=', 'active')
-    .where((eb) => eb.or([eb('lease_until', '<=', now), eb('lease_holder', '=', holder)]))
-    .executeTakeFirst();
+export const leaseFree = (holder: string, epoch: number, now: number) => (eb: ExpressionBuilder<DatabaseSchema, 'webhook_endpoints'>) =>
+  eb.or([eb('lease_until', '<=', now), eb('lease_holder', '=', holder), eb('lease_epoch', '<', epoch)]);
+
+/**
+ * Takes (or renews) the endpoint for `holder`, leading at `epoch`, until `until` (ms). False
+ * when another dispatcher of this or a newer epoch is sending to it, or it is no longer active.
+ * A crashed leader's lease is taken over by the next leader at once (a newer epoch); one within
+ * an epoch simply runs out. `fence` (the role's leadership check) makes a stale leader's
+ * renewal abort, so it sends nothing more.
+ */
+export async function leaseEndpoint(db: Db, id: string, holder: string, epoch: number, now: number, until: number, fence?: (tx: Tx) => Promise<void>): Promise<boolean> {
+  const res = await db.transaction().execute(async (tx) => {
+    await fence?.(tx);
+    return tx
+      .updateTable('webhook_endpoints')
+      .set({ lease_holder: holder, lease_until: until, lease_epoch: epoch })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('lease_epoch', '<=', epoch)
+      .where(leaseFree(holder, epoch, now))
+      .executeTakeFirst();
+  });
   return Number(res.numUpdatedRows) === 1;
 }
 

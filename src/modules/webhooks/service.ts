@@ -104,6 +104,7 @@ export class WebhooksService {
       failing_since: null,
       lease_holder: null,
       lease_until: 0,
+      lease_epoch: 0,
       created_at: now,
       updated_at: now,
     };

@@ -8,7 +8,9 @@
  * `attempts` counts failed attempts at the event after it, `next_attempt_at` (ms) is when the
  * dispatcher may try again, `failing_since` (ms) when the current run of failures began.
  * `lease_holder`/`lease_until` (ms): the dispatcher sending to the endpoint now, so two
- * dispatchers (two instances, a timed run and a kick) never send to one endpoint at once.
+ * dispatchers (two instances, a timed run and a kick) never send to one endpoint at once;
+ * `lease_epoch` the leader epoch of the webhook role it held it under (src/cluster/), so a new
+ * leader takes over a dead leader's lease at once instead of waiting for it to run out.
  * Secrets are kept readable because HMAC needs them; they are shown only when made.
  */
 export type EndpointState = 'active' | 'disabled';
@@ -39,6 +41,7 @@ export interface WebhookTables {
     failing_since: number | null;
     lease_holder: string | null;
     lease_until: number;
+    lease_epoch: number;
     created_at: number;
     updated_at: number;
   };

@@ -24,6 +24,7 @@ import * as m022 from './022_leader_epochs.js';
 import * as m023 from './023_listing_exposure.js';
 import * as m024 from './024_cosigned_listings.js';
 import * as m025 from './025_book_ask_levels.js';
+import * as m026 from './026_webhook_lease_epoch.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '023_listing_exposure': m023,
   '024_cosigned_listings': m024,
   '025_book_ask_levels': m025,
+  '026_webhook_lease_epoch': m026,
 };
