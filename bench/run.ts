@@ -25,6 +25,7 @@ import { bidFlowBench, offerBookTiming } from './offers.js';
 import { raceBench } from './race.js';
 import { indexerBench } from './indexer.js';
 import { streamBench } from './stream.js';
+import { clusterStreamBench } from './stream-cluster.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
@@ -159,6 +160,26 @@ async function main() {
   figures.stream_frames_per_s_100_clients = stream.frames_per_s;
   figures.stream_checkout_to_frame_ms = stream.checkout_to_frame_p50_ms;
   figures.stream_checkout_to_frame_max_ms = stream.checkout_to_frame_max_ms;
+
+  say.line('\n# Push stream on PostgreSQL: one and two instances (`serve` processes, one standalone devnet)\n');
+  const cluster = await clusterStreamBench();
+  if ('skipped' in cluster) {
+    say.line(`skipped: ${cluster.skipped}`);
+    figures.stream_cluster_skipped = cluster.skipped;
+  } else {
+    const rowsOf = (label: string, f: typeof cluster.one) => [
+      { measure: `${label}: ${cluster.events} events to ${cluster.clients} clients`, 'events/s': f.events_per_s, 'frames/s': f.frames_per_s, ms: '' },
+      { measure: `${label}: checkout completion → its sale frame (p50 of ${cluster.checkouts})`, 'events/s': '', 'frames/s': '', ms: f.checkout_to_frame_p50_ms },
+      { measure: `${label}: the same, slowest`, 'events/s': '', 'frames/s': '', ms: f.checkout_to_frame_max_ms },
+    ];
+    printTable([...rowsOf('one instance (A)', cluster.one), ...rowsOf('two instances (clients on A and B; checkout on B, client on A)', cluster.two)]);
+    for (const [suffix, f] of [['pg_1i', cluster.one], ['2i', cluster.two]] as const) {
+      figures[`stream_events_per_s_100_clients_${suffix}`] = f.events_per_s;
+      figures[`stream_frames_per_s_100_clients_${suffix}`] = f.frames_per_s;
+      figures[`stream_checkout_to_frame_ms_${suffix}`] = f.checkout_to_frame_p50_ms;
+      figures[`stream_checkout_to_frame_max_ms_${suffix}`] = f.checkout_to_frame_max_ms;
+    }
+  }
 
   say.line('\n# Indexer: one block of 2,000 payments\n');
   const idx = await indexerBench(boot.ctx);

@@ -6,6 +6,7 @@
  */
 import { SigHash } from '@scure/btc-signer';
 import type { Context } from '../src/context.js';
+import type { Db } from '../src/store/db.js';
 import type { Devnet } from '../src/chain/devnet/devnet.js';
 import { appendEvent } from '../src/events/append.js';
 import { EventLogReader } from '../src/events/log-reader.js';
@@ -15,7 +16,7 @@ import { signPsbt } from '../test/helpers/market.js';
 import { openSse, type SseClient } from '../test/helpers/sse.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
 
-const ipOf = (k: number) => `10.${200 + ((k >> 8) & 31)}.${k & 255}.9`;
+export const ipOf = (k: number) => `10.${200 + ((k >> 8) & 31)}.${k & 255}.9`;
 
 export interface StreamResult {
   clients: number;
@@ -33,18 +34,28 @@ const listedRow = (i: number) => ({
   bidder: null, price_sats: 10_000 + i, seller: null, buyer: null, txid: null, fill_kind: null, confirmed_at: null,
 });
 
-export async function streamBench(ctx: Context, api: string, clients = 100, events = 5_000): Promise<StreamResult> {
-  const head = (await new EventLogReader(ctx.store.db).head()).last;
+export interface Throughput {
+  events_per_s: number;
+  frames_per_s: number;
+}
+
+/**
+ * `events` public events appended to `db`'s log in commits of 100, through the stream to
+ * `clients` SSE clients spread over `apis` in turn (one instance, or several on one store):
+ * from the first commit to the last frame on the slowest client.
+ */
+export async function streamThroughput(db: Db, apis: string[], clients = 100, events = 5_000): Promise<Throughput> {
+  const head = (await new EventLogReader(db).head()).last;
   const conns: SseClient[] = [];
   const lastSeen = new Array<number>(clients).fill(head);
   for (let k = 0; k < clients; k++) {
-    conns.push(await openSse(`${api}/v1/stream/events?kind=listings`, { 'x-forwarded-for': ipOf(k), 'last-event-id': String(head) }, (f) => (lastSeen[k] = Number(f.id))));
+    conns.push(await openSse(`${apis[k % apis.length]}/v1/stream/events?kind=listings`, { 'x-forwarded-for': ipOf(k), 'last-event-id': String(head) }, (f) => (lastSeen[k] = Number(f.id))));
     if (conns[k]!.status !== 200) throw new Error(`stream ${k}: ${conns[k]!.status} ${JSON.stringify(conns[k]!.body)}`);
   }
   const t0 = performance.now();
   for (let i = 0; i < events; i += 100) {
-    await ctx.store.db.transaction().execute(async (tx) => {
-      for (let j = i; j < Math.min(events, i + 100); j++) appendEvent(tx, { event_id: `ev_bench_${j}`, feed: 'public', kind: 'listed', at: 1_700_000_000, row: listedRow(j) });
+    await db.transaction().execute(async (tx) => {
+      for (let j = i; j < Math.min(events, i + 100); j++) appendEvent(tx, { event_id: `ev_bench_${head}_${j}`, feed: 'public', kind: 'listed', at: 1_700_000_000, row: listedRow(j) });
     });
     // Writers are requests in a real market: let the loop serve I/O between commits.
     await new Promise((r) => setImmediate(r));
@@ -57,18 +68,27 @@ export async function streamBench(ctx: Context, api: string, clients = 100, even
   }
   const secs = (performance.now() - t0) / 1000;
   for (const c of conns) c.close();
+  return { events_per_s: Math.round(events / secs), frames_per_s: Math.round((events * clients) / secs) };
+}
 
-  const latencies = await checkoutToFrame(ctx, api, 5);
-  latencies.sort((a, b) => a - b);
+/** p50 and slowest of a set of latencies (ms, one decimal). */
+export function medianAndMax(latencies: number[]): { p50: number; max: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 10) / 10;
+  return { p50: round(sorted[Math.floor((sorted.length - 1) / 2)]!), max: round(sorted[sorted.length - 1]!) };
+}
+
+export async function streamBench(ctx: Context, api: string, clients = 100, events = 5_000): Promise<StreamResult> {
+  const flow = await streamThroughput(ctx.store.db, [api], clients, events);
+  const latencies = await checkoutToFrame(ctx, api, 5);
+  const { p50, max } = medianAndMax(latencies);
   return {
     clients,
     events,
-    events_per_s: Math.round(events / secs),
-    frames_per_s: Math.round((events * clients) / secs),
+    ...flow,
     checkouts: latencies.length,
-    checkout_to_frame_p50_ms: round(latencies[Math.floor((latencies.length - 1) / 2)]!),
-    checkout_to_frame_max_ms: round(latencies[latencies.length - 1]!),
+    checkout_to_frame_p50_ms: p50,
+    checkout_to_frame_max_ms: max,
   };
 }
 

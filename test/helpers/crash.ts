@@ -103,12 +103,12 @@ export async function rpcProxy(target: string) {
 
 export type Market = Child;
 
-/** The devnet, the proxy and a market's store; `close` ends every process and store it made. */
-export async function crashRig(name: string) {
+/** The devnet, the proxy and a market's store (on the backend under test, or `on`); `close` ends every process and store it made. */
+export async function crashRig(name: string, on?: 'sqlite' | 'postgres') {
   const children: Child[] = [];
   const cleanups: Array<() => Promise<void>> = [];
-  const devnetStore = childStore(`${name}dn`);
-  const marketStore = childStore(`${name}mk`);
+  const devnetStore = childStore(`${name}dn`, on);
+  const marketStore = childStore(`${name}mk`, on);
   cleanups.push(devnetStore.cleanup, marketStore.cleanup);
   const devnet = await startDevnet(devnetStore.env);
   children.push(devnet);

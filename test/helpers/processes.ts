@@ -22,12 +22,12 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A DATABASE_URL (+ schema) of its own on the backend under test, and its cleanup. */
-export function childStore(name: string): { env: Record<string, string>; cleanup(): Promise<void> } {
+/** A DATABASE_URL (+ schema) of its own on the backend under test (or `on`: the bench picks PostgreSQL), and its cleanup. */
+export function childStore(name: string, on: typeof backend = backend): { env: Record<string, string>; cleanup(): Promise<void> } {
   // Every process gets a data directory of its own (signer keys, market wallet), never the repository's ./data.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cpmkt-${name}-`));
   const rm = async () => fs.rmSync(dir, { recursive: true, force: true });
-  if (backend === 'postgres') {
+  if (on === 'postgres') {
     const schema = `p_${name}_${crypto.randomBytes(5).toString('hex')}`;
     return { env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema, DATA_DIR: dir }, cleanup: async () => (await dropSchema(pgUrl, schema), await rm()) };
   }
