@@ -12,6 +12,8 @@ import { Cursors } from './http/cursor.js';
 import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { connectRedisLimiter } from './limits/redis-limiter.js';
+import { MemoryStreamSlots, type StreamSlots } from './limits/stream-slots.js';
+import { RedisStreamSlots } from './limits/redis-stream-slots.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
@@ -62,6 +64,7 @@ export async function bootstrap(
   const secret = await loadSecret(store.db, config.SECRET);
 
   let limiter: Limiter;
+  let streamSlots: StreamSlots;
   let cache;
   if (config.REDIS_URL) {
     const redisLimiter = connectRedisLimiter({
@@ -75,11 +78,14 @@ export async function bootstrap(
     const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
     cacheClient.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis cache connection error'));
     cache = new RedisResponseCache(cacheClient, config.REDIS_PREFIX, () => clock.now());
+    streamSlots = new RedisStreamSlots({ client: cacheClient, prefix: config.REDIS_PREFIX, onError: (e) => logger.warn({ err: String(e) }, 'stream slot renewal failed') });
     closers.push(async () => void cacheClient.disconnect());
   } else {
     limiter = new MemoryLimiter();
+    streamSlots = new MemoryStreamSlots();
     cache = new MemoryResponseCache(() => clock.now());
   }
+  closers.push(() => streamSlots.close());
   closers.push(() => limiter.close());
 
   const made = over.chain ?? (await createChain(config, store, clock, logger));
@@ -110,6 +116,7 @@ export async function bootstrap(
     chain: made.chain,
     devnet: made.devnet,
     limiter,
+    streamSlots,
     cache,
     clock,
     cursors: new Cursors(secret),

@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { Cursors } from './http/cursor.js';
 import type { Limiter } from './limits/limiter.js';
+import type { StreamSlots } from './limits/stream-slots.js';
 import type { SettlementJournal } from './settlement/journal.js';
 import type { Indexer } from './indexer/indexer.js';
 import type { Area } from './area.js';
@@ -24,6 +25,8 @@ export interface Context {
   store: Store;
   chain: Chain;
   limiter: Limiter;
+  /** Concurrent streams per IP and per address: on Redis (shared by every instance) when configured. */
+  streamSlots: StreamSlots;
   cache: ResponseCache;
   clock: Clock;
   cursors: Cursors;

@@ -17,6 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../store/db.js';
 import { EventLogReader, type LogRow } from './log-reader.js';
 import type { EventNotifier } from './notifier.js';
+import type { StreamSlots } from '../limits/stream-slots.js';
 
 /** A log entry ready to send: its frame, and what filters look at. */
 export interface Frame {
@@ -97,8 +98,6 @@ class Client {
 export class StreamHub {
   private readonly reader: EventLogReader;
   private readonly clients = new Set<Client>();
-  private readonly perIp = new Map<string, number>();
-  private readonly perAddress = new Map<string, number>();
   private tail = 0;
   private started: Promise<void> | undefined;
   private pumping = false;
@@ -113,6 +112,7 @@ export class StreamHub {
     private readonly render: Renderer,
     private readonly opts: HubOptions,
     private readonly log: FastifyBaseLogger,
+    private readonly slots: StreamSlots,
     private readonly onCount: (n: number) => void = () => {},
   ) {
     this.reader = new EventLogReader(db);
@@ -122,19 +122,22 @@ export class StreamHub {
     return this.clients.size;
   }
 
-  /** Counts a stream against its IP and address, or throws StreamLimit. Returns its release. */
-  admit(ip: string, address: string | null): () => void {
-    if ((this.perIp.get(ip) ?? 0) >= this.opts.maxPerIp) throw new StreamLimit('ip');
-    if (address !== null && (this.perAddress.get(address) ?? 0) >= this.opts.maxPerAddress) throw new StreamLimit('address');
-    bump(this.perIp, ip, 1);
-    if (address !== null) bump(this.perAddress, address, 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      bump(this.perIp, ip, -1);
-      if (address !== null) bump(this.perAddress, address, -1);
-    };
+  /**
+   * Counts a stream against its IP and address (across instances when the slots are shared), or
+   * throws StreamLimit. Returns its release. Slots that cannot be counted (Redis down) let the
+   * stream through uncounted: opening one already passed the uncached-read budget.
+   */
+  async admit(ip: string, address: string | null): Promise<() => void> {
+    const list = [{ key: `ip:${ip}`, limit: this.opts.maxPerIp }, ...(address !== null ? [{ key: `address:${address}`, limit: this.opts.maxPerAddress }] : [])];
+    let grant;
+    try {
+      grant = await this.slots.take(list);
+    } catch (e) {
+      this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'stream slots unavailable; stream admitted uncounted');
+      return () => {};
+    }
+    if ('full' in grant) throw new StreamLimit(grant.full.startsWith('ip:') ? 'ip' : 'address');
+    return grant.release;
   }
 
   /** Streams the scope's entries after `after` to `res` (headers already sent) until either side closes. */
@@ -246,9 +249,3 @@ export class StreamHub {
  * and every client would look slow.
  */
 const turn = () => new Promise<void>((r) => setImmediate(r));
-
-function bump(m: Map<string, number>, key: string, by: number): void {
-  const n = (m.get(key) ?? 0) + by;
-  if (n > 0) m.set(key, n);
-  else m.delete(key);
-}

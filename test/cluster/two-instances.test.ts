@@ -1,7 +1,7 @@
 /**
  * #17 item 6: several API processes on one PostgreSQL schema and one Redis, beside one standalone
  * devnet (real processes: test/helpers/crash.ts). Two buyers, one on each instance, race for one
- * listing: one fill, one broadcast, and a stream client on the other instance hears the sale. The sign-in budget of an IP is one budget across instances.
+ * listing: one fill, one broadcast, and a stream client on the other instance hears the sale. The sign-in budget of an IP is one budget across instances, and so is its limit of concurrent streams.
  * The indexer runs on one instance only; SIGKILL of that leader moves indexing to the other with
  * no block applied twice and none skipped; SIGTERM of a leader hands its roles over at once (its
  * notification, well inside the follower's tick). A seller's webhook endpoint that fails three
@@ -30,7 +30,7 @@ after(async () => {
 void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader, the stream across instances, webhooks once each', { timeout: 300_000, skip: SKIP }, async (t) => {
   rig = await crashRig('cl');
   const r = rig;
-  const env = clusterEnv({ redis: redisUrl!, over: { LEADERSHIP_INTERVAL_MS: String(TICK_MS), WEBHOOK_INTERVAL_MS: '200', WEBHOOK_RETRY_SCHEDULE_MS: '300' } });
+  const env = clusterEnv({ redis: redisUrl!, over: { LEADERSHIP_INTERVAL_MS: String(TICK_MS), WEBHOOK_INTERVAL_MS: '200', WEBHOOK_RETRY_SCHEDULE_MS: '300', STREAM_MAX_PER_IP: '3' } });
   const a = await r.market(undefined, env);
   // A third instance stands by for the SIGTERM handover (started beside the second: one wait).
   const [b, c] = await Promise.all([r.market(undefined, env), r.market(undefined, env)]);
@@ -48,6 +48,21 @@ void test('two instances: one fill per listing, one shared limit, one indexer th
   const spent = await Promise.all(Array.from({ length: 60 }, (_, i) => signInFrom(i % 2 ? b : a, ip)));
   assert.ok(!spent.includes(429), `within the budget: ${spent.join(',')}`);
   assert.deepEqual([await signInFrom(a, ip), await signInFrom(b, ip)], [429, 429], 'the 61st is refused on either instance');
+
+  // The stream limit per IP is one count across instances (slots on Redis): three streams from one
+  // address over both, the fourth refused on either, a slot given back on one usable on the other.
+  const streamFrom = (m: Market, from: string) => openSse(`${m.url}/v1/stream/events`, { 'x-forwarded-for': from });
+  const viewer = '198.51.100.41';
+  const held = [await streamFrom(a, viewer), await streamFrom(a, viewer), await streamFrom(b, viewer)];
+  assert.deepEqual(held.map((x) => x.status), [200, 200, 200]);
+  const over = [await streamFrom(b, viewer), await streamFrom(a, viewer)];
+  assert.deepEqual(over.map((x) => [x.status, x.body?.code]), [[429, 'rate_limited'], [429, 'rate_limited']], 'the fourth stream, on either instance');
+  held[0]!.close();
+  const again = await until('the slot given back on A to be usable on B', async () => {
+    const x = await streamFrom(b, viewer);
+    return x.status === 200 ? x : undefined;
+  }, 5_000);
+  for (const x of [...held, again]) x.close();
 
   // The seller's webhook endpoint, registered on the second instance, fails three times, then recovers.
   const seller = makeWallet('p2wpkh', 'cl-seller');

@@ -86,6 +86,7 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
       pollMs: 5_000,
     },
     ctx.logger,
+    ctx.streamSlots,
     (n) => app.metrics.streamClients.set(n),
   );
   // Before the server closes: it waits for open connections, and a stream never ends by itself.
@@ -103,7 +104,7 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
     }
     let release: () => void;
     try {
-      release = hub.admit(ipBucketId(req.ip), address);
+      release = await hub.admit(ipBucketId(req.ip), address);
     } catch (e) {
       if (e instanceof StreamLimit) throw new ApiError('rate_limited', e.message, { retry_after_seconds: 5 }, { headers: { 'Retry-After': '5' } });
       throw e;
