@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: requests per second and latency percentiles of the API beside bare node:http
  * servers measured in the same run, the uncached market reads, checkout under contention, the
- * indexer, and signature checks beside the libraries' bare curve calls.
+ * push stream (in process on SQLite, then one and two `serve` processes on PostgreSQL when it is
+ * reachable: bench/stream-cluster.ts), the indexer, and signature checks beside the libraries'
+ * bare curve calls.
  *
  * `npm run -s bench -- --json` prints the same tables on stderr and ONE JSON object on stdout
  * with every figure named, each peer measured in this same process run. Loopback only; every
