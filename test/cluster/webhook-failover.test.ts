@@ -59,7 +59,7 @@ void test('SIGKILL of the webhook leader mid-attempt: the next leader delivers w
   await until('the next leader to deliver the delisting', async () => (acknowledged().length > 0 ? true : undefined), 3 * TICK_MS + 5_000);
   const took = Date.now() - killedAt;
   t.diagnostic(`webhook failover: the in-flight event was delivered by the next leader ${took} ms after SIGKILL (tick ${TICK_MS} ms)`);
-  assert.ok(await leads(b));
+  assert.ok(await leads(b), `B leads the webhook role: ${JSON.stringify(await roleRow())}`);
   assert.ok(Number((await roleRow()).epoch) > epoch0);
 
   // The next event goes out from the new leader as well.
@@ -69,11 +69,14 @@ void test('SIGKILL of the webhook leader mid-attempt: the next leader delivers w
   const want = await until('every event of the feed acknowledged', async () => {
     const ids = await feed();
     return ids.length >= 2 && JSON.stringify([...new Set(acknowledged().map((x) => x.id))].sort()) === JSON.stringify(ids) ? ids : undefined;
-  }, 15_000);
+  }, 15_000).catch(async (e: unknown) => {
+    throw new Error(`${String(e)}; feed ${JSON.stringify(await feed())}; received ${JSON.stringify(receiver.at('/hook').map((x) => [x.id, x.answered]))}`);
+  });
   const ok = acknowledged();
   assert.equal(ok.length, want.length, `each webhook-id acknowledged once: ${ok.map((x) => x.id).join(' ')}`);
   assert.equal(receiver.at('/hook')[0]!.id, ok[0]!.id, 'the event in flight at the kill was sent again, not skipped');
   assert.ok(ok.every((x) => x.verifiedBy.length === 1));
   const log = await call(b.url, 'GET', `/v1/address/${seller.address}/webhooks/${hook.body.result.id}/deliveries?limit=50`, undefined, token);
-  assert.deepEqual((log.body.result as Array<{ outcome: string }>).map((d) => d.outcome), want.map(() => 'succeeded'), 'the killed attempt was never recorded; each event logged once');
+  const outcomes = (log.body.result as Array<{ outcome: string; event_id: string }>).map((d) => d.outcome);
+  assert.deepEqual(outcomes, want.map(() => 'succeeded'), `the killed attempt was never recorded; each event logged once: ${JSON.stringify(log.body.result)}`);
 });
