@@ -76,7 +76,12 @@ void test('SIGKILL of the webhook leader mid-attempt: the next leader delivers w
   assert.equal(ok.length, want.length, `each webhook-id acknowledged once: ${ok.map((x) => x.id).join(' ')}`);
   assert.equal(receiver.at('/hook')[0]!.id, ok[0]!.id, 'the event in flight at the kill was sent again, not skipped');
   assert.ok(ok.every((x) => x.verifiedBy.length === 1));
-  const log = await call(b.url, 'GET', `/v1/address/${seller.address}/webhooks/${hook.body.result.id}/deliveries?limit=50`, undefined, token);
-  const outcomes = (log.body.result as Array<{ outcome: string; event_id: string }>).map((d) => d.outcome);
-  assert.deepEqual(outcomes, want.map(() => 'succeeded'), `the killed attempt was never recorded; each event logged once: ${JSON.stringify(log.body.result)}`);
+  // The record of an attempt commits just after its 2xx reached the receiver: wait for the log to hold every event.
+  const deliveries = async () =>
+    (await call(b.url, 'GET', `/v1/address/${seller.address}/webhooks/${hook.body.result.id}/deliveries?limit=50`, undefined, token)).body.result as Array<{ outcome: string; event_id: string }>;
+  const log = await until('every acknowledged event in the delivery log', async () => {
+    const rows = await deliveries();
+    return new Set(rows.map((d) => d.event_id)).size >= want.length ? rows : undefined;
+  }, 10_000);
+  assert.deepEqual(log.map((d) => d.outcome), want.map(() => 'succeeded'), `the killed attempt was never recorded; each event logged once: ${JSON.stringify(log)}`);
 });
