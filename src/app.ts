@@ -73,7 +73,9 @@ export async function buildApp(ctx: Context): Promise<App> {
     // CORS headers answer CORS requests, which always carry an Origin: a request without one gets
     // none (a browser would ignore them) but still `Vary: Origin`, so a shared cache keeps the two
     // apart. The front door (http/cache-front-door.ts) does the same for its hits.
-    origin: (origin, cb) => cb(null, origin !== undefined && origin !== ''),
+    origin: (origin, cb) => {
+      cb(null, origin !== undefined && origin !== '');
+    },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['content-type', 'x-session-token', 'x-request-id'],
     exposedHeaders: ['x-request-id', 'retry-after'],
