@@ -7,10 +7,16 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /**
+   * CPU of this whole process per answered request, µs (the server and the load generator share
+   * it): on a shared machine it moves much less with a neighbour's load than requests per second.
+   */
+  cpuUs: number;
 }
 
 /** Drives one URL on loopback for a bounded time with a fixed number of connections. */
 export async function load(name: string, opts: { url: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string>; seconds?: number; connections?: number }): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
@@ -20,6 +26,7 @@ export async function load(name: string, opts: { url: string; method?: 'GET' | '
     connections: opts.connections ?? 32,
     pipelining: 1,
   });
+  const used = process.cpuUsage(cpu);
   return {
     name,
     rps: Math.round(result.requests.average),
@@ -27,6 +34,7 @@ export async function load(name: string, opts: { url: string; method?: 'GET' | '
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    cpuUs: Math.round(((used.user + used.system) / Math.max(1, result.requests.total)) * 10) / 10,
   };
 }
 

@@ -20,8 +20,8 @@ export { BODY_LIMIT } from './http/app-type.js';
 /** Builds the HTTP app from a Context. Listening is the caller's business. */
 export async function buildApp(ctx: Context): Promise<App> {
   // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
-  const metrics = new Metrics(ctx);
-  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY, () => metrics.cacheHits.inc());
+  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
+  const metrics = new Metrics(ctx, () => door.hits);
   const app = Fastify({
     loggerInstance: ctx.logger,
     // The same node:http server Fastify would make (its timeouts: without them Node's 5 s keep-alive
@@ -70,7 +70,12 @@ export async function buildApp(ctx: Context): Promise<App> {
   });
 
   await app.register(cors, {
-    origin: true,
+    // CORS headers answer CORS requests, which always carry an Origin: a request without one gets
+    // none (a browser would ignore them) but still `Vary: Origin`, so a shared cache keeps the two
+    // apart. The front door (http/cache-front-door.ts) does the same for its hits.
+    origin: (origin, cb) => {
+      cb(null, origin !== undefined && origin !== '');
+    },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['content-type', 'x-session-token', 'x-request-id'],
     exposedHeaders: ['x-request-id', 'retry-after'],

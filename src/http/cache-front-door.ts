@@ -46,11 +46,33 @@ interface Known {
   maxAge: number;
 }
 
+/**
+ * Bodies up to this size leave in the same socket write as the head: node:http joins a string
+ * body to its head, where a Buffer goes out as a second chunk (a writev). Larger bodies stay
+ * Buffers, so the book's 90 kB are not copied into a string on every hit.
+ */
+export const JOIN_BODY_MAX = 16 * 1024;
+
+/** What a stored entry puts on the wire, derived once per entry. */
+interface Wire {
+  body: string | Buffer;
+  etag: string;
+  length: string;
+  contentType: string;
+  /** The age and max-age the header blocks below were made for. */
+  age: number;
+  maxAge: number;
+  /** [name, value, …] of a 200 without the per-request headers, and of a 304 (no content headers). */
+  head: string[];
+  head304: string[];
+}
+
 export class CacheFrontDoor {
   private readonly urls = new Map<string, Known>();
-  /** Bytes, tag and header block of an entry, derived once per stored entry (the memory cache returns the same object). */
-  private readonly wire = new WeakMap<CachedResponse, { body: Buffer; etag: string; length: string; age: number; maxAge: number; head: string[] }>();
-  private hits = 0;
+  /** The memory cache returns the same object for an entry until it is replaced, so this is once per stored entry. */
+  private readonly wire = new WeakMap<CachedResponse, Wire>();
+  /** Hits answered here; read by the metrics at scrape time (no per-hit counter call). */
+  hits = 0;
 
   constructor(
     private readonly cache: ResponseCache,
@@ -58,8 +80,6 @@ export class CacheFrontDoor {
     private readonly log: HitLog,
     /** Log one cache hit in every `logEvery` at info (0: none). */
     private readonly logEvery = 0,
-    /** Counts each hit (the metrics), cheaply: no framework hook runs for these requests. */
-    private readonly onHit: () => void = () => undefined,
   ) {}
 
   /** Called by the freshness hooks for a URL Fastify routed to a public cached read. */
@@ -84,47 +104,42 @@ export class CacheFrontDoor {
     };
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, hit: CachedResponse, maxAge: number): void {
-    this.onHit();
+  private wireOf(hit: CachedResponse, maxAge: number): Wire {
     let w = this.wire.get(hit);
     if (!w) {
-      const body = Buffer.from(hit.body);
-      w = { body, etag: hit.etag ?? etagOf(hit.body), length: String(body.length), age: -1, maxAge: -1, head: [] };
+      const bytes = Buffer.from(hit.body);
+      const body = bytes.length <= JOIN_BODY_MAX ? hit.body : bytes;
+      w = { body, etag: hit.etag ?? etagOf(hit.body), length: String(bytes.length), contentType: hit.contentType, age: -1, maxAge: -1, head: [], head304: [] };
       this.wire.set(hit, w);
     }
     const age = Math.max(0, Math.floor((this.now() - hit.storedAt) / 1000));
     if (age !== w.age || maxAge !== w.maxAge) {
-      // The entry's header block, made once per second of its age (only age and max-age move).
+      // The entry's header blocks, made once per second of its age (only age and max-age move).
       w.age = age;
       w.maxAge = maxAge;
-      w.head = [
-        'cache-control', `public, max-age=${Math.max(0, maxAge - age)}`,
-        'age', String(age),
-        'x-cache', 'hit',
-        'etag', w.etag,
-        'vary', 'Origin',
-        'access-control-expose-headers', EXPOSED,
-      ];
+      w.head304 = ['cache-control', `public, max-age=${Math.max(0, maxAge - age)}`, 'age', String(age), 'x-cache', 'hit', 'etag', w.etag, 'vary', 'Origin'];
+      w.head = [...w.head304, 'content-type', w.contentType, 'content-length', w.length];
     }
+    return w;
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, hit: CachedResponse, maxAge: number): void {
+    this.hits++;
+    const w = this.wireOf(hit, maxAge);
     const id = requestIdOf(req.headers['x-request-id']);
-    // A flat [name, value, …] list: Node writes it as is, without a per-header setHeader pass.
-    const headers = w.head.slice();
-    headers.push('x-request-id', id);
-    const origin = req.headers.origin;
-    if (origin) headers.push('access-control-allow-origin', origin);
     const fresh = etagMatches(req.headers['if-none-match'], w.etag);
     const status = fresh ? 304 : hit.status;
-    if (this.logEvery > 0 && ++this.hits % this.logEvery === 0) {
+    // A flat [name, value, …] list: Node writes it as is, without a per-header setHeader pass.
+    const headers = (fresh ? w.head304 : w.head).slice();
+    headers.push('x-request-id', id);
+    // CORS headers only on a CORS request (one with an Origin), as @fastify/cors is set up in app.ts.
+    const origin = req.headers.origin;
+    if (origin) headers.push('access-control-allow-origin', origin, 'access-control-expose-headers', EXPOSED);
+    if (this.logEvery > 0 && this.hits % this.logEvery === 0) {
       this.log.info({ reqId: id, method: req.method, url: req.url, statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
     }
-    if (fresh) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-    headers.push('content-type', hit.contentType, 'content-length', w.length);
     res.writeHead(status, headers);
-    if (req.method === 'HEAD') res.end();
+    if (fresh || req.method === 'HEAD') res.end();
     else res.end(w.body);
   }
 }

@@ -15,11 +15,14 @@ export class Metrics {
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly duration: Histogram<'method' | 'route'>;
   readonly refusals: Counter<'class'>;
-  readonly cacheHits: Counter;
   /** Open event streams on this instance (set by the stream hub, src/events/stream-hub.ts). */
   readonly streamClients: Gauge;
 
-  constructor(ctx: Pick<Context, 'store' | 'indexer' | 'chain' | 'leadership'>) {
+  constructor(
+    ctx: Pick<Context, 'store' | 'indexer' | 'chain' | 'leadership'>,
+    /** Hits answered by the cache front door so far, read at scrape time (the door counts them in a plain number). */
+    frontDoorHits: () => number = () => 0,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'market_http_requests_total', help: 'HTTP requests answered by the framework, by route template and status', labelNames: ['method', 'route', 'status'], registers });
@@ -32,7 +35,15 @@ export class Metrics {
     });
     this.refusals = new Counter({ name: 'market_limiter_refusals_total', help: 'Requests refused by the rate limiter (429), by limit class', labelNames: ['class'], registers });
     this.streamClients = new Gauge({ name: 'market_stream_clients', help: 'Server-Sent Events streams open on this instance', registers });
-    this.cacheHits = new Counter({ name: 'market_cache_front_door_hits_total', help: 'Public reads answered from the response cache in front of the framework', registers });
+    new Counter({
+      name: 'market_cache_front_door_hits_total',
+      help: 'Public reads answered from the response cache in front of the framework',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(frontDoorHits());
+      },
+    });
     new Gauge({
       name: 'market_settlements',
       help: 'Journaled settlements by state',

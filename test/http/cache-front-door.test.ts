@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { tableChain } from '../helpers/chain.js';
-import { etagMatches } from '../../src/http/cache-front-door.js';
+import http from 'node:http';
+import { CacheFrontDoor, JOIN_BODY_MAX, etagMatches, etagOf } from '../../src/http/cache-front-door.js';
+import { MemoryResponseCache } from '../../src/http/response-cache.js';
 
 const fake = tableChain({ fees: { fastest: 25.04, half_hour: 12, hour: 8.01, economy: 2, minimum: 1 }, xcpFee: '50000000' });
 let t: TestApp;
@@ -57,6 +59,58 @@ test('a known URL is answered before routing with the stored bytes, the same hea
   const plainDoor = await get('/v1/fee-rate');
   assert.deepEqual(stable(plainDoor.headers), stable(plainFramework.headers));
   assert.equal(routed, r0 + 2);
+  // CORS headers answer CORS requests only; Vary: Origin is on every answer, so a shared cache keeps both apart.
+  assert.equal(door.headers['access-control-expose-headers'], 'x-request-id, retry-after');
+  assert.equal(framework.headers['access-control-expose-headers'], 'x-request-id, retry-after');
+  for (const h of [plainDoor.headers, plainFramework.headers, miss.headers]) {
+    assert.equal(h.vary, 'Origin');
+    assert.deepEqual(Object.keys(h).filter((k) => k.startsWith('access-control-')), []);
+  }
+});
+
+test('a hit at the door carries every header of the miss that made it, the same body, and the freshness left', async () => {
+  await t.ctx.cache.clear();
+  for (const origin of [undefined, 'https://wallet.example']) {
+    await t.ctx.cache.clear();
+    const headers: Record<string, string> = origin ? { origin } : {};
+    const miss = await get('/v1/fee-rate', headers);
+    assert.equal(miss.headers['x-cache'], 'miss');
+    await get('/v1/fee-rate?warm=1', headers); // a framework hit teaches the door this URL's key
+    const r0 = routed;
+    t.clock.advance(12_000);
+    const hit = await get('/v1/fee-rate', headers);
+    assert.equal(routed, r0, 'answered at the door');
+    assert.equal(hit.status, 200);
+    assert.equal(hit.body, miss.body);
+    assert.equal(hit.headers['content-length'], String(Buffer.byteLength(miss.body)));
+    // The miss's header names plus its Age; only the cache's own labels differ, and the freshness left is the spec's 30 s less the age.
+    assert.deepEqual(Object.keys(hit.headers).sort(), [...Object.keys(miss.headers), 'age'].sort());
+    assert.deepEqual({ ...stable(hit.headers), 'x-cache': 'miss', 'cache-control': 'public, max-age=30' }, stable(miss.headers));
+    assert.equal(hit.headers['x-cache'], 'hit');
+    assert.equal(hit.headers.age, '12');
+    assert.equal(hit.headers['cache-control'], 'public, max-age=18');
+    assert.equal(miss.headers['cache-control'], 'public, max-age=30');
+    // 304 to the holder of the tag: the same headers less the body's.
+    const notModified = await get('/v1/fee-rate', { ...headers, 'if-none-match': miss.headers.etag! });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.body, '');
+    const { 'content-length': _l, 'content-type': _t, ...rest } = stable(hit.headers);
+    assert.deepEqual(stable(notModified.headers), rest);
+    assert.equal(routed, r0);
+    t.clock.advance(30_000);
+  }
+});
+
+test('hits at the door are counted in GET /metrics', async () => {
+  await t.ctx.cache.clear();
+  await get('/v1/fee-rate');
+  await get('/v1/fee-rate?again=1');
+  const count = async () => Number(/^market_cache_front_door_hits_total (\d+)$/m.exec((await get('/metrics')).body)?.[1]);
+  const before = await count();
+  const r0 = routed;
+  for (let i = 0; i < 3; i++) assert.equal((await get('/v1/fee-rate')).headers['x-cache'], 'hit');
+  assert.equal(routed, r0);
+  assert.equal(await count(), before + 3);
 });
 
 test('If-None-Match with the ETag gets 304 without a body, at the door and in the framework', async () => {
@@ -106,6 +160,37 @@ test('HEAD at the door sends the headers only; writes never take the door', asyn
 
 test("the server in front keeps Fastify's timeouts (Node's 5 s keep-alive would reset sockets clients reuse)", () => {
   assert.equal(t.app.server.keepAliveTimeout, 72_000);
+});
+
+test('bodies small and large, ASCII or not, leave the door byte for byte with their length', async () => {
+  const cache = new MemoryResponseCache(() => 1_000);
+  const door = new CacheFrontDoor(cache, () => 1_000, { info: () => undefined });
+  const server = http.createServer(door.handler((_req, res) => res.writeHead(404).end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const bodies = {
+      small: JSON.stringify({ result: { name: 'Pépé ₿ 🐸' } }),
+      large: JSON.stringify({ result: Array.from({ length: 800 }, (_, i) => ({ id: i, name: `Ω-${i}-🐸` })) }),
+    };
+    assert.ok(Buffer.byteLength(bodies.small) <= JOIN_BODY_MAX && Buffer.byteLength(bodies.large) > JOIN_BODY_MAX);
+    for (const [name, body] of Object.entries(bodies)) {
+      await cache.set(name, { status: 200, body, contentType: 'application/json; charset=utf-8', etag: etagOf(body), storedAt: 1_000 }, 30_000);
+      door.remember(`/${name}`, name, 30);
+      for (let i = 0; i < 2; i++) {
+        const r = await fetch(`${at}/${name}`);
+        const bytes = Buffer.from(await r.arrayBuffer());
+        assert.equal(r.status, 200);
+        assert.equal(bytes.toString('utf8'), body);
+        assert.equal(r.headers.get('content-length'), String(bytes.length));
+        assert.equal(r.headers.get('etag'), etagOf(body));
+      }
+    }
+    assert.equal((await fetch(`${at}/unknown`)).status, 404);
+    assert.equal(door.hits, 4);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 test('etagMatches: star, lists and weak forms', () => {
