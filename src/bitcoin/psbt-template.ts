@@ -46,8 +46,8 @@ export function finalizeAndExtract(tx: Transaction): ExtractResult {
   } catch (e) {
     return { ok: false, error: `PSBT: cannot extract (${(e as Error).message})` };
   }
-  const final = Transaction.fromRaw(bytes, READ_TX_OPTS);
-  return { ok: true, tx: bytes, hex: hex.encode(bytes), txid: final.id, vsize: final.vsize };
+  // The id and size of the transaction just serialized, read from it rather than from a re-parse.
+  return { ok: true, tx: bytes, hex: hex.encode(bytes), txid: tx.id, vsize: tx.vsize };
 }
 
 export type TemplateComparison = { ok: true } | { ok: false; error: string };

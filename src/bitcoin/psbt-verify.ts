@@ -134,6 +134,21 @@ function verifyExpectedInput(
 
 type PsbtInput = ReturnType<Transaction['getInput']>;
 
+/**
+ * The final fields of an input: its own when finalized, else what a finalizer builds from its
+ * partial signature (P2PKH, P2WPKH, P2TR key path); undefined when it carries neither. Set on the
+ * transaction, they are exactly what `verifyPsbt` then verifies and what is extracted, with no
+ * second finalizer between the check and the bytes (and no key re-validated on the way).
+ */
+export function finalFields(input: PsbtInput, script: Uint8Array): { finalScriptWitness: Uint8Array[] } | { finalScriptSig: Uint8Array } | undefined {
+  if (input.finalScriptWitness?.length) return { finalScriptWitness: input.finalScriptWitness };
+  if (input.finalScriptSig?.length) return { finalScriptSig: input.finalScriptSig };
+  const w = partialWitness(input, script);
+  if (w?.witness) return { finalScriptWitness: w.witness };
+  if (w?.scriptSig) return { finalScriptSig: w.scriptSig };
+  return undefined;
+}
+
 /** The witness (or scriptSig) a finalizer would build from the partial signature fields. */
 function partialWitness(input: PsbtInput, script: Uint8Array): { witness?: Uint8Array[]; scriptSig?: Uint8Array } | undefined {
   if (isTaprootScript(script)) return input.tapKeySig ? { witness: [input.tapKeySig] } : undefined;

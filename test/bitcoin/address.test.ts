@@ -141,3 +141,18 @@ void test('a P2TR output key that is not on the curve is refused (funds there ar
   assert.equal(isNetwork('testnet4'), true);
   assert.equal(isNetwork('testnet'), false);
 });
+
+void test('a decoded address is kept, and handed out as a copy each time', () => {
+  const w = makeWallet('p2tr', 'decode-copy');
+  const first = decodeAddress(w.address, 'regtest');
+  assert.ok(first.ok);
+  assert.deepEqual(first.script, w.script);
+  first.script.fill(0);
+  first.program.fill(0);
+  const again = decodeAddress(w.address, 'regtest');
+  assert.ok(again.ok);
+  assert.deepEqual(again.script, w.script);
+  assert.deepEqual(again.program, w.script.subarray(2));
+  // The same text on another network is decoded for that network.
+  assert.deepEqual(decodeAddress(w.address, 'mainnet'), { ok: false, reason: 'invalid' });
+});

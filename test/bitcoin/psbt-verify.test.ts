@@ -5,7 +5,7 @@ import { hex, base64 } from '@scure/base';
 import { p2tr, RawTx, Script, SigHash, TaprootControlBlock, Transaction, TAPROOT_UNSPENDABLE_KEY } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { RawPSBTV0 } from '@scure/btc-signer/psbt.js';
-import { compareToTemplate, extractFinalTransaction, verifyPsbt, type PsbtInputExpectation } from '../../src/bitcoin/psbt-verify.js';
+import { compareToTemplate, extractFinalTransaction, finalFields, finalizeAndExtract, verifyPsbt, type PsbtInputExpectation } from '../../src/bitcoin/psbt-verify.js';
 import { verifyAllInputSignatures } from '../../src/bitcoin/input-signature.js';
 import { networkParams } from '../../src/bitcoin/networks.js';
 import { fundingTx, makeWallet, signInput, signTapLeaf, walletInput, type TestWallet } from '../helpers/wallets.js';
@@ -243,6 +243,36 @@ void test('extractFinalTransaction: names the unsigned input; extracts a verifia
   assert.equal(tx.isFinal, false);
   assert.ok(extractFinalTransaction(tx).ok);
   assert.equal(tx.isFinal, false);
+});
+
+void test("finalFields builds scure's final witness from partial signatures (P2TR, P2WPKH, P2PKH), keeps final ones, and gives nothing unsigned", () => {
+  for (const [b, s] of [[buyer, seller], [buyerWpkh, sellerTr]] as const) {
+    const tx = checkout(b, s);
+    assert.equal(finalFields(tx.getInput(0), b.script), undefined);
+    signInput(tx, 0, b, b.family === 'p2tr' ? 0 : 1);
+    signInput(tx, 1, s, SigHash.SINGLE_ANYONECANPAY);
+    // Set as final fields, the built witnesses extract to scure's own finalization, byte for byte.
+    const mine = Transaction.fromPSBT(tx.toPSBT(), { allowUnknownOutputs: true });
+    for (const [i, w] of [[0, b], [1, s]] as const) mine.updateInput(i, finalFields(mine.getInput(i), w.script)!, true);
+    const theirs = extractFinalTransaction(tx);
+    const built = finalizeAndExtract(mine);
+    assert.ok(theirs.ok && built.ok);
+    assert.equal(built.hex, theirs.hex);
+    assert.equal(built.txid, theirs.txid);
+    assert.equal(built.vsize, theirs.vsize);
+    // A finalized input gives its own fields back.
+    tx.finalize();
+    assert.deepEqual(finalFields(tx.getInput(1), s.script), { finalScriptWitness: tx.getInput(1).finalScriptWitness });
+  }
+  const fund = fundingTx([{ script: source.script, amount: 20_000n }], 'final-p2pkh');
+  const p2pkh = new Transaction({ allowUnknownOutputs: true });
+  p2pkh.addInput(walletInput(source, { txid: fund.txid, index: 0, amount: 20_000n, prevTx: fund.tx }));
+  p2pkh.addOutput({ script: seller.script, amount: 19_000n });
+  signInput(p2pkh, 0, source, 1);
+  const f = finalFields(p2pkh.getInput(0), source.script);
+  assert.ok(f && 'finalScriptSig' in f);
+  p2pkh.finalize();
+  assert.deepEqual(f.finalScriptSig, p2pkh.getInput(0).finalScriptSig);
 });
 
 /** scure keeps version and locktime in its private PSBT global map. */

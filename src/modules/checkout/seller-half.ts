@@ -7,6 +7,7 @@
 import { hex } from '@scure/base';
 import type { Transaction } from '@scure/btc-signer';
 import { parsePsbt } from '../../bitcoin/psbt.js';
+import { finalFields } from '../../bitcoin/psbt-verify.js';
 import { ApiError } from '../../http/errors.js';
 import type { ListingRow } from '../listings/store.js';
 import { outpointKey } from '../listings/rules.js';
@@ -31,17 +32,21 @@ function half(l: ListingRow): Transaction {
  * are only read, never changed.
  */
 export class SellerHalves {
-  private readonly parsed = new Map<string, Transaction>();
+  private readonly parsed = new Map<string, Kept>();
 
   constructor(private readonly max = 1_000) {}
 
-  private half(l: ListingRow): Transaction {
+  private kept(l: ListingRow): Kept {
     const kept = l.signed_psbt ? this.parsed.get(l.signed_psbt) : undefined;
     if (kept) return kept;
-    const tx = half(l);
+    const k = { tx: half(l) };
     if (this.parsed.size >= this.max) this.parsed.delete(this.parsed.keys().next().value!);
-    this.parsed.set(l.signed_psbt!, tx);
-    return tx;
+    this.parsed.set(l.signed_psbt!, k);
+    return k;
+  }
+
+  private half(l: ListingRow): Transaction {
+    return this.kept(l).tx;
   }
 
   /** The listing's pair with the version and locktime its signature commits to. */
@@ -54,10 +59,20 @@ export class SellerHalves {
    * its leaf signature and the leaf (the input is finalized once the market signer has signed).
    */
   signature(l: ListingRow) {
-    const input = this.half(l).getInput(0);
+    const k = this.kept(l);
+    const input = k.tx.getInput(0);
     if (l.protocol_subtype === 'cosigned') return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
-    return signatureOf(input);
+    // The seller's final witness ([sig, key] or [sig]) is the same in every checkout of the half:
+    // built once, and merged final, it is what the checkout verifies and extracts. A half
+    // without a signature gives nothing, and the check of that input fails.
+    return (k.final ??= finalFields(input, input.witnessUtxo?.script ?? new Uint8Array()) ?? {});
   }
+}
+
+interface Kept {
+  tx: Transaction;
+  /** The seller's final fields, once asked for. */
+  final?: Record<string, unknown>;
 }
 
 function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: number; lockTime: number } {
@@ -81,13 +96,5 @@ function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: nu
       output: { script: output.script, amount: output.amount },
       spend: l.protocol_subtype === 'cosigned' ? COSIGNED_LEAF_SPEND : isTaproot(prevout.script) ? 'p2tr-key-explicit' : 'p2wpkh',
     },
-  };
-}
-
-function signatureOf(input: ReturnType<Transaction['getInput']>) {
-  return {
-    ...(input.partialSig ? { partialSig: input.partialSig } : {}),
-    ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),
-    ...(input.finalScriptWitness ? { finalScriptWitness: input.finalScriptWitness } : {}),
   };
 }

@@ -22,7 +22,7 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
-import { compareToTemplate, finalizeAndExtract, verifyPsbt } from '../../bitcoin/psbt-verify.js';
+import { compareToTemplate, finalFields, finalizeAndExtract, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
@@ -49,17 +49,10 @@ export function buyerSigned(psbtHex: string, template: string, inputsToSign: num
     }
   });
   for (const i of inputsToSign) {
-    const input = signed.getInput(i);
-    merged.updateInput(
-      i,
-      {
-        ...(input.partialSig ? { partialSig: input.partialSig } : {}),
-        ...(input.tapKeySig ? { tapKeySig: input.tapKeySig } : {}),
-        ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
-        ...(input.finalScriptWitness ? { finalScriptWitness: input.finalScriptWitness } : {}),
-      },
-      true,
-    );
+    // Merged final: the witness verified below is the one extracted (an unsigned input stays
+    // unsigned and fails verification).
+    const fields = finalFields(signed.getInput(i), theirs[i]?.script ?? new Uint8Array());
+    if (fields) merged.updateInput(i, fields, true);
   }
   const v = verifyPsbt(merged, inputsToSign.map((index) => ({ index, sighash: 'DEFAULT_OR_ALL' as const, signer: { address: buyer, network } })));
   if (!v.ok) throw new ApiError('signature_invalid', `${FIELD}: ${v.error}`, { field: FIELD }, { status: 422 });
