@@ -16,6 +16,7 @@ import type { Context } from '../../context.js';
 import type { Db, Tx } from '../../store/db.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { psbtPrevouts } from '../../bitcoin/psbt.js';
+import { scriptToAddress } from '../../bitcoin/address.js';
 import { TAPSCRIPT_LEAF_VERSION, verifySchnorr } from '../../bitcoin/taproot.js';
 import { cosignedWitness, type CosignedOutput } from '../../counterparty/cosigned-listing.js';
 import { SignerRefused } from '../../signer/port.js';
@@ -42,6 +43,15 @@ export async function cosignedUnitAt(db: Db | Tx, outpoint: string, network: Net
   if (!d) return null;
   const output = cosignedOf({ ...d, seller_key: d.seller_tap_key }, network)!;
   return { outpoint, seller: d.seller, output, marketKey: hex.decode(d.cosign_market_key!), keyVersion: Number(d.cosign_key_version) };
+}
+
+/**
+ * The address that holds the unit on `script` at `outpoint`: the seller of a co-signed listing
+ * output (its internal key is that seller's key), else the script's own address.
+ */
+export async function unitHolder(db: Db | Tx, outpoint: string, script: Uint8Array, network: Network): Promise<string | undefined> {
+  const cosigned = await cosignedUnitAt(db, outpoint, network);
+  return cosigned && equalBytes(cosigned.output.script, script) ? cosigned.seller : scriptToAddress(script, network);
 }
 
 /** What input `index` of a signed PSBT spending `unit` must carry: the seller key's signature over the leaf. */

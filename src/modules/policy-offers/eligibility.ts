@@ -6,14 +6,12 @@
  * catalogue membership of the asset). The best-priced match wins.
  */
 import { hex } from '@scure/base';
-import { equalBytes } from '@noble/curves/utils.js';
 import type { Context } from '../../context.js';
-import { scriptToAddress } from '../../bitcoin/address.js';
 import { assetMatches, isOneUnit, policyTargetOf, type AssetTraits, type PolicyTarget } from '../market/policy-predicate.js';
 import { outpointKey } from '../listings/rules.js';
 import { refused } from './refusals.js';
 import type { PolicyOfferRow } from './lifecycle.js';
-import { cosignedUnitAt, type CosignedUnit } from '../listings/cosign-unit.js';
+import { cosignedUnitAt, unitHolder, type CosignedUnit } from '../listings/cosign-unit.js';
 
 export interface EligibleUnit {
   asset: string;
@@ -42,13 +40,12 @@ export async function sellerUnit(ctx: Context, seller: string, txid: string, vou
   if (!held.length) throw refused('unit_unattached', `${key} carries no Counterparty balance`, { outpoint: key });
   const script = hex.decode(out.script_hex);
   // A co-signed listing output is its seller's: the internal key is the seller's own key.
-  const cosigned = await cosignedUnitAt(ctx.store.db, key, ctx.config.NETWORK);
-  const owner = cosigned && equalBytes(cosigned.output.script, script) ? cosigned.seller : scriptToAddress(script, ctx.config.NETWORK);
-  if (owner !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
+  if ((await unitHolder(ctx.store.db, key, script, ctx.config.NETWORK)) !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;
   if (held.length !== 1 || !info || !isOneUnit(held[0]!.quantity_raw, info.divisible)) {
     throw refused('unit_not_one_unit', `${key} must hold exactly one whole unit of one asset`, { outpoint: key });
   }
+  const cosigned = await cosignedUnitAt(ctx.store.db, key, ctx.config.NETWORK);
   return { asset: held[0]!.asset, quantity_raw: held[0]!.quantity_raw, outpoint: key, value_sats: out.value_sats, script, cosigned };
 }
 
