@@ -18,7 +18,9 @@
  *   in  0  the escrow: the bidder's pre-signature (SINGLE|ANYONECANPAY, over in 0 and out 0 only)
  *          and the market signer's co-signature (SIGHASH_DEFAULT, 64 bytes) FIRST in the witness,
  *          so Counterparty reads an ALL flag on input 0
- *   in  1  the seller's attached, confirmed, one-unit asset UTXO (seller signs ALL/DEFAULT)
+ *   in  1  the seller's attached, confirmed, one-unit asset UTXO (seller signs ALL/DEFAULT; a unit
+ *          on the seller's co-signed listing output is spent by its leaf, the seller's signature
+ *          and the market signer's DEFAULT co-signature over this exact child)
  *   out 0  delivery: `330 + (max_price − price)` sats to the bidder's delivery address. The child
  *          carries no message, so Counterparty MOVES the unit to this first non-OP_RETURN output;
  *          the bidder's own signature commits to it, so not even the market can redirect it, and
@@ -42,7 +44,6 @@ export const VERIFIER_REFUSAL_CODES = [
   'unit_unconfirmed',
   'unit_unattached',
   'unit_not_owned',
-  'unit_cosigned',
   'funding_spent',
   'seller_net_below_minimum',
   'funding_set_closed',

@@ -216,3 +216,46 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   const notExposed = await m.call('POST', `/v1/listings/${relisted.body.result.id}/rotation`, bob.token, {});
   assert.deepEqual([notExposed.status, notExposed.body.code], [409, 'state_changed'], JSON.stringify(notExposed.body));
 });
+
+void test('a reorg that disconnects the spend which ended an exposed listing restores it to exposed, never to the book', async () => {
+  const carol = await newSeller(m, 'p2wpkh', 'exposure-carol');
+  const l = await listingRow(m, (await listUnit(m, carol, 27_000)).id);
+  await m.sync();
+  const { txid: checkoutTxid, fee } = await relayedCheckout('exposure-reorg-buyer', l.id);
+  // The sniper lifts the pair (input/output 1 of the relayed checkout) into its own replacement.
+  const checkout = rawTx(checkoutTxid);
+  const sniper = makeWallet('p2wpkh', 'exposure-reorg-sniper');
+  const coin = await m.fund(sniper, 200_000);
+  const snipe = new Transaction({ allowUnknownOutputs: true, version: checkout.version, lockTime: checkout.lockTime });
+  snipe.addInput(walletInput(sniper, { txid: coin.txid, index: coin.vout, amount: coin.amount }));
+  snipe.addOutput({ script: sniper.script, amount: 330n });
+  snipe.addOutput({ script: checkout.getOutput(1).script!, amount: checkout.getOutput(1).amount! });
+  snipe.addOutput({ script: sniper.script, amount: coin.amount + BigInt(l.utxo_value_sats) - 330n - checkout.getOutput(1).amount! - (fee * 3n + 2_000n) });
+  snipe.addInput({ txid: checkout.getInput(1).txid!, index: checkout.getInput(1).index!, sequence: checkout.getInput(1).sequence!, finalScriptWitness: checkout.getInput(1).finalScriptWitness!, witnessUtxo: { script: carol.w.script, amount: BigInt(l.utxo_value_sats) } });
+  signInput(snipe, 0, sniper, SigHash.ALL);
+  snipe.finalizeIdx(0);
+  const snipeTxid = await m.devnet.bitcoin.broadcast(snipe.hex);
+  await m.sync();
+  assert.equal((await listingRow(m, l.id)).state, 'exposed');
+
+  // Mined: the sniper's spend ends the exposed listing.
+  await m.mine();
+  await m.sync();
+  const ended = await listingRow(m, l.id);
+  assert.deepEqual([ended.state, ended.end_reason], ['ended', 'invalid']);
+
+  // The block is disconnected and the node forgets the spend: the unit is back on the listed
+  // output, the seller's half is still public, so the listing is exposed again (not active).
+  await m.devnet.reorg(1);
+  await m.devnet.dropMempool();
+  await m.ctx.indexer.run();
+  assert.ok(await m.ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, true), 'the unit is unspent again');
+  assert.equal(await inMempool(snipeTxid), false);
+  const back = await listingRow(m, l.id);
+  assert.deepEqual([back.state, back.end_reason, back.exposure_reason, back.signed_psbt], ['exposed', null, 'checkout_replaced', null]);
+  const feed = (await get(`/v1/address/${carol.w.address}/events`, carol.token)).result as Array<Record<string, any>>;
+  assert.ok(!feed.some((e) => e.kind === 'listing_invalidated' && e.listing_id === l.id), 'the invalidation was retracted');
+  // Only moving the unit voids the half: the rotation is offered again.
+  const rot = await m.call('POST', `/v1/listings/${l.id}/rotation`, carol.token, { fee_rate: 2 });
+  assert.equal(rot.status, 200, JSON.stringify(rot.body));
+});

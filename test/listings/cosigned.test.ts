@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
 import { p2tr, SigHash, Transaction } from '@scure/btc-signer';
-import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet, signInput, walletInput, type TestWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { complete, fillsOf, heldAt, heldOn, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
@@ -22,6 +22,7 @@ import { networkParams } from '../../src/bitcoin/networks.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { SignerRefused } from '../../src/signer/port.js';
 import { buildTx } from '../helpers/devnet.js';
+import { attachAndList, cosignedDraft, listCosigned, psbtOf, signLeafHalf } from '../helpers/cosigned.js';
 import { newBidder, placeFunded } from '../offers/exact-helpers.js';
 
 let m: Market;
@@ -30,9 +31,7 @@ before(async () => {
 });
 after(async () => m.close());
 
-const psbtOf = (h: string) => Transaction.fromPSBT(hex.decode(h), READ_TX_OPTS);
 const rawOf = (h: string) => Transaction.fromRaw(hex.decode(h), { ...READ_TX_OPTS, disableScriptCheck: true } as never);
-let keys = 0;
 
 /**
  * What a sniper builds from a relayed checkout `tx`: the seller's pair at `k` (input with its
@@ -55,42 +54,6 @@ function liftPair(tx: Transaction, k: number, unitScript: Uint8Array, sniper: Te
   return lifted;
 }
 
-/** The seller's half: SINGLE|ANYONECANPAY over the leaf, as a wallet signs the template (no key path offered). */
-function signLeafHalf(psbtHex: string, w: TestWallet): string {
-  const tx = psbtOf(psbtHex);
-  signInput(tx, 0, w, SigHash.SINGLE_ANYONECANPAY);
-  return hex.encode(tx.toPSBT());
-}
-
-async function cosignedDraft(w: TestWallet, token: string, asset: string, price: number) {
-  const r = await m.call('POST', '/v1/listing-preflights', token, {
-    seller: w.address, asset, quantity_raw: '1', price_sats: price, protocol_subtype: 'cosigned',
-    seller_tap_internal_key: hex.encode(w.xOnly), idempotency_key: `cosigned-${++keys}`,
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.result as Record<string, any>;
-}
-
-/** attach-and-list with every attach input signed ALL and the given listing half. */
-const attachAndList = (d: Record<string, any>, w: TestWallet, token: string, listingHex: string) =>
-  m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, token, {
-    attach_psbt_hex: signPsbt(d.attach.psbt_hex, w, (d.attach.signers as { inputs_to_sign: number[] }[]).flatMap((s) => s.inputs_to_sign), SigHash.ALL),
-    listing_psbt_hex: listingHex,
-    expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
-  });
-
-/** A co-signed listing through attach-and-list, mined and active. */
-async function listCosigned(w: TestWallet, token: string, asset: string, price: number) {
-  const d = await cosignedDraft(w, token, asset, price);
-  const r = await attachAndList(d, w, token, signLeafHalf(d.listing.psbt_hex, w));
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  await m.mine();
-  await m.sync();
-  const l = await listingRow(m, r.body.result.listing_id as string);
-  assert.equal(l.state, 'active');
-  return { d, l };
-}
-
 void test('co-signed: attach to the co-signed output, checkout with the market signature first, a lifted pair fails the script check, the journaled checkout delivers', async () => {
   const seller = makeWallet('p2tr', 'cosigned-seller');
   await m.fund(seller, 60_000);
@@ -99,7 +62,7 @@ void test('co-signed: attach to the co-signed output, checkout with the market s
   const market = (await m.ctx.signer.info()).current;
 
   // The draft: attach mode onto the output of the seller key (key path) and the leaf with the market key.
-  const d = await cosignedDraft(seller, token, asset, 30_000);
+  const d = await cosignedDraft(m, seller, token, asset, 30_000);
   const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
   assert.deepEqual([d.protocol_subtype, d.mode, d.cosigned_output.address, d.cosigned_output.market_key_version], ['cosigned', 'attach', co.address, market.version]);
   assert.equal(p2tr(seller.xOnly, { script: co.leaf }, networkParams('regtest'), true).address, co.address, 'a wallet rebuilds the output from tap_internal_key and the leaf');
@@ -114,11 +77,11 @@ void test('co-signed: attach to the co-signed output, checkout with the market s
   keyPath.updateInput(0, { tapInternalKey: seller.xOnly, tapMerkleRoot: co.merkleRoot, tapLeafScript: [] }, true);
   signInput(keyPath, 0, seller, SigHash.SINGLE_ANYONECANPAY);
   assert.ok(keyPath.getInput(0).tapKeySig, 'the wallet signed the key path');
-  const refusedHalf = await attachAndList(d, seller, token, hex.encode(keyPath.toPSBT()));
+  const refusedHalf = await attachAndList(m, d, seller, token, hex.encode(keyPath.toPSBT()));
   assert.equal(refusedHalf.status, 422, JSON.stringify(refusedHalf.body));
   assert.equal(refusedHalf.body.code, 'signature_invalid', JSON.stringify(refusedHalf.body));
 
-  const ok = await attachAndList(d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
+  const ok = await attachAndList(m, d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   await m.mine();
   await m.sync();
@@ -197,7 +160,7 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   await m.fund(seller, 60_000);
   const asset = await m.issue(seller, '1');
   const token = await m.signIn(seller);
-  const { l } = await listCosigned(seller, token, asset, 25_000);
+  const { l } = await listCosigned(m, seller, token, asset, 25_000);
   const market = (await m.ctx.signer.info()).current;
   const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
 
@@ -251,7 +214,7 @@ void test('co-signed: a buyer who double-spends its checkout does not make the l
   const seller = makeWallet('p2tr', 'cosigned-grief');
   await m.fund(seller, 60_000);
   const asset = await m.issue(seller, '1');
-  const { l } = await listCosigned(seller, await m.signIn(seller), asset, 22_000);
+  const { l } = await listCosigned(m, seller, await m.signIn(seller), asset, 22_000);
 
   const griefer = await newBuyer(m, 'p2wpkh', 'cosigned-grief', [200_000]);
   const q1 = await quoteOk(m, griefer, { lines: [{ listing_id: l.id }], delivery_address: griefer.w.address, fee_rate: 2 });
@@ -294,7 +257,7 @@ void test('co-signed, reuse mode: a unit already attached at the seller address 
 
   const r = await m.call('POST', '/v1/listing-preflights', token, {
     seller: seller.address, asset, quantity_raw: '1', mode: 'reuse', asset_utxo: at, price_sats: 40_000, protocol_subtype: 'cosigned',
-    seller_tap_internal_key: hex.encode(seller.xOnly), fee_rate: 2, idempotency_key: `cosigned-${++keys}`,
+    seller_tap_internal_key: hex.encode(seller.xOnly), fee_rate: 2, idempotency_key: 'cosigned-move',
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const d = r.body.result as Record<string, any>;
@@ -305,7 +268,7 @@ void test('co-signed, reuse mode: a unit already attached at the seller address 
   assert.equal(hex.encode(move.getOutput(0).script!), hex.encode(co.script));
   assert.ok(Array.from({ length: move.outputsLength }, (_, i) => move.getOutput(i).script![0]).every((b) => b !== 0x6a), 'no OP_RETURN');
 
-  const listed = await attachAndList(d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
+  const listed = await attachAndList(m, d, seller, token, signLeafHalf(d.listing.psbt_hex, seller));
   assert.equal(listed.status, 200, JSON.stringify(listed.body));
   await m.mine();
   await m.sync();
@@ -314,21 +277,23 @@ void test('co-signed, reuse mode: a unit already attached at the seller address 
   assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n);
   assert.equal(await heldOn(m, `${at.txid}:${at.vout}`, asset), 0n);
 
-  // Exact offers do not reach a co-signed unit yet: a clear refusal, not a template its holder could never sign.
+  // Exact offers reach the co-signed unit: the template spends it by its leaf (no key path offered) and pays the seller's address.
   const bidder = await newBidder(m);
   const placed = await placeFunded(m, bidder, 45_000, 1, [{ scope: 'asset', asset }]);
   await m.mine(3);
   await m.sync();
   const auth = await m.call('POST', `/v1/offers/${placed.funding_slots[0]!.offer_ids[0]}/exact-authorizations`, bidder.token, { outpoints: [{ txid: l.utxo_txid, vout: l.utxo_vout }], fee_rate: 2 });
-  assert.equal(auth.body.code, 'target_unavailable', JSON.stringify(auth.body));
-  assert.match(auth.body.error as string, /co-signed listing output/);
+  assert.equal(auth.status, 200, JSON.stringify(auth.body));
+  const tpl = psbtOf(auth.body.result[0].psbt_hex as string);
+  assert.deepEqual([auth.body.result[0].seller, tpl.getInput(1).tapLeafScript?.length, tpl.getInput(1).tapInternalKey], [seller.address, 1, undefined]);
+  assert.equal(hex.encode(tpl.getOutput(1).script!), hex.encode(seller.script), "the proceeds go to the seller's own address");
 });
 
 void test('co-signed: a co-signature whose checkout was never journaled (the market stopped before its commit) does not block the next buyer', async () => {
   const seller = makeWallet('p2tr', 'cosigned-crash');
   await m.fund(seller, 60_000);
   const asset = await m.issue(seller, '1');
-  const { l } = await listCosigned(seller, await m.signIn(seller), asset, 26_000);
+  const { l } = await listCosigned(m, seller, await m.signIn(seller), asset, 26_000);
   const market = (await m.ctx.signer.info()).current;
   const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
 

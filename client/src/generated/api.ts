@@ -43,7 +43,7 @@ export type Vout = number;
  */
 export type PositiveSats = number;
 /**
- * Which kind of listing. `plain`: the unit sits on an output of your address and your listing signature (SINGLE|ANYONECANPAY) is the whole authorization; it protects you from selling below your price, but once a checkout carrying it is broadcast anyone can copy your input/output pair into a higher-fee transaction of their own (mempool sniping), and the signature stays valid until the unit moves. `cosigned`: the unit sits on a taproot output whose key path is your own key (you can always move or withdraw it alone) and whose one script path needs your signature and the market signer's; your listing signature is over that script path, and the market adds its signature (SIGHASH_DEFAULT, covering every input and output) only to the exact checkout it journals. Your pair then cannot be lifted into any other transaction: a sniper's replacement fails script validation, and a delisted listing can never be completed by anyone holding your old signature. Needs a P2TR seller and `seller_tap_internal_key`.
+ * Which kind of listing. `plain`: the unit sits on an output of your address and your listing signature (SINGLE|ANYONECANPAY) is the whole authorization; it protects you from selling below your price, but once a checkout carrying it is broadcast anyone can copy your input/output pair into a higher-fee transaction of their own (mempool sniping), and the signature stays valid until the unit moves. `cosigned`: the unit sits on a taproot output whose key path is your own key (you can always move or withdraw it alone) and whose one script path needs your signature and the market signer's; your listing signature is over that script path, and the market adds its signature (SIGHASH_DEFAULT, covering every input and output) only to the exact checkout it journals. Your pair then cannot be lifted into any other transaction: a sniper's replacement fails script validation, and a delisted listing can never be completed by anyone holding your old signature. Offers still reach the unit: an exact offer's or a collection offer's accept spends it by the same script path (you sign that leaf, DEFAULT or ALL, over the whole transaction) and the market signer co-signs that exact transaction too, with one decision per unit across checkouts and accepts, so only one of them can ever be fully signed while it can settle. Needs a P2TR seller and `seller_tap_internal_key`.
  *
  * This interface was referenced by `Routes`'s JSON-Schema
  * via the `definition` "ListingProtocolSubtype".
@@ -1585,6 +1585,10 @@ export interface Routes {
           mode: string;
           address: string;
         };
+        /**
+         * `address`: the unit is an output of the seller's address; sign input 1 by its key. `cosigned`: the unit sits on your co-signed listing output (the inventory's custody `cosigned`); input 1 carries `tap_leaf_script` (the leaf `<your key> OP_CHECKSIGVERIFY <market key> OP_CHECKSIG`) and no internal key: sign that leaf with your key, DEFAULT or ALL. The market signer adds its signature over this exact parent at accept and the witness is [market, yours, leaf, control]; a key-path signature is not taken.
+         */
+        unit_custody: 'address' | 'cosigned';
         reserves_inventory: false;
       };
     };
@@ -2120,7 +2124,7 @@ export interface Routes {
         listing_status: ('pending' | 'active' | 'reserved' | 'exposed') | null;
         listed_price_sats: number | null;
         /**
-         * `address`: an output of the session address. `cosigned`: a co-signed listing output (taproot, your key as internal key plus a leaf that also needs the market signer); you can always take it back out alone by the key path: POST /v1/inventory/cosigned-withdrawals composes that transaction.
+         * `address`: an output of the session address. `cosigned`: a co-signed listing output (taproot, your key as internal key plus a leaf that also needs the market signer); you can always take it back out alone by the key path: POST /v1/inventory/cosigned-withdrawals composes that transaction. Offers reach it where it sits: exact-offer and collection-offer accepts spend it by its leaf, co-signed by the market signer.
          */
         custody: 'address' | 'cosigned';
       }[];
@@ -4277,7 +4281,7 @@ export interface ErrorEnvelope {
   }[];
   retry_after_seconds?: number;
   /**
-   * On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed listings, on checkout_changed: the seller delisted first; the unit was co-signed into another checkout). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, unit_cosigned (the unit sits on a co-signed listing output), funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
+   * On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed units, on checkout_changed, on an exact accept's offer_selection_unavailable and on a collection-offer accept: the seller delisted that listing first; the unit was co-signed into another live settlement). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
    */
   refusal_code?:
     | 'parent_cancelled'
@@ -4296,7 +4300,6 @@ export interface ErrorEnvelope {
     | 'unit_unconfirmed'
     | 'unit_unattached'
     | 'unit_not_owned'
-    | 'unit_cosigned'
     | 'funding_spent'
     | 'seller_net_below_minimum'
     | 'funding_set_closed';

@@ -33,8 +33,19 @@ function parsed(psbtHex: string): Transaction {
   return p.tx;
 }
 
+/**
+ * A co-signed unit's input among the inputs to sign: only the holder's signature by `key` over
+ * the co-signed leaf (`leafHash`) is taken from it (never a key-path one: the market signer's
+ * co-signature is what completes the leaf), DEFAULT or ALL.
+ */
+export interface LeafInput {
+  index: number;
+  key: Uint8Array;
+  leafHash: Uint8Array;
+}
+
 /** The quote's PSBT with the buyer's verified signatures on its inputs. */
-export function buyerSigned(psbtHex: string, template: string, inputsToSign: number[], buyer: string, network: Network): Transaction {
+export function buyerSigned(psbtHex: string, template: string, inputsToSign: number[], buyer: string, network: Network, opts: { leaf?: LeafInput } = {}): Transaction {
   const signed = parsed(psbtHex);
   // Each PSBT parsed once: the quote's is compared, then becomes the merged transaction.
   const merged = parsed(template);
@@ -48,13 +59,24 @@ export function buyerSigned(psbtHex: string, template: string, inputsToSign: num
       throw new ApiError('template_mismatch', `${FIELD}: input ${i} prevout differs from the quote`, { field: FIELD });
     }
   });
+  const leaf = opts.leaf;
   for (const i of inputsToSign) {
+    const input = signed.getInput(i);
+    if (leaf?.index === i) {
+      // The leaf stays partial: the market signer's co-signature completes it later.
+      const sig = input.tapScriptSig?.filter(([k]) => equalBytes(k.pubKey, leaf.key) && equalBytes(k.leafHash, leaf.leafHash));
+      if (sig?.length) merged.updateInput(i, { tapScriptSig: sig }, true);
+      continue;
+    }
     // Merged final: the witness verified below is the one extracted (an unsigned input stays
     // unsigned and fails verification).
-    const fields = finalFields(signed.getInput(i), theirs[i]?.script ?? new Uint8Array());
+    const fields = finalFields(input, theirs[i]?.script ?? new Uint8Array());
     if (fields) merged.updateInput(i, fields, true);
   }
-  const v = verifyPsbt(merged, inputsToSign.map((index) => ({ index, sighash: 'DEFAULT_OR_ALL' as const, signer: { address: buyer, network } })));
+  const v = verifyPsbt(
+    merged,
+    inputsToSign.map((index) => ({ index, sighash: 'DEFAULT_OR_ALL' as const, signer: leaf?.index === index ? { pubkey: leaf.key } : { address: buyer, network } })),
+  );
   if (!v.ok) throw new ApiError('signature_invalid', `${FIELD}: ${v.error}`, { field: FIELD }, { status: 422 });
   return merged;
 }

@@ -12,7 +12,7 @@ import type { Context } from '../../context.js';
 import type { Tx } from '../../store/db.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { scriptToAddress } from '../../bitcoin/address.js';
+import { unitHolder } from '../listings/cosign-unit.js';
 import { oneUnitRaw } from '../market/policy-predicate.js';
 import { offerStatus } from '../offers/rules.js';
 import { offerReaches } from '../exact-offers/authorize.js';
@@ -43,7 +43,7 @@ export async function counterOffer(ctx: Context, seller: string, offerId: string
   if (body.expires_at <= now || body.expires_at > now + MAX_COUNTER_TTL_S) throw new ApiError('invalid_request', 'body.expires_at must be in the future and at most 30 days ahead', { field: 'body.expires_at' });
   const key = `${body.asset_outpoint.txid}:${body.asset_outpoint.vout}`;
   const [out, balances] = await Promise.all([ctx.chain.bitcoin.getTxOut(body.asset_outpoint.txid, body.asset_outpoint.vout, true), ctx.chain.counterparty.getUtxoBalances(key)]);
-  if (!out || scriptToAddress(hex.decode(out.script_hex), ctx.config.NETWORK) !== seller) throw new ApiError('forbidden', `${key} is not an unspent output of the session address`, { field: 'body.asset_outpoint' });
+  if (!out || (await unitHolder(ctx.store.db, key, hex.decode(out.script_hex), ctx.config.NETWORK)) !== seller) throw new ApiError('forbidden', `${key} is not an unspent output of the session address`, { field: 'body.asset_outpoint' });
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;
   if (!info || held[0]!.quantity_raw !== oneUnitRaw(info.divisible)) throw new ApiError('target_unavailable', `${key} does not hold exactly one whole unit`, { outpoint: key });
@@ -72,7 +72,7 @@ export async function counterOffer(ctx: Context, seller: string, offerId: string
 async function holds(ctx: Context, address: string, outpoint: string): Promise<boolean> {
   const [txid, vout] = outpoint.split(':');
   const out = await ctx.chain.bitcoin.getTxOut(txid!, Number(vout), true);
-  return !!out && scriptToAddress(hex.decode(out.script_hex), ctx.config.NETWORK) === address;
+  return !!out && (await unitHolder(ctx.store.db, outpoint, hex.decode(out.script_hex), ctx.config.NETWORK)) === address;
 }
 
 /**

@@ -22,7 +22,10 @@ import { ApiError, notFound } from '../../http/errors.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { scriptFamily } from '../../bitcoin/address.js';
-import { transactionSize } from '../../bitcoin/vsize.js';
+import type { Transaction } from '@scure/btc-signer';
+import { SignerRefused, SignerUnavailable } from '../../signer/port.js';
+import type { Tx } from '../../store/db.js';
+import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } from '../listings/cosign-unit.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
@@ -103,26 +106,61 @@ export async function acceptPreflight(ctx: Context, seller: string, id: string, 
     seller_proceeds_sats: Number(a.seller_proceeds_sats) - need.childFee,
     requires_buyer_action: !(await slotConfirmed(ctx, a)),
     delivery: { mode: a.delivery_mode, address: a.receive_address },
+    unit_custody: parseTemplate(a).getInput(1).tapLeafScript?.length ? ('cosigned' as const) : ('address' as const),
     reserves_inventory: false as const,
   };
 }
 
-/** Parent: the seller's input 1 from the body, the bidder's stored input 0; verified, finalized. */
-function signedParent(ctx: Context, a: AuthRow, psbtHex: string) {
-  const merged = buyerSigned(psbtHex, a.psbt, [1], a.seller, ctx.config.NETWORK);
+/**
+ * Parent: the seller's input 1 from the body, the bidder's stored input 0, both verified. A
+ * co-signed unit's input 1 carries the seller's leaf signature (DEFAULT or ALL by the seller key);
+ * the market signer's comes at accept, with the claims held (cosignUnitInput).
+ */
+function mergedParent(ctx: Context, a: AuthRow, psbtHex: string, unit: CosignedUnit | null) {
+  const merged = unit
+    ? buyerSigned(psbtHex, a.psbt, [1], a.seller, ctx.config.NETWORK, { leaf: unitLeafSigner(unit, 1) })
+    : buyerSigned(psbtHex, a.psbt, [1], a.seller, ctx.config.NETWORK);
   const bidder = parsePsbt(a.bidder_signed_psbt!);
   if (!bidder.ok) throw new Error('stored bidder signature does not parse');
   const b0 = bidder.tx.getInput(0);
   merged.updateInput(0, { ...(b0.partialSig ? { partialSig: b0.partialSig } : {}), ...(b0.tapKeySig ? { tapKeySig: b0.tapKeySig } : {}), ...(b0.tapInternalKey ? { tapInternalKey: b0.tapInternalKey } : {}), ...(b0.finalScriptWitness ? { finalScriptWitness: b0.finalScriptWitness } : {}) }, true);
   const v = verifyPsbt(merged, [{ index: 0, sighash: 'DEFAULT_OR_ALL', signer: { address: a.bidder, network: ctx.config.NETWORK } }]);
   if (!v.ok) throw new ApiError('offer_selection_unavailable', 'the bidder signature no longer verifies', { authorization_id: a.id }, { status: 409 });
+  return merged;
+}
+
+/** The network parent: held to Counterparty's input-0 rule and to the authorized txid. */
+function finalParent(a: AuthRow, merged: Transaction) {
   const final = extractFinalTransaction(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `body.psbt_hex: ${final.error}`, { field: 'body.psbt_hex' });
   const raw = RawTx.decode(final.tx);
   const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
   if (!input0.ok) throw new ApiError('offer_selection_unavailable', `the bidder's input 0 would not be parsed by Counterparty: ${input0.reason}`, {}, { status: 409 });
   if (final.txid !== a.parent_txid) throw new ApiError('template_mismatch', `body.psbt_hex: txid ${final.txid}, expected ${a.parent_txid}`, { field: 'body.psbt_hex' });
-  return { txid: final.txid, hex: final.hex, vsize: transactionSize(final.tx).vsize };
+  return { txid: final.txid, hex: final.hex };
+}
+
+/** The co-signed output the authorization's unit sits on, or null for a unit at the seller's address. */
+async function authorizedUnit(ctx: Context, a: AuthRow): Promise<CosignedUnit | null> {
+  if (!parseTemplate(a).getInput(1).tapLeafScript?.length) return null;
+  const unit = await cosignedUnitAt(ctx.store.db, a.asset_outpoint, ctx.config.NETWORK);
+  if (!unit) throw new Error(`authorization ${a.id} spends a leaf of an output that is not co-signed`);
+  return unit;
+}
+
+/**
+ * The market signer's co-signature over input 1 of this exact parent, under the authorization's
+ * id, in the claim transaction: the signer's one decision per outpoint is shared with checkouts of
+ * the unit's listing, so one fully signed spend of the unit exists at most.
+ */
+async function cosignAccept(ctx: Context, tx: Tx, a: AuthRow, unit: CosignedUnit, merged: Transaction): Promise<void> {
+  try {
+    await cosignUnitInput(ctx, tx, { decisionId: a.id, unit, merged, index: 1, expectedTxid: a.parent_txid });
+  } catch (e) {
+    if (e instanceof SignerRefused) throw new ApiError('offer_selection_unavailable', `the market signer refused to co-sign the co-signed unit: ${e.message}`, { authorization_id: a.id, refusal_code: e.code }, { status: 409 });
+    if (e instanceof SignerUnavailable) throw new ApiError('service_unavailable', `co-signed units cannot be accepted now: ${e.message}`, { dependency: 'market_signer', retry_after_seconds: 5 });
+    throw e;
+  }
 }
 
 /** The child: exactly the composed shape (spends parent:1, v3, one output to the seller), signed by the seller, paying at least `need`. */
@@ -155,16 +193,20 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
   const now = nowSeconds(ctx.clock);
   if (a.state === 'used' && a.settlement_id) return repeat(ctx, a, body.psbt_hex);
   requireAcceptable(a, now);
-  const parent = signedParent(ctx, a, body.psbt_hex);
+  const unit = await authorizedUnit(ctx, a);
+  const merged = mergedParent(ctx, a, body.psbt_hex, unit);
   if (!(await slotConfirmed(ctx, a))) {
     throw new ApiError('state_changed', "the bidder's funding output is not confirmed yet; a version-3 settlement cannot spend it until it is", { requires_buyer_action: true });
   }
   const need = await feeNeed(ctx, a);
+  // A plain unit's parent is final now; a co-signed one's once the market signer co-signed it.
+  const plainParent = unit ? null : finalParent(a, merged);
+  const parent = { txid: a.parent_txid };
   const child = body.cpfp_psbt_hex ? signedChild(ctx, a, body.cpfp_psbt_hex, need.childFee) : null;
   if (need.needsChild && !child) {
     throw new ApiError('invalid_request', `the fee rate now needs a CPFP child paying at least ${need.childFee} sats (see accept-preflight)`, { field: 'body.cpfp_psbt_hex', required_child_fee_sats: need.childFee });
   }
-  const txs = child ? [{ txid: parent.txid, hex: parent.hex }, { txid: child.txid, hex: child.hex }] : [{ txid: parent.txid, hex: parent.hex }];
+  const withChild = (p: { txid: string; hex: string }) => (child ? [p, { txid: child.txid, hex: child.hex }] : [p]);
 
   let settlementId: string;
   try {
@@ -174,7 +216,10 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
       // The listing before the outpoint claims, in the order checkout takes them (listing rows, then
       // claims), so an accept and a checkout racing for one unit queue instead of deadlocking.
       const listingId = await claimListingAt(tx, a.asset_outpoint, now);
-      const s = await ctx.journal.journal(tx, { kind: 'exact_offer', ref_id: a.id, txs, claims: [a.slot_outpoint, a.asset_outpoint] });
+      const s = await ctx.journal.journalWith(tx, { kind: 'exact_offer', ref_id: a.id, claims: [a.slot_outpoint, a.asset_outpoint] }, async () => {
+        if (unit) await cosignAccept(ctx, tx, a, unit, merged);
+        return withChild(plainParent ?? finalParent(a, merged));
+      });
       if (!(await useAuthorization(tx, a, s.id, parent.txid, listingId, now))) throw new ApiError('offer_selection_unavailable', 'the authorization changed meanwhile', { authorization_id: a.id }, { status: 409 });
       await recordFills(
         tx,
@@ -214,7 +259,7 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
   const s = await ctx.journal.byId(a.settlement_id!);
   let same = false;
   try {
-    same = signedParent(ctx, a, psbtHex).txid === a.parent_txid && !!s;
+    same = mergedParent(ctx, a, psbtHex, await authorizedUnit(ctx, a)).id === a.parent_txid && !!s;
   } catch {
     same = false;
   }

@@ -2,11 +2,13 @@
  * A bidder asks for exact authorizations of one of its live offers over 1–100 asset outpoints:
  * each must match the offer's target (the one policy predicate), hold exactly one whole unit of
  * its asset, have 3 confirmations, be a SegWit output (its holder signs input 1), and not be the
- * bidder's own. For each the market composes the parent (compose.ts) at the given fee rate;
+ * bidder's own. A unit on a co-signed listing output is its seller's: the parent spends it by the
+ * leaf (compose.ts) and pays the proceeds to the seller's own address. For each the market composes the parent (compose.ts) at the given fee rate;
  * the bidder signs input 0 and activates it with /bidder-psbt.
  */
 import crypto from 'node:crypto';
 import { hex } from '@scure/base';
+import { equalBytes } from '@noble/curves/utils.js';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
@@ -22,7 +24,8 @@ import type { OfferRow } from '../offers/store.js';
 import { buildParent, feeFor, parentVsize, type ParentShape } from './compose.js';
 import { createAuthorizations } from './lifecycle.js';
 import type { ExactOfferTables } from './tables.js';
-import { isCosignedUnit } from '../listings/cosigned.js';
+import { cosignedUnitAt } from '../listings/cosign-unit.js';
+import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';
 
 export const MAX_AUTHORIZATION_OUTPOINTS = 100;
 /** An authorization's market expiry: at most the offer's, and at most 30 days. */
@@ -82,18 +85,21 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     if (!(await offerReaches(ctx, offer, asset))) {
       throw unavailable(i, key, `${asset} does not match the offer's target`);
     }
-    if (await isCosignedUnit(ctx.store.db, key)) throw unavailable(i, key, 'sits on a co-signed listing output; exact offers do not reach co-signed units yet');
     const assetScript = hex.decode(out.script_hex);
-    const assetSpend = spendOf(assetScript);
-    const seller = scriptToAddress(assetScript, ctx.config.NETWORK);
+    // A unit on a co-signed listing output is the seller's (its internal key) and is spent by its
+    // leaf, which the market signer co-signs at accept; the proceeds go to the seller's address.
+    const cosigned = await cosignedUnitAt(db, key, ctx.config.NETWORK);
+    if (cosigned && !equalBytes(cosigned.output.script, assetScript)) throw new Error(`${key}: the co-signed draft names another output`);
+    const assetSpend = cosigned ? COSIGNED_LEAF_SPEND : spendOf(assetScript);
+    const seller = cosigned ? cosigned.seller : scriptToAddress(assetScript, ctx.config.NETWORK);
     if (!assetSpend || !seller) throw unavailable(i, key, 'is not a P2WPKH or P2TR output (its holder could not sign the accept)');
     if (seller === bidder) throw new ApiError('self_trade', `outpoints[${i}] ${key} is the bidder's own unit`, { outpoint_index: i, outpoint: key });
 
     const shape: ParentShape = {
       slot: { txid: slot.txid, vout: slot.vout, value: Number(slot.value_sats), script: slotScript, spend: slotSpend },
-      asset: { txid: op.txid, vout: op.vout, value: out.value_sats, script: assetScript, spend: assetSpend },
+      asset: { txid: op.txid, vout: op.vout, value: out.value_sats, script: assetScript, spend: assetSpend, cosigned: cosigned?.output ?? null },
       delivery,
-      sellerScript: assetScript,
+      sellerScript: cosigned ? addressToScript(seller, ctx.config.NETWORK)! : assetScript,
       feeScript,
       platformFee: Number(offer.platform_fee_sats),
       network: ctx.config.NETWORK,

@@ -3,7 +3,8 @@
  *
  * Parent — in 0: the bidder's funding slot (signed ALL by the bidder in advance; it keys the
  * Counterparty message and Counterparty reads its ALL flag); in 1: the seller's asset outpoint
- * (signed ALL by the seller on accept). out 0: delivery — detached: the detach OP_RETURN naming
+ * (signed ALL by the seller on accept; a co-signed unit by its leaf, DEFAULT by the seller and
+ * co-signed by the market signer at accept). out 0: delivery — detached: the detach OP_RETURN naming
  * `receive_address` (at output 0: Counterparty ignores a message preceded by two or more address
  * outputs); attached: 330 sats to `receive_address`, where Counterparty moves the unit (first
  * non-OP_RETURN output). out 1: the seller's proceeds. out 2: the platform fee. The seller pays
@@ -20,6 +21,7 @@ import { Transaction } from '@scure/btc-signer';
 import type { Network } from '../../bitcoin/networks.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { detachOutputScript } from '../../counterparty/attach-detach.js';
+import { leafScriptField, type CosignedOutput } from '../../counterparty/cosigned-listing.js';
 import { DELIVERY_UTXO_SATS } from '../checkout/rules.js';
 
 export const TRUC_VERSION = 3;
@@ -28,7 +30,8 @@ const SEQUENCE = 0xfffffffd;
 
 export interface ParentShape {
   slot: { txid: string; vout: number; value: number; script: Uint8Array; spend: InputSpend; tapInternalKey?: Uint8Array | null };
-  asset: { txid: string; vout: number; value: number; script: Uint8Array; spend: InputSpend };
+  /** `cosigned`: the unit sits on a co-signed listing output, spent by its leaf. */
+  asset: { txid: string; vout: number; value: number; script: Uint8Array; spend: InputSpend; cosigned?: CosignedOutput | null };
   delivery: { mode: 'detached' | 'attached'; address: string; script: Uint8Array | null };
   sellerScript: Uint8Array;
   feeScript: Uint8Array;
@@ -61,7 +64,16 @@ export function buildParent(s: ParentShape, networkFee: number): { psbt_hex: str
     witnessUtxo: { script: s.slot.script, amount: BigInt(s.slot.value) },
     ...(s.slot.tapInternalKey ? { tapInternalKey: s.slot.tapInternalKey } : {}),
   });
-  tx.addInput({ txid: s.asset.txid, index: s.asset.vout, sequence: SEQUENCE, witnessUtxo: { script: s.asset.script, amount: BigInt(s.asset.value) } });
+  tx.addInput({
+    txid: s.asset.txid,
+    index: s.asset.vout,
+    sequence: SEQUENCE,
+    witnessUtxo: { script: s.asset.script, amount: BigInt(s.asset.value) },
+    // The leaf only (no tap_internal_key, as on a co-signed listing half): the holder signs the
+    // leaf, the market signer adds its own signature at accept, and the witness is
+    // [market, holder, leaf, control]. The key path stays the holder's own way out.
+    ...(s.asset.cosigned ? { tapLeafScript: leafScriptField(s.asset.cosigned) } : {}),
+  });
   tx.addOutput(deliveryOutput(s));
   tx.addOutput({ script: s.sellerScript, amount: BigInt(proceeds) });
   if (s.platformFee > 0) tx.addOutput({ script: s.feeScript, amount: BigInt(s.platformFee) });

@@ -88,6 +88,10 @@ export const AcceptPreflight = Type.Object({
   seller_proceeds_sats: Sats(),
   requires_buyer_action: Type.Boolean(),
   delivery: Delivery,
+  unit_custody: Type.Union([Type.Literal('address'), Type.Literal('cosigned')], {
+    description:
+      "`address`: the unit is an output of the seller's address; sign input 1 by its key. `cosigned`: the unit sits on your co-signed listing output (the inventory's custody `cosigned`); input 1 carries `tap_leaf_script` (the leaf `<your key> OP_CHECKSIGVERIFY <market key> OP_CHECKSIG`) and no internal key: sign that leaf with your key, DEFAULT or ALL. The market signer adds its signature over this exact parent at accept and the witness is [market, yours, leaf, control]; a key-path signature is not taken.",
+  }),
   reserves_inventory: Type.Literal(false),
 });
 

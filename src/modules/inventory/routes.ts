@@ -44,7 +44,7 @@ const PreparedUnit = Type.Object(
     listed_price_sats: Nullable(Sats({ minimum: 1 })),
     custody: Type.Union([Type.Literal('address'), Type.Literal('cosigned')], {
       description:
-        '`address`: an output of the session address. `cosigned`: a co-signed listing output (taproot, your key as internal key plus a leaf that also needs the market signer); you can always take it back out alone by the key path: POST /v1/inventory/cosigned-withdrawals composes that transaction.',
+        '`address`: an output of the session address. `cosigned`: a co-signed listing output (taproot, your key as internal key plus a leaf that also needs the market signer); you can always take it back out alone by the key path: POST /v1/inventory/cosigned-withdrawals composes that transaction. Offers reach it where it sits: exact-offer and collection-offer accepts spend it by its leaf, co-signed by the market signer.',
     }),
   },
   { additionalProperties: false },

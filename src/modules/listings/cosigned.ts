@@ -6,7 +6,6 @@ import { hex } from '@scure/base';
 import { equalBytes } from '@noble/curves/utils.js';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import type { Context } from '../../context.js';
-import type { Db } from '../../store/db.js';
 import { ApiError } from '../../http/errors.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
@@ -69,13 +68,4 @@ export function checkCosignedHalf(psbtHex: string, o: CosignedOutput, field: str
   if (sigs.length !== 1 || !equalBytes(sigs[0]![0].leafHash, leafHash) || !equalBytes(sigs[0]![0].pubKey, o.internalKey)) {
     throw bad('the half must carry one script-path signature by the seller key over the co-signed leaf');
   }
-}
-
-/**
- * Whether `outpoint` is a co-signed output the market made for a listing: offers (exact and
- * collection) do not reach such units yet, since their accepts are signed by the seller address.
- */
-export async function isCosignedUnit(db: Db, outpoint: string): Promise<boolean> {
-  const row = await db.selectFrom('listing_drafts').select('id').where('asset_outpoint', '=', outpoint).where('protocol_subtype', '=', 'cosigned').executeTakeFirst();
-  return row !== undefined;
 }

@@ -20,6 +20,7 @@
  *   sold     → reserved                unsell (a reorg disconnected the sale)
  *   live     → ended(reason)           end: owner (delist), expired, invalid (+ owner event)
  *   ended(invalid) → active | reserved restore (the spend that invalidated it was reorged out; its event removed)
+ *   ended(invalid) → exposed           restore of a listing that was exposed when the spend ended it
  *   open     → open, version + 1       reprice (price and seller half in one statement)
  *
  * Sales have no listing event of their own: the feeds derive `listing_filled`,
@@ -220,8 +221,11 @@ export async function endListing(
 /**
  * ended(invalid by a spend) → `to`: the block that spent the unit was disconnected.
  * The invalidation event goes with it (rule 6: an event reflects its row's current state).
+ * `exposed`: the listing had been exposed when the spend ended it. Its half is public and valid
+ * again now that the unit is back, so it returns to that state (still off the book, the rotation
+ * offered again), never to the book; the public feed keeps the listing's exit, which stands.
  */
-export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'reserved', at: number): Promise<boolean> {
+export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'reserved' | 'exposed', at: number): Promise<boolean> {
   const res = await tx
     .updateTable('listings')
     .set({ state: to, end_reason: null, ended_at: null, spent_height: null, updated_at: at })
@@ -231,7 +235,7 @@ export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'rese
     .executeTakeFirst();
   if (!changed(res)) return false;
   await retractStoredEvent(tx, eventId(endEventKind('invalid'), l.id), at);
-  if (isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
+  if (to !== 'exposed' && isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
   return true;
 }
 

@@ -171,13 +171,21 @@ async function restoreSpent(tx: Tx, height: number, at: number): Promise<void> {
     .where('state', '=', 'ended')
     .where('end_reason', '=', 'invalid')
     .where('spent_height', '>=', height)
-    .where('signed_psbt', 'is not', null)
+    // A plain ending keeps its half until the spend is final (then it cannot be restored); an
+    // exposed listing's half was forgotten at exposure, but it is public and valid again whenever
+    // the spend is undone, so it is restored to exposed at any depth.
+    .where((eb) => eb.or([eb('signed_psbt', 'is not', null), eb('exposed_at', 'is not', null)]))
     .execute();
   for (const l of rows) {
     const other = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', l.utxo_outpoint).where('state', 'in', LIVE).executeTakeFirst();
     if (other) {
       // The outpoint was listed again meanwhile: this ending stands.
       await forgetEndedHalf(tx, { id: l.id }, at);
+      continue;
+    }
+    if (l.exposed_at !== null) {
+      // Its half left the market's hands: never silently back on the book (issue 18).
+      await restoreListing(tx, l, 'exposed', at);
       continue;
     }
     const claimed = await tx.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', l.utxo_outpoint).executeTakeFirst();

@@ -7,7 +7,7 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError, invalid } from '../../http/errors.js';
-import { scriptToAddress } from '../../bitcoin/address.js';
+import { unitHolder } from '../listings/cosign-unit.js';
 import { hex } from '@scure/base';
 import { normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from '../market/policy-predicate.js';
 import { outpointKey } from '../listings/rules.js';
@@ -76,7 +76,7 @@ async function checkExactUnit(ctx: Context, bidder: string, i: number, asset: st
   if (held.length !== 1 || held[0]!.asset !== asset || held[0]!.quantity_raw !== oneUnitRaw(divisible)) {
     throw unavailable(i, `target_outpoint ${key} does not hold exactly one unit of ${asset}`, { outpoint: key });
   }
-  const owner = scriptToAddress(hex.decode(out.script_hex), ctx.config.NETWORK);
+  const owner = await unitHolder(ctx.store.db, key, hex.decode(out.script_hex), ctx.config.NETWORK);
   if (owner === bidder || listing?.seller === bidder) {
     throw new ApiError('self_trade', `targets[${i}]: ${key} is your own unit${listing ? ` (listing ${listing.id})` : ''}; an address cannot offer on its own asset outpoint or listing`, {
       target_index: i,

@@ -21,7 +21,10 @@ import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { decodeAddress, scriptFamily } from '../../bitcoin/address.js';
+import { addressToScript, decodeAddress, scriptFamily } from '../../bitcoin/address.js';
+import type { Network } from '../../bitcoin/networks.js';
+import { COSIGNED_LEAF_SPEND, leafScriptField } from '../../counterparty/cosigned-listing.js';
+import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } from '../listings/cosign-unit.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { extractFinalTransaction } from '../../bitcoin/psbt-verify.js';
@@ -90,12 +93,14 @@ export async function acceptPreflight(ctx: Context, gate: SignerGate, seller: st
   const rate = body.fee_rate ?? (await defaultFeeRate(ctx));
   const price = Number(offer.price_sats);
   const fee = platformFee(ctx.config, price);
-  const childVsize = estimateChildVsize(unit.script, fee > 0);
+  // A co-signed unit's proceeds go to the seller's own address, and its input is the leaf spend.
+  const sellerScript = unit.cosigned ? addressToScript(seller, network)! : unit.script;
+  const childVsize = estimateChildVsize(sellerScript, fee > 0, unit.cosigned ? COSIGNED_LEAF_SPEND : undefined);
   const parentVsize = Number(set.parent_vsize);
   const parentFee = fundingOutpoints(set).reduce((s, f) => s + f.value_sats, 0) - Number(set.escrow_value_sats) - changeOf(set);
   const networkFee = Math.max(1, Math.ceil((parentVsize + childVsize) * rate) - parentFee);
   const proceeds = price - fee - networkFee;
-  const family = scriptFamily(unit.script);
+  const family = scriptFamily(sellerScript);
   if (!family || proceeds + unit.value_sats < DUST_LIMITS[family] || proceeds < 1) {
     throw new ApiError('mempool_rejected', 'at this fee rate the package fee and the platform fee leave the seller nothing', { mempool_policy: 'fee_floor' });
   }
@@ -113,12 +118,15 @@ export async function acceptPreflight(ctx: Context, gate: SignerGate, seller: st
     deliveryScript: dd.script,
     price,
     asset: { txid: txid!, vout: Number(vout), amount: BigInt(unit.value_sats), script: unit.script },
-    sellerScript: unit.script,
+    sellerScript,
     sellerSats: proceeds + unit.value_sats,
     feeScript: marketFeeScript(ctx.config),
     platformFee: fee,
   });
-  if (tapKey) child.updateInput(1, { tapInternalKey: tapKey }, true);
+  // The co-signed leaf only (no internal key: the key path is the seller's own way out, and the
+  // market signer's co-signature is what completes the leaf); else the seller's key-path hint.
+  if (unit.cosigned) child.updateInput(1, { tapLeafScript: leafScriptField(unit.cosigned.output) }, true);
+  else if (tapKey) child.updateInput(1, { tapInternalKey: tapKey }, true);
   const row: AcceptRow = {
     id: newPolicyId('pa'),
     funding_set_id: set.id,
@@ -207,6 +215,30 @@ async function ownQuote(ctx: Context, seller: string, id: string): Promise<Accep
   return a;
 }
 
+/** The co-signed output the quoted unit sits on, or null for a unit at the seller's address. */
+async function quotedUnit(ctx: Context, q: AcceptRow): Promise<CosignedUnit | null> {
+  const p = parsePsbt(q.psbt);
+  if (!p.ok) throw new Error(`stored accept quote ${q.id} does not parse`);
+  if (!p.tx.getInput(1).tapLeafScript?.length) return null;
+  const unit = await cosignedUnitAt(ctx.store.db, q.asset_outpoint, ctx.config.NETWORK);
+  if (!unit) throw new Error(`accept quote ${q.id} spends a leaf of an output that is not co-signed`);
+  return unit;
+}
+
+/**
+ * The quote with the seller's verified input-1 signature: by its address key (finalized here),
+ * or on a co-signed unit by the seller key over the leaf (completed by the market signer's
+ * co-signature once the claims are held).
+ */
+function signedChild(q: AcceptRow, psbtHex: string, unit: CosignedUnit | null, network: Network) {
+  if (!unit) {
+    const merged = buyerSigned(psbtHex, q.psbt, [1], q.seller, network);
+    merged.finalizeIdx(1);
+    return merged;
+  }
+  return buyerSigned(psbtHex, q.psbt, [1], q.seller, network, { leaf: unitLeafSigner(unit, 1) });
+}
+
 /** The parent with the bidder's stored signatures and the market wallet's anchor signature, final. */
 function signedParent(set: FundingSetRow, wallet: MarketWallet) {
   const p = parsePsbt(set.parent_signed_psbt!);
@@ -229,14 +261,14 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
   if (q.state === 'accepted') return repeat(ctx, q, body.psbt_hex);
   const now = nowSeconds(ctx.clock);
   if (Number(q.expires_at) <= now) throw new ApiError('expired', 'the accept quote expired; preflight again', { accept_id: q.id });
-  const merged = buyerSigned(body.psbt_hex, q.psbt, [1], seller, network);
+  const unit = await quotedUnit(ctx, q);
+  const merged = signedChild(q, body.psbt_hex, unit, network);
   const set = await db.selectFrom('policy_funding_sets').selectAll().where('id', '=', q.funding_set_id).executeTakeFirstOrThrow();
   requireOpen(set);
   const offer = await db.selectFrom('policy_offers').selectAll().where('id', '=', q.offer_id).executeTakeFirstOrThrow();
   const assetOut = await ctx.chain.bitcoin.getTxOut(q.asset_outpoint.split(':')[0]!, Number(q.asset_outpoint.split(':')[1]), true);
   if (!assetOut) throw new ApiError('state_changed', `the unit ${q.asset_outpoint} was spent meanwhile`, { outpoint: q.asset_outpoint });
   await fundingUnspent(ctx, set);
-  merged.finalizeIdx(1);
   const escrow = policyEscrow(hex.decode(set.bidder_key), hex.decode(set.market_key), network, Number(set.refund_csv_blocks));
   const parent = signedParent(set, wallet);
   const claims = [...fundingOutpoints(set).map((f) => `${f.txid}:${f.vout}`), set.anchor_outpoint, q.asset_outpoint];
@@ -254,6 +286,9 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
         if (co.child_txid !== q.expected_txid) throw new Error(`signer co-signed ${co.child_txid}, expected ${q.expected_txid}`);
         ctx.failpoint('policy-accept-after-cosign');
         merged.updateInput(0, { finalScriptWitness: escrowWitness(escrow, hex.decode(co.signature), hex.decode(offer.presignature)) }, true);
+        // The unit's leaf after the escrow: a soft cancel recorded first refuses above, before the
+        // unit's decision is taken, so a cancelled offer never holds a co-signature of the unit.
+        if (unit) await gate.call(() => cosignUnitInput(ctx, tx, { decisionId: q.id, unit, merged, index: 1, expectedTxid: q.expected_txid }));
         const child = extractFinalTransaction(merged);
         if (!child.ok) throw new ApiError('invalid_transaction', `body.psbt_hex: ${child.error}`, { field: 'body.psbt_hex' });
         if (child.txid !== q.expected_txid) throw new ApiError('template_mismatch', `body.psbt_hex: txid ${child.txid}, expected ${q.expected_txid}`, { field: 'body.psbt_hex' });
@@ -298,11 +333,10 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
 async function repeat(ctx: Context, q: AcceptRow, psbtHex: string) {
   let same = false;
   try {
-    const again = buyerSigned(psbtHex, q.psbt, [1], q.seller, ctx.config.NETWORK);
-    again.finalizeIdx(1);
+    signedChild(q, psbtHex, await quotedUnit(ctx, q), ctx.config.NETWORK);
     const s = await ctx.journal.byId(q.settlement_id!);
     const child = s ? (JSON.parse(s.txs) as Array<{ txid: string; hex: string }>)[1] : undefined;
-    same = !!child && child.txid === q.expected_txid && hex.encode(again.getInput(1).finalScriptWitness?.[0] ?? new Uint8Array()).length > 0;
+    same = !!child && child.txid === q.expected_txid;
   } catch {
     same = false;
   }

@@ -1,17 +1,17 @@
 /**
  * Which alternative of a funding set a unit can fill: the unit must be an attached, confirmed
- * UTXO of the seller holding exactly one whole unit of one asset, and the asset must match an
+ * UTXO of the seller (at its address, or on its co-signed listing output) holding exactly one
+ * whole unit of one asset, and the asset must match an
  * active alternative's policy (the one predicate of market/policy-predicate.ts, over every
  * catalogue membership of the asset). The best-priced match wins.
  */
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
-import { scriptToAddress } from '../../bitcoin/address.js';
 import { assetMatches, isOneUnit, policyTargetOf, type AssetTraits, type PolicyTarget } from '../market/policy-predicate.js';
 import { outpointKey } from '../listings/rules.js';
 import { refused } from './refusals.js';
 import type { PolicyOfferRow } from './lifecycle.js';
-import { isCosignedUnit } from '../listings/cosigned.js';
+import { cosignedUnitAt, unitHolder, type CosignedUnit } from '../listings/cosign-unit.js';
 
 export interface EligibleUnit {
   asset: string;
@@ -19,6 +19,8 @@ export interface EligibleUnit {
   outpoint: string;
   value_sats: number;
   script: Uint8Array;
+  /** The unit sits on the seller's co-signed listing output (spent by its leaf, co-signed by the market signer). */
+  cosigned: CosignedUnit | null;
 }
 
 export async function assetTraits(ctx: Pick<Context, 'store'>, asset: string): Promise<AssetTraits[]> {
@@ -37,15 +39,14 @@ export async function sellerUnit(ctx: Context, seller: string, txid: string, vou
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   if (!held.length) throw refused('unit_unattached', `${key} carries no Counterparty balance`, { outpoint: key });
   const script = hex.decode(out.script_hex);
-  if (await isCosignedUnit(ctx.store.db, key)) {
-    throw refused('unit_cosigned', `${key} sits on a co-signed listing output; collection offers do not reach co-signed units yet: delist it and withdraw it to your address by the key path first`, { outpoint: key });
-  }
-  if (scriptToAddress(script, ctx.config.NETWORK) !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
+  // A co-signed listing output is its seller's: the internal key is the seller's own key.
+  if ((await unitHolder(ctx.store.db, key, script, ctx.config.NETWORK)) !== seller) throw refused('unit_not_owned', `${key} is not an output of your session address`, { outpoint: key });
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;
   if (held.length !== 1 || !info || !isOneUnit(held[0]!.quantity_raw, info.divisible)) {
     throw refused('unit_not_one_unit', `${key} must hold exactly one whole unit of one asset`, { outpoint: key });
   }
-  return { asset: held[0]!.asset, quantity_raw: held[0]!.quantity_raw, outpoint: key, value_sats: out.value_sats, script };
+  const cosigned = await cosignedUnitAt(ctx.store.db, key, ctx.config.NETWORK);
+  return { asset: held[0]!.asset, quantity_raw: held[0]!.quantity_raw, outpoint: key, value_sats: out.value_sats, script, cosigned };
 }
 
 /** The best active alternative of the set the asset matches, or a refusal. */
