@@ -9,7 +9,7 @@ import { submitSigned, type FlowContext, type Progress, type WalletSigner } from
 import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
 import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
 import { acceptCollectionOffer, cancelCollectionOffer, hardCancelCollectionOffer, placeCollectionOffer, type AcceptCollectionOfferInput, type HardCancelInput, type PlaceCollectionOfferInput } from './flows/policy.js';
-import { list, rotate, withdrawCosigned, type ListInput, type RotateInput, type WithdrawInput } from './flows/listing.js';
+import { list, reprice, rotate, withdrawCosigned, type ListInput, type RepriceInput, type RotateInput, type WithdrawInput } from './flows/listing.js';
 import { sseStream, type StreamOptions } from './stream.js';
 import { Webhooks } from './webhooks.js';
 import type { Network } from './psbt.js';
@@ -138,6 +138,11 @@ export class MarketClient {
    */
   list(p: ListInput, progress?: Progress) {
     return list(this.flow(progress), p);
+  }
+
+  /** Reprice an open listing (the new half verified before signing). */
+  reprice(p: RepriceInput, progress?: Progress) {
+    return reprice(this.flow(progress), p);
   }
 
   /** Move an exposed listing's unit to a fresh output of the seller's own (voids the broadcast half). */

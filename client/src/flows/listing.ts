@@ -136,3 +136,22 @@ export async function withdrawCosigned(ctx: FlowContext, p: WithdrawInput) {
   progress?.('signed', { txid: out.txid });
   return out;
 }
+
+export interface RepriceInput {
+  listing_id: string;
+  /** The listing's unit, as the seller knows it. */
+  unit: Outpoint;
+  price_sats: number;
+}
+
+/** Reprice an open listing: a fresh half at the new price (batch preflight) → verify → sign SINGLE|ANYONECANPAY → reprice. */
+export async function reprice(ctx: FlowContext, p: RepriceInput) {
+  const { http, signer, progress } = ctx;
+  const [t] = (await http.call('POST /v1/listings/batch', { body: { action: 'reprice_preflight', listings: [{ listing_id: p.listing_id, price_sats: p.price_sats }] } })).result.listings as Array<{ listing: { psbt_hex: string; inputs_to_sign: number[] } }>;
+  if (!t) throw new MarketError('invalid_response', 'the reprice preflight answered no template', 200);
+  verifyListingPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network) });
+  progress?.('verified');
+  const signed = await signer.signPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, 'SINGLE|ANYONECANPAY');
+  progress?.('signed');
+  return (await http.call('POST /v1/listings/{id}/reprice', { params: { id: p.listing_id }, body: { psbt_hex: signed }, idempotent: true })).result;
+}

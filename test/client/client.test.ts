@@ -13,6 +13,7 @@ import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { appFetch as harnessFetch, editPsbtHex, tampering as harnessTampering, noSleep, wallet as harnessWallet } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 let m: Market;
 void describe('client: transport, buy, bots, tail', () => {
@@ -197,3 +198,5 @@ void describe('client: transport, buy, bots, tail', () => {
     });
   });
 });
+
+routeCoverage(import.meta.url);

@@ -17,6 +17,7 @@ import { newSeller } from '../helpers/listing.js';
 import { heldAt } from '../helpers/checkout.js';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { appFetch, clientFor as harnessClient, editPsbtHex, tampering } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 let m: Market;
 void describe('client flows: bids', () => {
@@ -143,3 +144,5 @@ void describe('client flows: bids', () => {
     assert.equal(await heldAt(m, bidderW.address, seller.asset), 1n, 'the unit reached the bidder');
   });
 });
+
+routeCoverage(import.meta.url);

@@ -8,13 +8,14 @@
 import assert from 'node:assert/strict';
 import { after, before, it, describe } from 'node:test';
 import { hex } from '@scure/base';
-import { MarketError, type FetchLike } from '../../client/src/index.js';
+import { items, MarketError, type FetchLike } from '../../client/src/index.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { newSeller } from '../helpers/listing.js';
 import { makeWallet, type TestWallet } from '../helpers/wallets.js';
 import { fillPool } from '../policy-offers/policy-helpers.js';
 import { clientFor as harnessClient, editPsbtHex, tampering } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 let m: Market;
 void describe('client flows: collection offers', () => {
@@ -81,5 +82,35 @@ void describe('client flows: collection offers', () => {
     const other = await bidder.placeCollectionOffer({ ...offer, targets: [offer.targets[0]!] });
     const cancelled = await bidder.cancelCollectionOffer(other);
     assert.deepEqual([cancelled.cancelled, cancelled.funding_cancelled, cancelled.already_signed], [true, true, false]);
+    const tombstones = (await bidder.http.call('GET /v1/policy-offers/cancelled', {})).result;
+    assert.ok(JSON.stringify(tombstones).includes(other.parent_txid), JSON.stringify(tombstones));
+
+    // Then hard-cancelled: the self-send of its funding, checked (a thief's output refused unsigned), signed, broadcast by the wallet.
+    const hard = { id: other.funding_set_id, fee_rate: 2, maxFeeSats: 3_000 };
+    const cancelTx = isPost(/\/cancel-transaction$/);
+    const refusedCalls = { sign: 0 };
+    const toThief = await clientFor(bidderW, refusedCalls, tampering(m, cancelTx, (c) => (c.psbt_hex = editPsbtHex(c.psbt_hex, (tx) => tx.updateOutput(0, { script: thief.script }, true)))));
+    await assert.rejects(toThief.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    const greedy = await clientFor(bidderW, refusedCalls, tampering(m, cancelTx, (c) => (c.psbt_hex = editPsbtHex(c.psbt_hex, (tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 10_000n })))));
+    await assert.rejects(greedy.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    assert.equal(refusedCalls.sign, 0, 'the wallet was never asked');
+    const before = bidCalls.sign;
+    const out = await bidder.hardCancelCollectionOffer(hard);
+    assert.equal(bidCalls.sign - before, 1);
+    await m.devnet.bitcoin.broadcast(out.tx_hex);
+    assert.ok(await m.ctx.chain.bitcoin.getMempoolEntry(out.txid), 'the wallet relayed the cancel');
+    await m.mine();
+    await m.sync();
+
+    // The reads around collection offers, through the client.
+    const mine = [];
+    for await (const o of items((cursor) => bidder.http.call('GET /v1/address/{address}/policy-offers', { params: { address: bidderW.address }, query: { ...(cursor ? { cursor } : {}) } }).then((r) => r.body))) mine.push(o);
+    assert.ok(mine.length >= 3, JSON.stringify(mine));
+    const onAsset = (await bidder.http.call('GET /v1/assets/{asset}/policy-offers', { params: { asset: seller.asset } })).result;
+    assert.ok(Array.isArray(onAsset));
+    const capacity = (await bidder.http.call('GET /v1/policy-offers/capacity', {})).result;
+    assert.equal(typeof capacity, 'object');
   });
 });
+
+routeCoverage(import.meta.url);

@@ -13,6 +13,7 @@ import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { appFetch, editPsbtHex, noSleep, tampering, wallet } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 let m: Market;
 void describe('client flows: attach and list', () => {
@@ -69,3 +70,5 @@ void describe('client flows: attach and list', () => {
     assert.deepEqual([row.state, row.utxo_txid, Number(row.price_sats)], ['active', done.attach_txid, 40_000]);
   });
 });
+
+routeCoverage(import.meta.url);

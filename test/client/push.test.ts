@@ -19,6 +19,7 @@ import { eventLogSource } from '../../src/modules/webhooks/event-log-source.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { clientFor, noSleep, recording, wallet } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 /** Every request as received: headers and the raw body. */
 function receiver() {
@@ -191,3 +192,5 @@ void describe('client: webhooks and streams', () => {
     await assert.rejects(stale.stream({}, { after: 1 }).next(), (e) => e instanceof MarketError && e.code === 'resync_required' && e.status === 410 && e.extras.pruned_through === 9);
   });
 });
+
+routeCoverage(import.meta.url);
