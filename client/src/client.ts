@@ -8,13 +8,16 @@ import { MarketError } from './errors.js';
 import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
 import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
 import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
-import { acceptCollectionOffer, cancelCollectionOffer, placeCollectionOffer, type AcceptCollectionOfferInput, type PlaceCollectionOfferInput } from './flows/policy.js';
+import { acceptCollectionOffer, cancelCollectionOffer, hardCancelCollectionOffer, placeCollectionOffer, type AcceptCollectionOfferInput, type HardCancelInput, type PlaceCollectionOfferInput } from './flows/policy.js';
+import { list, reprice, rotate, withdrawCosigned, type ListInput, type RepriceInput, type RotateInput, type WithdrawInput } from './flows/listing.js';
+import { sseStream, type StreamOptions } from './stream.js';
+import { Webhooks } from './webhooks.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
 import { Transport, type CallInput, type TransportOptions } from './transport.js';
 import type { CheckoutQuote } from './generated/api.js';
-import { verifyCheckoutPsbt, verifyListingPsbt, type CheckoutIntent } from './verify.js';
+import { verifyCheckoutPsbt, type CheckoutIntent } from './verify.js';
 
 export type { WalletSigner, Progress } from './flow.js';
 
@@ -130,25 +133,47 @@ export class MarketClient {
   }
 
   /**
-   * List a unit already attached to one of the seller's outputs (`mode: reuse`): preflight (with an
-   * idempotency key, so a retry is safe), verify the listing half, sign it SINGLE|ANYONECANPAY,
-   * submit. Returns the listing.
+   * List a unit already attached to one of the seller's outputs (`mode: reuse`), continuing from
+   * the draft's next_action: a draft met again is read, never re-signed. Returns the listing.
    */
-  async list(p: { unit: { txid: string; vout: number }; asset: string; price_sats: number; expires_at: number; idempotency_key: string; network?: CheckoutIntent['network']; seller_tap_internal_key?: string }, progress?: Progress): Promise<Record<string, unknown>> {
-    if (!this.signer) throw new Error('sign in first');
-    const signer = this.signer;
-    const pf = (await this.http.call('POST /v1/listing-preflights', {
-      idempotent: true,
-      body: { seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.unit, price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.seller_tap_internal_key ? { seller_tap_internal_key: p.seller_tap_internal_key } : {}) },
-    })).result;
-    progress?.('preflight', { id: pf.id });
-    const t = pf.listing;
-    if (!t) throw new MarketError('invalid_response', 'the preflight carries no listing template', 200);
-    verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...(p.network ? { network: p.network } : {}) });
-    progress?.('verified');
-    const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
-    progress?.('signed');
-    return (await this.http.call('POST /v1/listing-preflights/{id}/listing', { params: { id: pf.id }, body: { psbt_hex: signed, expires_at: p.expires_at }, idempotent: true })).result;
+  list(p: ListInput, progress?: Progress) {
+    return list(this.flow(progress), p);
+  }
+
+  /** Reprice an open listing (the new half verified before signing). */
+  reprice(p: RepriceInput, progress?: Progress) {
+    return reprice(this.flow(progress), p);
+  }
+
+  /** Move an exposed listing's unit to a fresh output of the seller's own (voids the broadcast half). */
+  rotate(p: RotateInput, progress?: Progress) {
+    return rotate(this.flow(progress), p);
+  }
+
+  /** Take a co-signed unit back by its key path: the signed transaction, for the wallet to broadcast. */
+  withdrawCosigned(p: WithdrawInput, progress?: Progress) {
+    return withdrawCosigned(this.flow(progress), p);
+  }
+
+  /** Hard-cancel a collection offer: the signed self-send of its funding inputs, for the wallet to broadcast. */
+  hardCancelCollectionOffer(p: HardCancelInput, progress?: Progress) {
+    return hardCancelCollectionOffer(this.flow(progress), p);
+  }
+
+  /** The signed-in address's webhook endpoints. */
+  get webhooks(): Webhooks {
+    return new Webhooks(this.http, () => this.flow().signer.address);
+  }
+
+  /** The public push stream (SSE), resumed across disconnects, deduplicated on event_id. */
+  stream(query: Omit<NonNullable<CallInput<'GET /v1/stream/events'>['query']>, 'after'> = {}, o: StreamOptions = {}) {
+    return sseStream(this.http, '/v1/stream/events', query, o);
+  }
+
+  /** The signed-in address's own push stream (SSE). */
+  addressStream(o: StreamOptions = {}) {
+    const address = this.flow().signer.address;
+    return sseStream(this.http, `/v1/address/${encodeURIComponent(address)}/stream`, {}, o);
   }
 
   /** A live tail of the public feed (`address` omitted) or of the session's own feed, oldest first, deduplicated. */

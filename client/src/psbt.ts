@@ -45,6 +45,11 @@ export const outpointOf = (tx: Transaction, i: number) => {
 };
 export const sameOutpoint = (a: { txid: string; vout: number }, b: { txid: string; vout: number }) => a.txid === b.txid && a.vout === b.vout;
 
+export const sumInputs = (tx: Transaction) => Array.from({ length: tx.inputsLength }, (_, i) => prevAmount(tx, i)).reduce((a, b) => a + b, 0n);
+export const sumOutputs = (tx: Transaction) => Array.from({ length: tx.outputsLength }, (_, i) => outAmount(tx, i)).reduce((a, b) => a + b, 0n);
+/** `toSign` is every input, each once, in order. */
+export const allInputs = (tx: Transaction, toSign: number[]) => toSign.length === tx.inputsLength && toSign.every((i, k) => i === k);
+
 /** The Counterparty message of output `i` (type and UTF-8 payload), keyed by input 0's txid; null when none. */
 export function messageAt(tx: Transaction, i: number): { type: number; text: string } | null {
   const s = tx.getOutput(i).script;
@@ -56,6 +61,13 @@ export function messageAt(tx: Transaction, i: number): { type: number; text: str
 
 /** The txid the PSBT will have once signed (every input segwit, so signatures do not change it). */
 export const unsignedTxid = (tx: Transaction): string => tx.id;
+
+/** Finalizes a signed PSBT: the raw transaction (hex) and its txid, for a wallet to broadcast. */
+export function finalizeSigned(psbtHex: string): { tx_hex: string; txid: string } {
+  const tx = Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true });
+  tx.finalize();
+  return { tx_hex: hex.encode(tx.extract()), txid: tx.id };
+}
 
 export function expect(ok: boolean, what: string): asserts ok {
   if (!ok) throw templateMismatch(what);

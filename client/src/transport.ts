@@ -17,7 +17,11 @@ export type FetchLike = (input: string, init: { method: string; headers: Record<
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;
+  /** The body as bytes as they arrive (fetch's ReadableStream); only the event streams need it. */
+  body?: ReadableStream<Uint8Array> | null;
 }>;
+
+type FetchReply = Awaited<ReturnType<FetchLike>>;
 
 export interface TransportOptions {
   baseUrl: string;
@@ -122,40 +126,82 @@ export class Transport {
     }
   }
 
-  private async once<T>(method: string, path: string, opts: RequestOptions) {
+  /** The URL of `path` under the base, with the query's defined values. */
+  private url(path: string, query: RequestOptions['query']): string {
     const url = new URL(path.replace(/^\//, ''), this.o.baseUrl.endsWith('/') ? this.o.baseUrl : `${this.o.baseUrl}/`);
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url.toString();
+  }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
     const token = this.o.token?.();
-    const headers: Record<string, string> = { accept: 'application/json', ...(token ? { 'x-session-token': token } : {}), ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 15_000);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    let res;
+    return { accept: 'application/json', ...(token ? { 'x-session-token': token } : {}), ...extra };
+  }
+
+  /** One fetch, its failure to answer mapped to aborted / timeout / network_error. */
+  private async send(url: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal | undefined, timeoutMs: number | null): Promise<FetchReply> {
+    const timeout = timeoutMs === null ? undefined : AbortSignal.timeout(timeoutMs);
+    const both = [signal, timeout].filter((x): x is AbortSignal => x !== undefined);
     try {
-      res = await this.fetch(url.toString(), { method, headers, ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }), signal });
+      return await this.fetch(url, { ...init, ...(both.length ? { signal: both.length === 1 ? both[0]! : AbortSignal.any(both) } : {}) });
     } catch (e) {
-      if (opts.signal?.aborted) throw new MarketError('aborted', 'the caller aborted the request', null);
-      if (timeout.aborted) throw new MarketError('timeout', `no answer within ${this.o.timeoutMs ?? 15_000} ms`, null);
+      if (signal?.aborted) throw new MarketError('aborted', 'the caller aborted the request', null);
+      if (timeout?.aborted) throw new MarketError('timeout', `no answer within ${timeoutMs} ms`, null);
       throw new MarketError('network_error', `request failed: ${e instanceof Error ? e.message : String(e)}`, null);
     }
-    const text = await res.text();
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new MarketError('invalid_response', `HTTP ${res.status} with a body that is not JSON (${text.slice(0, 80)})`, res.status);
-    }
-    if (typeof body !== 'object' || body === null) throw new MarketError('invalid_response', `HTTP ${res.status}: not an envelope`, res.status);
-    if (res.status >= 200 && res.status < 300) {
-      if (!('result' in body)) throw new MarketError('invalid_response', `HTTP ${res.status} without result`, res.status);
-      const route = this.validator && routeOf(method, path);
-      const wrong = route && this.validator!.check(route, res.status, body);
-      if (wrong) throw new MarketError('invalid_response', `HTTP ${res.status} from ${route} does not match its schema: ${wrong}`, res.status, { route });
-      return { status: res.status, result: body.result as T, body };
-    }
-    const { code, error, ...extras } = body as { code?: unknown; error?: unknown };
-    if (typeof code !== 'string') throw new MarketError('invalid_response', `HTTP ${res.status} without an error code`, res.status, body);
-    const header = res.headers.get('retry-after');
-    if (extras && (extras as Record<string, unknown>).retry_after_seconds === undefined && header && /^\d+$/.test(header)) (extras as Record<string, unknown>).retry_after_seconds = Number(header);
-    throw new MarketError(code, typeof error === 'string' ? error : code, res.status, extras as Record<string, unknown>);
   }
+
+  private async once<T>(method: string, path: string, opts: RequestOptions) {
+    const headers = this.headers(opts.body === undefined ? {} : { 'content-type': 'application/json' });
+    const res = await this.send(this.url(path, opts.query), { method, headers, ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }) }, opts.signal, this.o.timeoutMs ?? 15_000);
+    const text = await res.text();
+    if (res.status < 200 || res.status >= 300) throw failure(res, text);
+    const body = envelope(res.status, text);
+    if (!('result' in body)) throw new MarketError('invalid_response', `HTTP ${res.status} without result`, res.status);
+    const route = this.validator && routeOf(method, path);
+    const wrong = route && this.validator!.check(route, res.status, body);
+    if (wrong) throw new MarketError('invalid_response', `HTTP ${res.status} from ${route} does not match its schema: ${wrong}`, res.status, { route });
+    return { status: res.status, result: body.result as T, body };
+  }
+
+  /**
+   * Opens a long-lived GET (an event stream) with extra headers: the 2xx reply with its body
+   * unread, or the failure as MarketError. The per-attempt timeout covers the headers only.
+   */
+  async open(path: string, opts: { query?: RequestOptions['query']; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<FetchReply> {
+    const url = this.url(path, opts.query);
+    const init = { method: 'GET', headers: this.headers(opts.headers ?? {}) };
+    const connect = new AbortController();
+    const timer = setTimeout(() => connect.abort(), this.o.timeoutMs ?? 15_000);
+    try {
+      const res = await this.send(url, init, opts.signal ? AbortSignal.any([opts.signal, connect.signal]) : connect.signal, null).catch((e: unknown) => {
+        if (connect.signal.aborted && !opts.signal?.aborted) throw new MarketError('timeout', `no answer within ${this.o.timeoutMs ?? 15_000} ms`, null);
+        throw e;
+      });
+      if (res.status >= 200 && res.status < 300) return res;
+      throw failure(res, await res.text());
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function envelope(status: number, text: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new MarketError('invalid_response', `HTTP ${status} with a body that is not JSON (${text.slice(0, 80)})`, status);
+  }
+  if (typeof body !== 'object' || body === null) throw new MarketError('invalid_response', `HTTP ${status}: not an envelope`, status);
+  return body as Record<string, unknown>;
+}
+
+/** A non-2xx reply as the MarketError of its envelope (`Retry-After` folded into the extras). */
+function failure(res: FetchReply, text: string): MarketError {
+  const { code, error, ...extras } = envelope(res.status, text) as { code?: unknown; error?: unknown; [k: string]: unknown };
+  if (typeof code !== 'string') return new MarketError('invalid_response', `HTTP ${res.status} without an error code`, res.status, { code, error, ...extras });
+  const header = res.headers.get('retry-after');
+  if (extras.retry_after_seconds === undefined && header && /^\d+$/.test(header)) extras.retry_after_seconds = Number(header);
+  return new MarketError(code, typeof error === 'string' ? error : code, res.status, extras);
 }

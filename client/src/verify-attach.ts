@@ -4,11 +4,13 @@
  * message of exactly the asset and quantity asked (destination vout 0, decrypted with input 0's
  * txid), send anything else back to the seller as change, and cost no more than the quoted network
  * fee and the caller's bound. The listing half is then checked over the attach's own output 0.
+ * A co-signed draft puts the unit on the co-signed output instead (verify-cosigned.ts).
  */
 import { templateMismatch } from './errors.js';
 import { ATTACH_ID, expect, messageAt, outAmount, outScriptHex, prevAmount, prevScriptHex, readPsbt, scriptHex, unsignedTxid, type Network } from './psbt.js';
 import { verifyListingPsbt } from './verify.js';
 import type { ListingDraft } from './generated/api.js';
+import { checkCosignedOutput, checkLeafHalf, type RebuiltCosigned } from './verify-cosigned.js';
 
 export interface AttachIntent {
   seller: string;
@@ -18,6 +20,8 @@ export interface AttachIntent {
   /** The most the attach may cost in network fee (default: the draft's quoted network fee). */
   maxFeeSats?: number;
   network?: Network;
+  /** A co-signed draft: the output rebuilt from the seller's key and the market key. */
+  cosigned?: RebuiltCosigned;
 }
 
 export const UNIT_SATS = 330n;
@@ -36,7 +40,9 @@ export function verifyAttachDraft(d: ListingDraft, intent: AttachIntent): void {
     spent += prevAmount(tx, i);
   }
   expect(tx.outputsLength >= 2 && tx.outputsLength <= 3, `an attach has 2 or 3 outputs, this one ${tx.outputsLength}`);
-  expect(outScriptHex(tx, 0) === own && outAmount(tx, 0) === UNIT_SATS, 'attach output 0 must be the 330-sat unit output to you');
+  if (intent.cosigned) checkCosignedOutput(d.cosigned_output, intent.cosigned);
+  const home = intent.cosigned ? intent.cosigned.scriptHex : own;
+  expect(outScriptHex(tx, 0) === home && outAmount(tx, 0) === UNIT_SATS, `attach output 0 must be the 330-sat unit output to ${intent.cosigned ? 'your co-signed output' : 'you'}`);
   const m = messageAt(tx, 1);
   expect(m?.type === ATTACH_ID && m.text === `${intent.asset}|${intent.quantity_raw}|0`, `attach output 1 must attach exactly ${intent.quantity_raw} ${intent.asset} to output 0`);
   expect(outAmount(tx, 1) === 0n, 'the attach message output carries no sats');
@@ -51,5 +57,6 @@ export function verifyAttachDraft(d: ListingDraft, intent: AttachIntent): void {
   const txid = unsignedTxid(tx);
   expect(txid === d.expected_txid, 'the attach txid is not the draft\'s expected_txid');
   expect(d.listing.price_sats === intent.price_sats, `the listing template asks ${d.listing.price_sats}, not ${intent.price_sats}`);
-  verifyListingPsbt(d.listing.psbt_hex, d.listing.inputs_to_sign, { seller: intent.seller, unit: { txid, vout: 0 }, price_sats: intent.price_sats, ...(intent.network ? { network: intent.network } : {}) });
+  const half = verifyListingPsbt(d.listing.psbt_hex, d.listing.inputs_to_sign, { seller: intent.seller, unit: { txid, vout: 0 }, price_sats: intent.price_sats, ...(intent.network ? { network: intent.network } : {}), ...(intent.cosigned ? { unitScriptHex: intent.cosigned.scriptHex } : {}) });
+  if (intent.cosigned) checkLeafHalf(half, intent.cosigned);
 }

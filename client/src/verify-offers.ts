@@ -13,7 +13,7 @@
  *   child's fee is taken, the child spending exactly the parent's output 1 back to the seller.
  */
 import type { Transaction } from '@scure/btc-signer';
-import { DETACH_ID, expect, messageAt, outAmount, outpointOf, outScriptHex, prevAmount, prevScriptHex, readPsbt, sameOutpoint, scriptHex, unsignedTxid, type Network } from './psbt.js';
+import { allInputs, DETACH_ID, expect, messageAt, outAmount, outpointOf, outScriptHex, prevAmount, prevScriptHex, readPsbt, sameOutpoint, scriptHex, sumInputs, sumOutputs, unsignedTxid, type Network } from './psbt.js';
 import { UNIT_SATS } from './verify-attach.js';
 import type { Outpoint, Routes } from './generated/api.js';
 
@@ -21,9 +21,6 @@ type FundingQuote = Routes['POST /v1/offer-funding']['response']['result'];
 type Authorization = Routes['POST /v1/offers/{id}/exact-authorizations']['response']['result'][number];
 type AcceptQuote = Routes['POST /v1/exact-offer-authorizations/{id}/accept-preflight']['response']['result'];
 
-const sumInputs = (tx: Transaction) => Array.from({ length: tx.inputsLength }, (_, i) => prevAmount(tx, i)).reduce((a, b) => a + b, 0n);
-const sumOutputs = (tx: Transaction) => Array.from({ length: tx.outputsLength }, (_, i) => outAmount(tx, i)).reduce((a, b) => a + b, 0n);
-const allInputs = (tx: Transaction, toSign: number[]) => toSign.length === tx.inputsLength && toSign.every((i, k) => i === k);
 
 export const slotValue = (price: number, mode: 'detached' | 'attached') => BigInt(price) + (mode === 'attached' ? UNIT_SATS : 0n);
 

@@ -101,6 +101,8 @@ export interface ListingIntent {
   unit: { txid: string; vout: number };
   price_sats: number;
   network?: 'mainnet' | 'testnet' | 'regtest';
+  /** The unit's output script when it is not the seller's own address (a co-signed output), hex. */
+  unitScriptHex?: string;
 }
 
 /**
@@ -115,7 +117,7 @@ export function verifyListingPsbt(psbtHex: string, inputsToSign: number[], inten
   if (tx.inputsLength !== 1) throw templateMismatch(`a listing half has one input, this one ${tx.inputsLength}`);
   const in0 = tx.getInput(0);
   if (!in0.txid || hex.encode(in0.txid) !== intent.unit.txid || in0.index !== intent.unit.vout) throw templateMismatch('input 0 is not the unit you chose');
-  if (!in0.witnessUtxo || hex.encode(in0.witnessUtxo.script) !== own) throw templateMismatch('input 0 is not your own output');
+  if (!in0.witnessUtxo || hex.encode(in0.witnessUtxo.script) !== (intent.unitScriptHex ?? own)) throw templateMismatch('input 0 is not your own output');
   const out0 = tx.outputsLength >= 1 ? tx.getOutput(0) : undefined;
   if (!out0?.script || hex.encode(out0.script) !== own || out0.amount !== BigInt(intent.price_sats)) throw templateMismatch(`output 0 must pay you exactly ${intent.price_sats} sats`);
   return tx;

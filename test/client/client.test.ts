@@ -13,185 +13,190 @@ import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { appFetch as harnessFetch, editPsbtHex, tampering as harnessTampering, noSleep, wallet as harnessWallet } from './harness.js';
+import { routeCoverage } from './coverage.js';
 
 let m: Market;
-before(async () => {
-  m = await openMarket();
-});
-after(async () => m?.close());
-
-const appFetch = () => harnessFetch(m);
-const wallet = harnessWallet;
-
-describe('client: errors and retries', () => {
-  void it('a failure is a MarketError keyed on code with its extras; a non-envelope is invalid_response', async () => {
-    const t = new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
-    await assert.rejects(t.request('GET', '/v1/listings/lst_missing'), (e) => e instanceof MarketError && e.code === 'not_found' && e.status === 404);
-    await assert.rejects(t.request('POST', '/v1/checkout/quotes', { body: { lines: [] } }), (e) => e instanceof MarketError && e.status === 401 && e.code === 'unauthenticated');
-    const html: FetchLike = async () => ({ status: 502, headers: { get: () => null }, text: async () => '<html>bad gateway</html>' });
-    await assert.rejects(new Transport({ baseUrl: 'http://x.test', fetch: html, ...noSleep }).request('GET', '/v1/collections'), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 502);
+void describe('client: transport, buy, bots, tail', () => {
+  before(async () => {
+    m = await openMarket();
   });
+  after(async () => m?.close());
 
-  void it('a 2xx whose body fails its route\'s schema is invalid_response (on by default; off on request)', async () => {
-    // The real reply with one field turned into the wrong type.
-    const malformed: FetchLike = async (url, init) => {
-      const r = await appFetch()(url, init);
-      const body = JSON.parse(await r.text());
-      body.result.half_hour = "fast";
-      return { ...r, text: async () => JSON.stringify(body) };
-    };
-    const honest = await new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep }).call('GET /v1/fee-rate', {});
-    assert.equal(typeof honest.result.half_hour, 'number');
-    await assert.rejects(new Transport({ baseUrl: 'http://market.test', fetch: malformed, ...noSleep }).call('GET /v1/fee-rate', {}), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 200 && /half_hour/.test(e.message));
-    const unchecked = await new Transport({ baseUrl: 'http://market.test', fetch: malformed, validateReplies: false, ...noSleep }).call('GET /v1/fee-rate', {});
-    assert.equal(unchecked.result.half_hour as unknown, 'fast');
-  });
+  const appFetch = () => harnessFetch(m);
+  const wallet = harnessWallet;
 
-  void it('reads retry 503 with the server\'s Retry-After; a plain write is sent once; an idempotent one is retried', async () => {
-    const waits: number[] = [];
-    let calls = 0;
-    const flaky: FetchLike = async (url, init) => {
-      calls++;
-      if (calls <= 2) return { status: 503, headers: { get: (n) => (n === 'retry-after' ? '2' : null) }, text: async () => JSON.stringify({ error: 'busy', code: 'service_unavailable' }) };
-      return appFetch()(url, init);
-    };
-    const t = new Transport({ baseUrl: 'http://market.test', fetch: flaky, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
-    const r = await t.request<unknown[]>('GET', '/v1/collections');
-    assert.equal(r.status, 200);
-    assert.equal(calls, 3);
-    assert.ok(waits.every((w) => w >= 2000), JSON.stringify(waits));
-
-    calls = 0;
-    await assert.rejects(t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-x').address } }), (e) => e instanceof MarketError && e.status === 503);
-    assert.equal(calls, 1, 'a write the contract does not make idempotent is never repeated');
-    calls = 0;
-    const ok = await t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-y').address }, idempotent: true });
-    assert.equal(ok.status, 200);
-    assert.equal(calls, 3);
-  });
-
-  void it('a 401 gets a fresh session for the same wallet once, then the call is repeated', async () => {
-    const w = makeWallet('p2wpkh', 'client-401');
-    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
-    await c.signIn(wallet(w, { sign: 0 }));
-    (c as unknown as { token: string }).token = 'expired-token';
-    const r = await c.http.request('GET', `/v1/address/${w.address}/offers`);
-    assert.equal(r.status, 200);
-  });
-});
-
-describe('client: verify before sign', () => {
-  const setup = async (label: string) => {
-    const seller = await newSeller(m, 'p2wpkh', `client-${label}`, 1);
-    const listing = await listUnit(m, seller, 25_000);
-    const buyerW = makeWallet('p2wpkh', `client-buyer-${label}`);
-    await m.fund(buyerW, 200_000);
-    await m.sync();
-    return { listing, buyerW };
-  };
-  const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery: { mode: 'detached' as const, address }, maxSpendSats: 40_000, network: 'regtest' as const });
-
-  /** A fetch that rewrites the quote reply. */
-  const tampering = (edit: (q: Record<string, any>) => void) => harnessTampering(m, (method, path) => method === 'POST' && path === '/v1/checkout/quotes', edit);
-  const editPsbt = (q: Record<string, any>, f: (tx: Transaction) => void) => {
-    q.psbt_hex = editPsbtHex(q.psbt_hex, f);
-  };
-
-  for (const [label, edit] of [
-    ['swaps the delivery address', (q: Record<string, any>) => (q.delivery.address = makeWallet('p2wpkh', 'thief').address)],
-    ['inflates what the buyer pays', (q: Record<string, any>) => editPsbt(q, (tx) => {
-      const last = tx.outputsLength - 1;
-      const o = tx.getOutput(last);
-      tx.updateOutput(last, { amount: o.amount! - 30_000n });
-    })],
-    ['adds an input', (q: Record<string, any>) => editPsbt(q, (tx) => tx.addInput({ txid: 'ab'.repeat(32), index: 7, witnessUtxo: { script: new Uint8Array([0x00, 0x14, ...new Uint8Array(20)]), amount: 1_000n } }))],
-  ] as const) {
-    void it(`refuses a server that ${label}, without calling the signer`, async () => {
-      const { listing, buyerW } = await setup(label.split(' ')[0]!);
-      const calls = { sign: 0 };
-      const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(edit), ...noSleep });
-      await c.signIn(wallet(buyerW, calls));
-      await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'template_mismatch');
-      assert.equal(calls.sign, 0, 'the wallet was never asked');
+  describe('client: errors and retries', () => {
+    void it('a failure is a MarketError keyed on code with its extras; a non-envelope is invalid_response', async () => {
+      const t = new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+      await assert.rejects(t.request('GET', '/v1/listings/lst_missing'), (e) => e instanceof MarketError && e.code === 'not_found' && e.status === 404);
+      await assert.rejects(t.request('POST', '/v1/checkout/quotes', { body: { lines: [] } }), (e) => e instanceof MarketError && e.status === 401 && e.code === 'unauthenticated');
+      const html: FetchLike = async () => ({ status: 502, headers: { get: () => null }, text: async () => '<html>bad gateway</html>' });
+      await assert.rejects(new Transport({ baseUrl: 'http://x.test', fetch: html, ...noSleep }).request('GET', '/v1/collections'), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 502);
     });
-  }
 
-  void it('an honest server: verified, signed once, completed (its reply lost: the operation read back); the feed pages', async () => {
-    const { listing, buyerW } = await setup('honest');
-    const calls = { sign: 0 };
-    const steps: string[] = [];
-    // The completion is taken but its reply times out at an edge (504): sent once, then the saved operation is read.
-    let completions = 0;
-    const lossy: FetchLike = async (url, init) => {
-      const r = await appFetch()(url, init);
-      if (!url.endsWith('/complete')) return r;
-      completions++;
-      return { status: 504, headers: { get: () => null }, text: async () => JSON.stringify({ error: 'gateway timeout', code: 'upstream_unavailable' }) };
+    void it('a 2xx whose body fails its route\'s schema is invalid_response (on by default; off on request)', async () => {
+      // The real reply with one field turned into the wrong type.
+      const malformed: FetchLike = async (url, init) => {
+        const r = await appFetch()(url, init);
+        const body = JSON.parse(await r.text());
+        body.result.half_hour = "fast";
+        return { ...r, text: async () => JSON.stringify(body) };
+      };
+      const honest = await new Transport({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep }).call('GET /v1/fee-rate', {});
+      assert.equal(typeof honest.result.half_hour, 'number');
+      await assert.rejects(new Transport({ baseUrl: 'http://market.test', fetch: malformed, ...noSleep }).call('GET /v1/fee-rate', {}), (e) => e instanceof MarketError && e.code === 'invalid_response' && e.status === 200 && /half_hour/.test(e.message));
+      const unchecked = await new Transport({ baseUrl: 'http://market.test', fetch: malformed, validateReplies: false, ...noSleep }).call('GET /v1/fee-rate', {});
+      assert.equal(unchecked.result.half_hour as unknown, 'fast');
+    });
+
+    void it('reads retry 503 with the server\'s Retry-After; a plain write is sent once; an idempotent one is retried', async () => {
+      const waits: number[] = [];
+      let calls = 0;
+      const flaky: FetchLike = async (url, init) => {
+        calls++;
+        if (calls <= 2) return { status: 503, headers: { get: (n) => (n === 'retry-after' ? '2' : null) }, text: async () => JSON.stringify({ error: 'busy', code: 'service_unavailable' }) };
+        return appFetch()(url, init);
+      };
+      const t = new Transport({ baseUrl: 'http://market.test', fetch: flaky, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+      const r = await t.request<unknown[]>('GET', '/v1/collections');
+      assert.equal(r.status, 200);
+      assert.equal(calls, 3);
+      assert.ok(waits.every((w) => w >= 2000), JSON.stringify(waits));
+
+      calls = 0;
+      await assert.rejects(t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-x').address } }), (e) => e instanceof MarketError && e.status === 503);
+      assert.equal(calls, 1, 'a write the contract does not make idempotent is never repeated');
+      calls = 0;
+      const ok = await t.request('POST', '/v1/auth/challenge', { body: { address: makeWallet('p2wpkh', 'client-y').address }, idempotent: true });
+      assert.equal(ok.status, 200);
+      assert.equal(calls, 3);
+    });
+
+    void it('a 401 gets a fresh session for the same wallet once, then the call is repeated', async () => {
+      const w = makeWallet('p2wpkh', 'client-401');
+      const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+      await c.signIn(wallet(w, { sign: 0 }));
+      (c as unknown as { token: string }).token = 'expired-token';
+      const r = await c.http.request('GET', `/v1/address/${w.address}/offers`);
+      assert.equal(r.status, 200);
+    });
+  });
+
+  describe('client: verify before sign', () => {
+    const setup = async (label: string) => {
+      const seller = await newSeller(m, 'p2wpkh', `client-${label}`, 1);
+      const listing = await listUnit(m, seller, 25_000);
+      const buyerW = makeWallet('p2wpkh', `client-buyer-${label}`);
+      await m.fund(buyerW, 200_000);
+      await m.sync();
+      return { listing, buyerW };
     };
-    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: lossy, ...noSleep });
-    await c.signIn(wallet(buyerW, calls));
-    const op = await c.buy(intent(listing.id, buyerW.address), (s) => steps.push(s));
-    assert.equal(op.status, 'broadcast', JSON.stringify(op));
-    assert.equal(calls.sign, 1);
-    assert.equal(completions, 1, 'never resent before the operation was read');
-    assert.deepEqual(steps, ['quoted', 'verified', 'signed', 'uncertain']);
-    let n = 0;
-    for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
-    assert.ok(n >= 3, 'several pages of the public feed');
-    // The ordered log from the start: oldest first, the sale among its entries, resumable at next_after.
-    const first = await c.eventsAfter(0, { limit: 100 });
-    const seqs = first.result.map((e) => e.seq);
-    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'ascending seq');
-    assert.ok(first.result.some((e) => e.kind === 'sale' && e.txid === op.txid), 'the sale is in the log');
-    assert.equal((await c.eventsAfter(first.next_after)).result.length, 0, 'nothing after the last position read');
-  });
-});
+    const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery: { mode: 'detached' as const, address }, maxSpendSats: 40_000, network: 'regtest' as const });
 
-describe('client: the example bots run against the devnet', () => {
-  void it('the list bot lists two units (each half checked before signing); the buy bot buys the cheapest', async () => {
-    const { runListBot } = await import('../../client/examples/list-bot.js');
-    const { runBuyCheapestBot } = await import('../../client/examples/buy-cheapest-bot.js');
-    const { importCatalog } = await import('../../src/modules/market/catalog-import.js');
-    const seller = await newSeller(m, 'p2wpkh', 'bot-seller', 2);
-    await importCatalog(m.ctx.store.db, { collections: [{ slug: 'bots', name: 'Bots' }], artists: [], assets: [{ asset: seller.asset, collection: 'bots' }] });
-    const u1 = await m.attachDirect(seller.w, seller.asset, '1');
-    const u2 = await m.attachDirect(seller.w, seller.asset, '1');
-    await m.sync();
-    const calls = { sign: 0 };
-    const listed = await runListBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: wallet(seller.w, calls) as WalletSigner, network: 'regtest', units: [{ asset: seller.asset, ...u1, price_sats: 31_000 }, { asset: seller.asset, ...u2, price_sats: 27_000 }] });
-    assert.equal(listed.length, 2);
-    await m.sync();
-    const buyer = makeWallet('p2tr', 'bot-buyer');
-    await m.fund(buyer, 200_000);
-    await m.sync();
-    const op = await runBuyCheapestBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: { ...wallet(buyer, calls), signPsbt: async (psbt, inputs) => signPsbt(psbt, buyer, inputs, SigHash.DEFAULT) }, collection: 'bots', maxPriceSats: 30_000, network: 'regtest' });
-    assert.equal(op?.status, 'broadcast', JSON.stringify(op));
-    assert.equal((op as any).lines[0].price_sats, 27_000, 'the cheapest');
-  });
-});
-
-describe('client: the live tail', () => {
-  void it('delivers every new event once, oldest first, and catches up a burst larger than a page', async () => {
-    const seller = await newSeller(m, 'p2wpkh', 'tail-seller', 5);
-    const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
-    const abort = new AbortController();
-    const steps = [
-      async () => void (await listUnit(m, seller, 21_000)),
-      async () => {
-        for (const p of [22_000, 23_000, 24_000]) await listUnit(m, seller, p);
-      },
-      async () => abort.abort(),
-    ];
-    const sleep = async () => {
-      await steps.shift()?.();
-      await m.sync(); // the public feed is edge-cached; a real tail polls no faster than that
+    /** A fetch that rewrites the quote reply. */
+    const tampering = (edit: (q: Record<string, any>) => void) => harnessTampering(m, (method, path) => method === 'POST' && path === '/v1/checkout/quotes', edit);
+    const editPsbt = (q: Record<string, any>, f: (tx: Transaction) => void) => {
+      q.psbt_hex = editPsbtHex(q.psbt_hex, f);
     };
-    const got: Array<{ event_id: string; kind: string; price_sats?: unknown }> = [];
-    for await (const e of c.tail({ query: { kind: 'listings', limit: 2 }, fromNow: true, sleep, signal: abort.signal })) got.push(e);
-    const listed = got.filter((e) => e.kind === 'listed').map((e) => e.price_sats);
-    // One poll per step: the single listing first, then the burst (one second: the feed orders ties by id).
-    assert.equal(listed[0], 21_000, JSON.stringify(got));
-    assert.deepEqual(listed.slice(1).sort(), [22_000, 23_000, 24_000], JSON.stringify(got));
-    assert.equal(new Set(got.map((e) => e.event_id)).size, got.length, 'no event twice');
+
+    for (const [label, edit] of [
+      ['swaps the delivery address', (q: Record<string, any>) => (q.delivery.address = makeWallet('p2wpkh', 'thief').address)],
+      ['inflates what the buyer pays', (q: Record<string, any>) => editPsbt(q, (tx) => {
+        const last = tx.outputsLength - 1;
+        const o = tx.getOutput(last);
+        tx.updateOutput(last, { amount: o.amount! - 30_000n });
+      })],
+      ['adds an input', (q: Record<string, any>) => editPsbt(q, (tx) => tx.addInput({ txid: 'ab'.repeat(32), index: 7, witnessUtxo: { script: new Uint8Array([0x00, 0x14, ...new Uint8Array(20)]), amount: 1_000n } }))],
+    ] as const) {
+      void it(`refuses a server that ${label}, without calling the signer`, async () => {
+        const { listing, buyerW } = await setup(label.split(' ')[0]!);
+        const calls = { sign: 0 };
+        const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(edit), ...noSleep });
+        await c.signIn(wallet(buyerW, calls));
+        await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+        assert.equal(calls.sign, 0, 'the wallet was never asked');
+      });
+    }
+
+    void it('an honest server: verified, signed once, completed (its reply lost: the operation read back); the feed pages', async () => {
+      const { listing, buyerW } = await setup('honest');
+      const calls = { sign: 0 };
+      const steps: string[] = [];
+      // The completion is taken but its reply times out at an edge (504): sent once, then the saved operation is read.
+      let completions = 0;
+      const lossy: FetchLike = async (url, init) => {
+        const r = await appFetch()(url, init);
+        if (!url.endsWith('/complete')) return r;
+        completions++;
+        return { status: 504, headers: { get: () => null }, text: async () => JSON.stringify({ error: 'gateway timeout', code: 'upstream_unavailable' }) };
+      };
+      const c = new MarketClient({ baseUrl: 'http://market.test', fetch: lossy, ...noSleep });
+      await c.signIn(wallet(buyerW, calls));
+      const op = await c.buy(intent(listing.id, buyerW.address), (s) => steps.push(s));
+      assert.equal(op.status, 'broadcast', JSON.stringify(op));
+      assert.equal(calls.sign, 1);
+      assert.equal(completions, 1, 'never resent before the operation was read');
+      assert.deepEqual(steps, ['quoted', 'verified', 'signed', 'uncertain']);
+      let n = 0;
+      for await (const _ of c.events({ limit: 2 })) if (++n >= 5) break;
+      assert.ok(n >= 3, 'several pages of the public feed');
+      // The ordered log from the start: oldest first, the sale among its entries, resumable at next_after.
+      const first = await c.eventsAfter(0, { limit: 100 });
+      const seqs = first.result.map((e) => e.seq);
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'ascending seq');
+      assert.ok(first.result.some((e) => e.kind === 'sale' && e.txid === op.txid), 'the sale is in the log');
+      assert.equal((await c.eventsAfter(first.next_after)).result.length, 0, 'nothing after the last position read');
+    });
+  });
+
+  describe('client: the example bots run against the devnet', () => {
+    void it('the list bot lists two units (each half checked before signing); the buy bot buys the cheapest', async () => {
+      const { runListBot } = await import('../../client/examples/list-bot.js');
+      const { runBuyCheapestBot } = await import('../../client/examples/buy-cheapest-bot.js');
+      const { importCatalog } = await import('../../src/modules/market/catalog-import.js');
+      const seller = await newSeller(m, 'p2wpkh', 'bot-seller', 2);
+      await importCatalog(m.ctx.store.db, { collections: [{ slug: 'bots', name: 'Bots' }], artists: [], assets: [{ asset: seller.asset, collection: 'bots' }] });
+      const u1 = await m.attachDirect(seller.w, seller.asset, '1');
+      const u2 = await m.attachDirect(seller.w, seller.asset, '1');
+      await m.sync();
+      const calls = { sign: 0 };
+      const listed = await runListBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: wallet(seller.w, calls) as WalletSigner, network: 'regtest', units: [{ asset: seller.asset, ...u1, price_sats: 31_000 }, { asset: seller.asset, ...u2, price_sats: 27_000 }] });
+      assert.equal(listed.length, 2);
+      await m.sync();
+      const buyer = makeWallet('p2tr', 'bot-buyer');
+      await m.fund(buyer, 200_000);
+      await m.sync();
+      const op = await runBuyCheapestBot({ baseUrl: 'http://market.test', fetch: appFetch(), wallet: { ...wallet(buyer, calls), signPsbt: async (psbt, inputs) => signPsbt(psbt, buyer, inputs, SigHash.DEFAULT) }, collection: 'bots', maxPriceSats: 30_000, network: 'regtest' });
+      assert.equal(op?.status, 'broadcast', JSON.stringify(op));
+      assert.equal((op as any).lines[0].price_sats, 27_000, 'the cheapest');
+    });
+  });
+
+  describe('client: the live tail', () => {
+    void it('delivers every new event once, oldest first, and catches up a burst larger than a page', async () => {
+      const seller = await newSeller(m, 'p2wpkh', 'tail-seller', 5);
+      const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
+      const abort = new AbortController();
+      const steps = [
+        async () => void (await listUnit(m, seller, 21_000)),
+        async () => {
+          for (const p of [22_000, 23_000, 24_000]) await listUnit(m, seller, p);
+        },
+        async () => abort.abort(),
+      ];
+      const sleep = async () => {
+        await steps.shift()?.();
+        await m.sync(); // the public feed is edge-cached; a real tail polls no faster than that
+      };
+      const got: Array<{ event_id: string; kind: string; price_sats?: unknown }> = [];
+      for await (const e of c.tail({ query: { kind: 'listings', limit: 2 }, fromNow: true, sleep, signal: abort.signal })) got.push(e);
+      const listed = got.filter((e) => e.kind === 'listed').map((e) => e.price_sats);
+      // One poll per step: the single listing first, then the burst (one second: the feed orders ties by id).
+      assert.equal(listed[0], 21_000, JSON.stringify(got));
+      assert.deepEqual(listed.slice(1).sort(), [22_000, 23_000, 24_000], JSON.stringify(got));
+      assert.equal(new Set(got.map((e) => e.event_id)).size, got.length, 'no event twice');
+    });
   });
 });
+
+routeCoverage(import.meta.url);

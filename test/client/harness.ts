@@ -5,16 +5,27 @@
  */
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
-import { MarketClient, type FetchLike, type WalletSigner } from '../../client/src/index.js';
+import { MarketClient, routeOf, type FetchLike, type WalletSigner } from '../../client/src/index.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { signPsbt, type Market } from '../helpers/market.js';
-import { signMessageBip322, type TestWallet } from '../helpers/wallets.js';
+import { signInput, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
 
-export const appFetch = (m: Market): FetchLike => async (url, init) => {
+/** Every route (`METHOD /template`) a client test reached, however it was called: the coverage check reads it. */
+export const reached = new Set<string>();
+
+/** Records the route of each request `fetch` sends. */
+export const recording = <F extends FetchLike>(fetch: F): F =>
+  (async (url: string, init: Parameters<FetchLike>[1]) => {
+    const route = routeOf(init.method, new URL(url).pathname);
+    if (route) reached.add(route);
+    return fetch(url, init);
+  }) as F;
+
+export const appFetch = (m: Market): FetchLike => recording(async (url, init) => {
   const u = new URL(url);
   const r = await m.app.inject({ method: init.method as 'GET', url: u.pathname + u.search, headers: init.headers, remoteAddress: '10.91.0.1', ...(init.body ? { payload: init.body } : {}) });
   return { status: r.statusCode, headers: { get: (n: string) => (r.headers[n.toLowerCase()] as string | undefined) ?? null }, text: async () => r.body };
-};
+});
 
 const SIGHASH = { ALL: SigHash.ALL, DEFAULT: SigHash.DEFAULT, 'SINGLE|ANYONECANPAY': SigHash.SINGLE_ANYONECANPAY } as const;
 
@@ -23,7 +34,13 @@ export function wallet(w: TestWallet, calls: { sign: number }): WalletSigner {
     address: w.address,
     signPsbt: async (psbt, inputs, sighash) => {
       calls.sign++;
-      return signPsbt(psbt, w, inputs, SIGHASH[sighash]);
+      // As a wallet does: its own key-path outputs get its internal key; a script-path input (a
+      // co-signed leaf) is signed over the leaf the PSBT offers, with no key path added.
+      const tx = Transaction.fromPSBT(hex.decode(psbt), { ...READ_TX_OPTS, allowUnknownInputs: true });
+      const own = hex.encode(w.script);
+      const leaf = inputs.filter((i) => w.family === 'p2tr' && tx.getInput(i).tapLeafScript?.length && hex.encode(tx.getInput(i).witnessUtxo?.script ?? new Uint8Array()) !== own);
+      for (const i of leaf) signInput(tx, i, w, SIGHASH[sighash]);
+      return signPsbt(hex.encode(tx.toPSBT()), w, inputs.filter((i) => !leaf.includes(i)), SIGHASH[sighash]);
     },
     signMessage: async (msg) => signMessageBip322(w, msg),
   };

@@ -7,6 +7,8 @@
 import { submitSigned, waitFor, type FlowContext, type WaitOptions } from '../flow.js';
 import { verifyAttachDraft } from '../verify-attach.js';
 import type { ListingDraft } from '../generated/api.js';
+import { rebuildCosigned } from '../verify-cosigned.js';
+import { marketKey } from './listing.js';
 
 export interface AttachAndListInput {
   asset: string;
@@ -17,6 +19,11 @@ export interface AttachAndListInput {
   fee_rate?: number;
   /** The most the attach may cost in network fee (the quoted fee is the other bound). */
   maxFeeSats?: number;
+  /**
+   * A co-signed listing (a P2TR seller): the unit is attached straight to the output of your key
+   * and the market key; `marketPubkey` pins the market key (default: read from the market).
+   */
+  cosigned?: { seller_tap_internal_key: string; marketPubkey?: string };
   /** Wait for `completed` (default true). */
   wait?: boolean | WaitOptions;
 }
@@ -28,10 +35,14 @@ export async function attachAndList(ctx: FlowContext, p: AttachAndListInput): Pr
   const quantity = p.quantity_raw ?? '1';
   const d = (await http.call('POST /v1/listing-preflights', {
     idempotent: true,
-    body: { seller: signer.address, asset: p.asset, quantity_raw: quantity, mode: 'attach', price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.fee_rate ? { fee_rate: p.fee_rate } : {}) },
+    body: {
+      seller: signer.address, asset: p.asset, quantity_raw: quantity, mode: 'attach', price_sats: p.price_sats, idempotency_key: p.idempotency_key, ...(p.fee_rate ? { fee_rate: p.fee_rate } : {}),
+      ...(p.cosigned ? { protocol_subtype: 'cosigned' as const, seller_tap_internal_key: p.cosigned.seller_tap_internal_key } : {}),
+    },
   })).result;
+  const cosigned = p.cosigned && rebuildCosigned({ seller: p.cosigned.seller_tap_internal_key, market: await marketKey(ctx, p.cosigned.marketPubkey) }, ctx.network);
   progress?.('preflight', { id: d.id });
-  verifyAttachDraft(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, price_sats: p.price_sats, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}) });
+  verifyAttachDraft(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, price_sats: p.price_sats, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}), ...(cosigned ? { cosigned } : {}) });
   progress?.('verified');
   const attach = await signer.signPsbt(d.attach!.psbt_hex, d.attach!.signers[0]!.inputs_to_sign, 'ALL');
   const listing = await signer.signPsbt(d.listing!.psbt_hex, d.listing!.inputs_to_sign, 'SINGLE|ANYONECANPAY');

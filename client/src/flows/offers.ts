@@ -8,11 +8,10 @@
  * - counter (seller) and takeCounter (bidder: a bid at the counter price naming the unit, which
  *   consumes the original offer, then its authorization).
  */
-import { hex } from '@scure/base';
-import { Transaction } from '@scure/btc-signer';
 import { submitSigned, type FlowContext } from '../flow.js';
 import { verifyAccept, verifyAuthorization, verifyFunding } from '../verify-offers.js';
 import { templateMismatch } from '../errors.js';
+import { finalizeSigned } from '../psbt.js';
 import type { Outpoint, Routes } from '../generated/api.js';
 
 type Body<K extends keyof Routes> = Routes[K] extends { body: infer B } ? B : never;
@@ -36,12 +35,6 @@ export interface PlaceBidsInput {
 const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
 const net = (ctx: FlowContext) => opt('network', ctx.network);
 
-function finalized(psbtHex: string): string {
-  const tx = Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true });
-  tx.finalize();
-  return hex.encode(tx.extract());
-}
-
 export async function placeBids(ctx: FlowContext, p: PlaceBidsInput): Promise<Placement> {
   const { http, signer, progress } = ctx;
   const mode = p.delivery_mode ?? 'detached';
@@ -49,7 +42,7 @@ export async function placeBids(ctx: FlowContext, p: PlaceBidsInput): Promise<Pl
   progress?.('funding_quoted', { txid: f.expected_txid });
   verifyFunding(f, { bidder: signer.address, price_sats: p.price_sats, slots: p.slots, delivery_mode: mode, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) });
   progress?.('verified');
-  const raw = finalized(await signer.signPsbt(f.psbt_hex, f.inputs_to_sign, 'ALL'));
+  const raw = finalizeSigned(await signer.signPsbt(f.psbt_hex, f.inputs_to_sign, 'ALL')).tx_hex;
   progress?.('signed');
   const body = { funding_tx_hex: raw, bids: f.bids, targets: p.targets, expires_at: p.expires_at, delivery_mode: mode, ...opt('receive_address', p.receive_address) };
   const placed = await submitSigned(ctx, async () => (await http.call('POST /v1/funded-offers', { body, idempotent: true })).result, async () => undefined, body);

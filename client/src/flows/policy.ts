@@ -5,10 +5,13 @@
  *   → place (an identical placement is idempotent);
  * - acceptCollectionOffer: the seller's accept preflight → verify → sign input 1 → accept (202:
  *   recovery is still relaying the journaled package);
- * - cancelCollectionOffer: the soft cancel, a message signature over the parent txid.
+ * - cancelCollectionOffer: the soft cancel, a message signature over the parent txid;
+ * - hardCancelCollectionOffer: the self-send of the funding inputs, verified and signed, to broadcast.
  */
 import { submitSigned, type FlowContext } from '../flow.js';
 import { verifyPolicyAccept, verifyPolicyPreflight } from '../verify-policy.js';
+import { verifyCancelTransaction } from '../verify-moves.js';
+import { finalizeSigned } from '../psbt.js';
 import type { Outpoint, Routes } from '../generated/api.js';
 
 type Body<K extends keyof Routes> = Routes[K] extends { body: infer B } ? B : never;
@@ -85,4 +88,28 @@ export async function cancelCollectionOffer(ctx: FlowContext, set: { funding_set
   const r = (await ctx.http.call('POST /v1/policy-offers/{id}/cancel', { params: { id: set.funding_set_id }, body: { address: ctx.signer.address, signature } })).result;
   ctx.progress?.('cancelled', { already_signed: r.already_signed });
   return r;
+}
+
+export interface HardCancelInput {
+  /** The funding set (pf_…) or one of its offers (po_…). */
+  id: string;
+  fee_rate?: number;
+  maxFeeSats?: number;
+}
+
+/**
+ * Hard cancel: the self-send of every still-unspent funding input → verify (only the offer's
+ * funding inputs, your own, everything back to you in one output, fee within the quote and the
+ * bound) → sign → the finalized transaction, for the wallet to broadcast (the market relays
+ * nothing). Once it is mined every alternative of the set is dead on chain.
+ */
+export async function hardCancelCollectionOffer(ctx: FlowContext, p: HardCancelInput) {
+  const { http, signer, progress } = ctx;
+  const c = (await http.call('POST /v1/policy-offers/{id}/cancel-transaction', { params: { id: p.id }, body: { ...opt('fee_rate', p.fee_rate) } })).result;
+  progress?.('cancel_quoted', { txid: c.expected_txid });
+  verifyCancelTransaction(c, { owner: signer.address, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) });
+  progress?.('verified');
+  const out = finalizeSigned(await signer.signPsbt(c.psbt_hex, c.signing.inputs_to_sign, c.signing.sighash));
+  progress?.('signed', { txid: out.txid });
+  return { ...out, parent_txid: c.parent_txid };
 }
