@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
 
 export interface SignerKey {
@@ -16,6 +17,14 @@ export interface SignerKey {
   pubkey: string;
   created_at: number;
   retired_at: number | null;
+}
+
+/** A statement the market key signs (BIP-340 over the message's SHA-256), so anyone can hold the signer to it. */
+export interface SignerReceipt {
+  key_version: number;
+  pubkey: string;
+  message: string;
+  signature: string;
 }
 
 interface StoredKey extends SignerKey {
@@ -62,6 +71,12 @@ export class SignerKeys {
     if (!k) throw new KeyRefused('key_unknown', `no signer key version ${version}`);
     if (k.retired_at !== null) throw new KeyRefused('key_retired', `signer key version ${version} is retired and never signs again`);
     return schnorr.sign(msg, hex.decode(k.secret), crypto.randomBytes(32));
+  }
+
+  /** `message` signed by the current key: a cancel or delist receipt. */
+  receipt(message: string): SignerReceipt {
+    const k = this.current();
+    return { key_version: k.version, pubkey: k.pubkey, message, signature: hex.encode(this.sign(k.version, sha256(new TextEncoder().encode(message)))) };
   }
 
   /** Retires the current key and makes the next version; returns the new key. */

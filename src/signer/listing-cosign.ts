@@ -1,13 +1,15 @@
 /**
  * The signer's co-signature for a co-signed listing at checkout completion: SIGHASH_DEFAULT over
  * the listing's leaf of the exact transaction the market is about to journal. One decision per
- * listing outpoint (listing-decisions.ts): never for a listing the seller delisted, never for a
- * second transaction, the same signature again for the same transaction (crash recovery).
+ * listing outpoint (listing-decisions.ts): never for a listing the seller delisted (a delist is
+ * kept per listing id, apart from the outpoint's row, so no later decision on the unit erases it),
+ * never for a second transaction, the same signature again for the same transaction (crash
+ * recovery).
  */
 import { hex } from '@scure/base';
 import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
 import { TAPSCRIPT_LEAF_VERSION } from '../bitcoin/taproot.js';
-import { KeyRefused, type SignerKeys } from './keys.js';
+import { KeyRefused, type SignerKeys, type SignerReceipt } from './keys.js';
 import type { ListingDecision, ListingDecisionLog } from './listing-decisions.js';
 
 export interface ListingCosignRequest {
@@ -42,13 +44,24 @@ export interface ListingCosignResult {
 export interface ListingRevokeResult {
   listing_id: string;
   outpoint: string;
-  /** True when the delist stands at the signer (recorded now or before). */
+  /** Always true: the delist stands at the signer (recorded now or before), and no co-signature for this listing follows it. */
   revoked: boolean;
-  /** The listing was already co-signed into a transaction before the delist reached the signer. */
+  /**
+   * This listing was already co-signed into a transaction (`txid`) before the delist reached the
+   * signer: that signature was released and cannot be taken back; only that transaction can still
+   * settle the listing (the signer never signs another for it).
+   */
   already_signed: boolean;
   txid: string | null;
+  /** When the delist was first recorded at the signer. */
   recorded_at: number;
+  /** Signed by the market key over listing id, outpoint and `recorded_at`: a later co-signature for this listing would be provable misconduct. */
+  receipt: SignerReceipt;
 }
+
+/** The message of a delist receipt. */
+export const revokeReceiptMessage = (listingId: string, outpoint: string, recordedAt: number) =>
+  `counterparty-marketplace co-signed listing delist receipt\n${listingId}\n${outpoint}\n${recordedAt}`;
 
 const OUTPOINT = /^[0-9a-f]{64}:\d{1,10}$/;
 
@@ -68,10 +81,10 @@ export function cosignListing(keys: SignerKeys, log: ListingDecisionLog, now: ()
   if (missing !== -1) throw new KeyRefused('bad_request', `input ${missing}: ${errors[missing] ?? 'no prevout'}`);
   const msg = tx.preimageWitnessV1(req.input_index, prevouts.map((x) => x!.script), 0, prevouts.map((x) => x!.amount), undefined, leaf, TAPSCRIPT_LEAF_VERSION);
   const txid = tx.id;
-  const { decision, first } = log.decide(
+  const r = log.cosign(
+    req.listing_id,
     req.outpoint,
-    (before) =>
-      before.state === 'revoked' ? before.listing_id !== req.listing_id : req.supersedes_txid !== undefined && before.txid === req.supersedes_txid && before.txid !== txid,
+    (before) => req.supersedes_txid !== undefined && before.txid === req.supersedes_txid && before.txid !== txid,
     (): ListingDecision => ({
       outpoint: req.outpoint,
       listing_id: req.listing_id,
@@ -82,21 +95,30 @@ export function cosignListing(keys: SignerKeys, log: ListingDecisionLog, now: ()
       recorded_at: now(),
     }),
   );
-  if (decision.state === 'revoked') throw new KeyRefused('listing_delisted', `listing ${decision.listing_id} on ${req.outpoint} was delisted at ${decision.recorded_at}; the signer never co-signs it`);
+  if ('revoked' in r) throw new KeyRefused('listing_delisted', `listing ${req.listing_id} was delisted at ${r.revoked.recorded_at}; the signer never co-signs it`);
+  const { decision, first } = r;
   if (decision.txid !== txid || decision.listing_id !== req.listing_id) {
-    throw new KeyRefused('listing_signed_other', `${req.outpoint} was already co-signed into another transaction (${decision.txid})`, { signed_txid: decision.txid! });
+    throw new KeyRefused('listing_signed_other', `${req.outpoint} was already co-signed into another transaction (${decision.txid})`, { signed_txid: decision.txid });
   }
-  return { listing_id: req.listing_id, outpoint: req.outpoint, txid, key_version: decision.key_version!, signature: decision.signature!, already_signed: !first };
+  return { listing_id: req.listing_id, outpoint: req.outpoint, txid, key_version: decision.key_version, signature: decision.signature, already_signed: !first };
 }
 
-/** The seller's delist, linearized with co-signing: recorded first, it stands; after a co-signature it answers already_signed. */
-export function revokeListing(log: ListingDecisionLog, now: () => number, listingId: string, outpoint: string): ListingRevokeResult {
+/**
+ * The seller's delist, linearized with co-signing and recorded whatever the outpoint holds (an
+ * accept's signature, a dead checkout's): from then on that listing id is refused. A co-signature
+ * of this listing released first is reported (`already_signed`), not undone.
+ */
+export function revokeListing(keys: SignerKeys, log: ListingDecisionLog, now: () => number, listingId: string, outpoint: string): ListingRevokeResult {
   if (!OUTPOINT.test(outpoint)) throw new KeyRefused('bad_request', 'outpoint must be txid:vout');
-  const { decision } = log.decide(
-    outpoint,
-    (before) => before.listing_id !== listingId && before.state === 'revoked',
-    () => ({ outpoint, listing_id: listingId, state: 'revoked', txid: null, signature: null, key_version: null, recorded_at: now() }),
-  );
-  const signed = decision.state === 'signed';
-  return { listing_id: listingId, outpoint, revoked: !signed && decision.listing_id === listingId, already_signed: signed, txid: decision.txid, recorded_at: decision.recorded_at };
+  const { revocation, signed } = log.revoke(listingId, outpoint, now());
+  const own = signed?.listing_id === listingId ? signed : undefined;
+  return {
+    listing_id: listingId,
+    outpoint: revocation.outpoint,
+    revoked: true,
+    already_signed: own !== undefined,
+    txid: own?.txid ?? null,
+    recorded_at: revocation.recorded_at,
+    receipt: keys.receipt(revokeReceiptMessage(listingId, revocation.outpoint, revocation.recorded_at)),
+  };
 }

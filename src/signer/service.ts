@@ -4,13 +4,12 @@
  * cancel, never with a retired key, and gives the bidder a receipt of its cancel signed by the
  * market key, so a later co-signature would be provable misconduct.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
 import { equalBytes } from '@noble/curves/utils.js';
 import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
 import { TAPSCRIPT_LEAF_VERSION } from '../bitcoin/taproot.js';
 import { DecisionLog, type Decision } from './decisions.js';
-import { KeyRefused, SignerKeys, type SignerKey } from './keys.js';
+import { KeyRefused, SignerKeys, type SignerKey, type SignerReceipt } from './keys.js';
 import type { ListingDecisionLog } from './listing-decisions.js';
 import { cosignListing, revokeListing, type ListingCosignRequest, type ListingCosignResult, type ListingRevokeResult } from './listing-cosign.js';
 
@@ -38,7 +37,7 @@ export interface CancelResult {
   cancelled: boolean;
   already_signed: boolean;
   recorded_at: number;
-  receipt: { key_version: number; pubkey: string; message: string; signature: string } | null;
+  receipt: SignerReceipt | null;
 }
 
 const receiptMessage = (parent: string, recordedAt: number) => `counterparty-marketplace policy-offer cancel receipt\n${parent}\n${recordedAt}`;
@@ -56,9 +55,9 @@ export class MarketSigner {
     return cosignListing(this.keys, this.listings, this.now, req);
   }
 
-  /** A co-signed listing was delisted: the signer never co-signs it afterwards. */
+  /** A co-signed listing was delisted: the signer never co-signs it afterwards, and signs a receipt saying so. */
   revokeListing(listingId: string, outpoint: string): ListingRevokeResult {
-    return revokeListing(this.listings, this.now, listingId, outpoint);
+    return revokeListing(this.keys, this.listings, this.now, listingId, outpoint);
   }
 
   info(): { current: SignerKey; keys: SignerKey[] } {
@@ -97,15 +96,7 @@ export class MarketSigner {
   cancel(parentTxid: string): CancelResult {
     const { decision } = this.log.decide(parentTxid, () => ({ parent_txid: parentTxid, state: 'cancelled', child_txid: null, signature: null, key_version: null, recorded_at: this.now() }));
     if (decision.state === 'signed') return { parent_txid: parentTxid, cancelled: false, already_signed: true, recorded_at: decision.recorded_at, receipt: null };
-    const k = this.keys.current();
-    const message = receiptMessage(parentTxid, decision.recorded_at);
-    return {
-      parent_txid: parentTxid,
-      cancelled: true,
-      already_signed: false,
-      recorded_at: decision.recorded_at,
-      receipt: { key_version: k.version, pubkey: k.pubkey, message, signature: hex.encode(this.keys.sign(k.version, sha256(new TextEncoder().encode(message)))) },
-    };
+    return { parent_txid: parentTxid, cancelled: true, already_signed: false, recorded_at: decision.recorded_at, receipt: this.keys.receipt(receiptMessage(parentTxid, decision.recorded_at)) };
   }
 
   /** Retires the current key; the next version signs from now on. */

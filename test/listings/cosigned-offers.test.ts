@@ -181,6 +181,15 @@ void test('a delisted co-signed listing is refused at the signer, while the sell
   const pf = await acceptPreflight(a.authorization_id);
   const r = await acceptExact(a.authorization_id, signLeaf(pf.psbt_hex, 1, SigHash.ALL));
   assert.equal(r.status, 200, JSON.stringify(r.body));
+  // The accept's co-signature took the unit's decision at the signer; the delist recorded before it
+  // still refuses the old listing, even were the accept's transaction shown dead (superseded).
+  for (const supersedes of [undefined, pf.expected_txid as string]) {
+    await assert.rejects(
+      m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version, ...(supersedes ? { supersedes_txid: supersedes } : {}) }),
+      (e: unknown) => e instanceof SignerRefused && e.code === 'listing_delisted',
+      `after the accept (supersedes ${supersedes ?? 'none'})`,
+    );
+  }
   await m.mine();
   await m.sync();
   assert.equal(await heldAt(m, receive, asset), 1n);

@@ -210,23 +210,54 @@ void test('co-signed: a delisted listing is recorded at the signer, which never 
   assert.deepEqual([after?.custody, after?.asset_utxo.txid], ['address', wd.body.result.expected_txid]);
 });
 
-void test('co-signed: a buyer who double-spends its checkout does not make the listing unsellable; the signer supersedes only the dead transaction', async () => {
-  const seller = makeWallet('p2tr', 'cosigned-grief');
-  await m.fund(seller, 60_000);
-  const asset = await m.issue(seller, '1');
-  const { l } = await listCosigned(m, seller, await m.signIn(seller), asset, 22_000);
-
-  const griefer = await newBuyer(m, 'p2wpkh', 'cosigned-grief', [200_000]);
-  const q1 = await quoteOk(m, griefer, { lines: [{ listing_id: l.id }], delivery_address: griefer.w.address, fee_rate: 2 });
+/**
+ * A buyer completes a checkout of listing `id` (the signer co-signs it), then replaces it with a
+ * self-send of the same coin (full-RBF), mined: the checkout is conflicted, its co-signature
+ * stands at the signer, and the listing is released. Returns that dead checkout's quote.
+ */
+async function griefedCheckout(id: string, label: string) {
+  const griefer = await newBuyer(m, 'p2wpkh', label, [200_000]);
+  const q1 = await quoteOk(m, griefer, { lines: [{ listing_id: id }], delivery_address: griefer.w.address, fee_rate: 2 });
   assert.equal((await complete(m, griefer, q1.id, signQuote(q1, griefer.w))).status, 200);
-  // The griefer replaces its own checkout with a self-send of the same coin (full-RBF), mined.
   const in0 = psbtOf(q1.psbt_hex).getInput(0);
   const coin = { txid: hex.encode(in0.txid!), vout: in0.index!, amount: in0.witnessUtxo!.amount, prevTx: new Uint8Array() };
   await m.ctx.chain.bitcoin.broadcast(buildTx([{ wallet: griefer.w, coin }], [{ script: griefer.w.script, amount: coin.amount - 5_000n }]));
   await m.mine();
   await m.sync();
   assert.equal((await m.ctx.journal.byTxid(m.ctx.store.db, q1.expected_txid))?.state, 'conflicted');
-  assert.equal((await listingRow(m, l.id)).state, 'active', 'the listing is released');
+  assert.equal((await listingRow(m, id)).state, 'active', 'the listing is released');
+  return q1;
+}
+
+void test('co-signed: a delist while a dead checkout\'s co-signature stands at the signer is recorded there; the listing is never co-signed again', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-dead-delist');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const token = await m.signIn(seller);
+  const { l } = await listCosigned(m, seller, token, asset, 23_000);
+  const q1 = await griefedCheckout(l.id, 'cosigned-dead-delist');
+  const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-dead-delist-2', [200_000]);
+  const q2 = await quoteOk(m, buyer, { lines: [{ listing_id: l.id }], delivery_address: buyer.w.address, fee_rate: 2 });
+
+  assert.equal((await m.call('POST', `/v1/listings/${l.id}/delist`, token, {})).status, 200);
+  assert.equal((await complete(m, buyer, q2.id, signQuote(q2, buyer.w))).status, 409, 'the market refuses the ended listing');
+  // The signer, asked directly with the dead checkout named as superseded (what the market would send), refuses too.
+  const market = (await m.ctx.signer.info()).current;
+  const co = cosignedOutput(seller.xOnly, hex.decode(market.pubkey), 'regtest');
+  await assert.rejects(
+    m.ctx.signer.cosignListing({ listing_id: l.id, outpoint: l.utxo_outpoint, tx_psbt_hex: q2.psbt_hex, input_index: 1, leaf_script_hex: hex.encode(co.leaf), key_version: market.version, supersedes_txid: q1.expected_txid }),
+    (e: unknown) => e instanceof SignerRefused && e.code === 'listing_delisted',
+  );
+  assert.equal(await heldOn(m, l.utxo_outpoint, asset), 1n, 'the unit never moved');
+});
+
+void test('co-signed: a buyer who double-spends its checkout does not make the listing unsellable; the signer supersedes only the dead transaction', async () => {
+  const seller = makeWallet('p2tr', 'cosigned-grief');
+  await m.fund(seller, 60_000);
+  const asset = await m.issue(seller, '1');
+  const { l } = await listCosigned(m, seller, await m.signIn(seller), asset, 22_000);
+
+  const q1 = await griefedCheckout(l.id, 'cosigned-grief');
 
   // Another buyer: the signer's decision for the outpoint names the dead checkout, which the market proves dead from its journal.
   const buyer = await newBuyer(m, 'p2wpkh', 'cosigned-after-grief', [200_000]);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
@@ -17,6 +18,7 @@ import { p2tr, Script, TAPROOT_UNSPENDABLE_KEY, Transaction } from '@scure/btc-s
 import { networkParams } from '../../src/bitcoin/networks.js';
 import { TAPSCRIPT_LEAF_VERSION } from '../../src/bitcoin/taproot.js';
 import { openSigner } from '../../src/signer/open.js';
+import { revokeReceiptMessage } from '../../src/signer/listing-cosign.js';
 import { HttpSigner, InProcessSigner, SignerRefused, SignerUnavailable } from '../../src/signer/port.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
@@ -138,6 +140,91 @@ describe('market signer (in process)', () => {
     assert.ok(schnorr.verify(hex.decode(r.signature), fresh.msg, hex.decode(v2.pubkey)));
     assert.deepEqual((await port.info()).keys.map((k) => [k.version, k.retired_at !== null]), [[1, true], [2, false]]);
     close();
+  });
+});
+
+describe('co-signed listings: a recorded delist is permanent at the signer', () => {
+  /** The in-process signer over `dir` at clock `at`, and a co-signature request for `listing` spending `op`. */
+  const open = async (dir: string, at: number) => {
+    const opened = openSigner(dir, () => at);
+    const port = new InProcessSigner(opened.signer);
+    const key = (await port.info()).current;
+    const ask = (listing: string, op: string, l: ReturnType<typeof listingTx>, supersedes?: string) =>
+      port.cosignListing({ listing_id: listing, outpoint: op, tx_psbt_hex: l.psbt, input_index: 1, leaf_script_hex: l.leaf, key_version: key.version, ...(supersedes ? { supersedes_txid: supersedes } : {}) });
+    return { port, key, ask, close: opened.close };
+  };
+  const delisted = (e: unknown) => e instanceof SignerRefused && e.code === 'listing_delisted';
+
+  void it('a delist recorded before an accept of the unit still refuses the listing after the accept took the outpoint, even were the accept shown dead; durable, with a receipt', async () => {
+    const dir = tmp();
+    let s = await open(dir, 1_700_000_200);
+    const op = `${txid()}:0`;
+    const rv = await s.port.revokeListing('lst_gone', op);
+    assert.deepEqual([rv.revoked, rv.already_signed, rv.txid, rv.recorded_at], [true, false, null, 1_700_000_200]);
+    assert.equal(rv.receipt.message, revokeReceiptMessage('lst_gone', op, 1_700_000_200));
+    assert.equal(rv.receipt.pubkey, s.key.pubkey);
+    assert.ok(schnorr.verify(hex.decode(rv.receipt.signature), sha256(new TextEncoder().encode(rv.receipt.message)), hex.decode(s.key.pubkey)), 'the receipt is signed by the market key');
+
+    // The seller's own accept of an offer on the unit: a decision of its own, it is co-signed.
+    const accept = listingTx(op, s.key.pubkey, 80_000n);
+    assert.equal((await s.ask('acc_1', op, accept)).txid, accept.txid);
+    const checkout = listingTx(op, s.key.pubkey, 90_000n);
+    await assert.rejects(s.ask('lst_gone', op, checkout), delisted, 'the delist, not the accept, answers for the old listing');
+    await assert.rejects(s.ask('lst_gone', op, checkout, accept.txid), delisted, 'superseding the accept never revives the delisted listing');
+    s.close();
+
+    s = await open(dir, 1_700_000_900);
+    await assert.rejects(s.ask('lst_gone', op, checkout, accept.txid), delisted, 'after a restart too');
+    assert.equal((await s.port.revokeListing('lst_gone', op)).recorded_at, 1_700_000_200, 'a repeat keeps the first recorded time');
+    s.close();
+  });
+
+  void it('a delist arriving while another transaction\'s signature stands is recorded and refuses the listing later; its own released signature is reported, never reissued', async () => {
+    const s = await open(tmp(), 1_700_000_300);
+    // An accept's signature stands on the unit when the listing is delisted.
+    const op = `${txid()}:1`;
+    const accept = listingTx(op, s.key.pubkey, 80_000n);
+    await s.ask('acc_2', op, accept);
+    const rv = await s.port.revokeListing('lst_under_accept', op);
+    assert.deepEqual([rv.revoked, rv.already_signed, rv.txid, rv.recorded_at], [true, false, null, 1_700_000_300]);
+    await assert.rejects(s.ask('lst_under_accept', op, listingTx(op, s.key.pubkey, 90_000n), accept.txid), delisted, 'the accept died; the delisted listing still is not co-signed');
+
+    // The listing's own checkout was co-signed (then died) before the delist.
+    const op2 = `${txid()}:0`;
+    const first = listingTx(op2, s.key.pubkey, 90_000n);
+    const sig = await s.ask('lst_sold_then', op2, first);
+    const rv2 = await s.port.revokeListing('lst_sold_then', op2);
+    assert.deepEqual([rv2.revoked, rv2.already_signed, rv2.txid], [true, true, first.txid], 'the released signature is reported');
+    await assert.rejects(s.ask('lst_sold_then', op2, listingTx(op2, s.key.pubkey, 85_000n), first.txid), delisted);
+    await assert.rejects(s.ask('lst_sold_then', op2, first), delisted, 'not even the same transaction again');
+    // Relisting the unit is a new listing id: it may supersede the dead transaction.
+    const relist = listingTx(op2, s.key.pubkey, 70_000n);
+    const r = await s.ask('lst_relisted', op2, relist, first.txid);
+    assert.deepEqual([r.txid, r.signature === sig.signature], [relist.txid, false]);
+    s.close();
+  });
+
+  void it('a decision file of version 0 (revokes kept as outpoint rows) is migrated: its delists still refuse, with their recorded time', async () => {
+    const dir = tmp();
+    const old = new Database(path.join(dir, 'listing-decisions.sqlite'));
+    old.exec('CREATE TABLE listing_decisions (outpoint TEXT PRIMARY KEY, listing_id TEXT NOT NULL, state TEXT NOT NULL, txid TEXT, signature TEXT, key_version INTEGER, recorded_at INTEGER NOT NULL)');
+    const op = `${txid()}:0`;
+    old.prepare("INSERT INTO listing_decisions VALUES (?, 'lst_old', 'revoked', NULL, NULL, NULL, 1600000000)").run(op);
+    old.close();
+    const s = await open(dir, 1_700_000_400);
+    await assert.rejects(s.ask('lst_old', op, listingTx(op, s.key.pubkey)), delisted);
+    assert.equal((await s.port.revokeListing('lst_old', op)).recorded_at, 1_600_000_000);
+    // The outpoint itself is free: another listing of the unit is co-signed.
+    const other = listingTx(op, s.key.pubkey, 70_000n);
+    assert.equal((await s.ask('lst_new', op, other)).txid, other.txid);
+    s.close();
+    const db = new Database(path.join(dir, 'listing-decisions.sqlite'), { readonly: true });
+    try {
+      assert.equal(db.pragma('user_version', { simple: true }), 1);
+      assert.deepEqual(db.prepare('SELECT listing_id, state FROM listing_decisions').all(), [{ listing_id: 'lst_new', state: 'signed' }]);
+    } finally {
+      db.close();
+    }
   });
 });
 
