@@ -245,7 +245,12 @@ function signedParent(set: FundingSetRow, wallet: MarketWallet) {
   if (!p.ok) throw new Error(`stored signed parent of ${set.id} does not parse`);
   const tx = p.tx;
   const n = fundingOutpoints(set).length;
-  for (let i = 0; i < n; i++) tx.finalizeIdx(i);
+  // Placement stores the bidder's inputs final already (buyerSigned merges final fields); a
+  // finalizer run again over a final P2TR input throws ("unknown input"), so only partial ones are.
+  for (let i = 0; i < n; i++) {
+    const input = tx.getInput(i);
+    if (!input.finalScriptWitness?.length && !input.finalScriptSig?.length) tx.finalizeIdx(i);
+  }
   wallet.sign(tx, [n]);
   const final = extractFinalTransaction(tx);
   if (!final.ok) throw new Error(`parent of ${set.id}: ${final.error}`);
