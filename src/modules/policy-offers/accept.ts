@@ -231,11 +231,8 @@ async function quotedUnit(ctx: Context, q: AcceptRow): Promise<CosignedUnit | nu
  * co-signature once the claims are held).
  */
 function signedChild(q: AcceptRow, psbtHex: string, unit: CosignedUnit | null, network: Network) {
-  if (!unit) {
-    const merged = buyerSigned(psbtHex, q.psbt, [1], q.seller, network);
-    merged.finalizeIdx(1);
-    return merged;
-  }
+  // buyerSigned merges input 1 final (the witness it verified); a finalizer run again would throw.
+  if (!unit) return buyerSigned(psbtHex, q.psbt, [1], q.seller, network);
   return buyerSigned(psbtHex, q.psbt, [1], q.seller, network, { leaf: unitLeafSigner(unit, 1) });
 }
 
