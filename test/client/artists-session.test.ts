@@ -57,9 +57,9 @@ void describe('client: artist profiles and the connect-time session', () => {
     // A stranger: told it may not, and its edit refused without a change.
     const s = await clientFor(m, stranger, { sign: 0 });
     const no = await s.artists.eligibility(key);
-    assert.equal(no.eligible, false);
+    assert.deepEqual([no.eligible, no.reason, no.editable_fields], [false, 'not_issuer', []]);
     const refused = await s.artists.edit(key, { version: 2, bio: 'Defaced' }).then(() => null, (e: unknown) => e);
-    assert.ok(refused instanceof MarketError && refused.status === 403, String(refused));
+    assert.ok(refused instanceof MarketError && refused.status === 403 && refused.code === 'forbidden', String(refused));
     m.clock.advance(31_000);
     assert.deepEqual([(await c.artists.get(key)).bio, (await c.artists.get(key)).version], ['Edited by the client.', 2]);
   });
