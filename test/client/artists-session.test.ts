@@ -45,13 +45,14 @@ void describe('client: artist profiles and the connect-time session', () => {
     assert.deepEqual([check.eligible, check.grounds, check.issued_assets, check.version], [true, ['issuer'], [asset], 1]);
     const edited = await c.artists.edit(key, { version: 1, bio: 'Edited by the client.', website: 'https://painter.example' });
     assert.deepEqual([edited.version, edited.changed], [2, ['bio', 'website']]);
+    m.clock.advance(31_000); // the public read is cached for 30 s
     const read = await c.artists.get(key);
     assert.deepEqual([read.bio, read.website, read.version], ['Edited by the client.', 'https://painter.example/', 2]);
 
     // Another edit still naming version 1 lost the race: 409 with nothing changed.
     const stale = await c.artists.edit(key, { version: 1, bio: 'A stale overwrite' }).then(() => null, (e: unknown) => e);
     assert.ok(stale instanceof MarketError && stale.status === 409 && stale.code === 'state_changed', String(stale));
-    m.clock.advance(31_000); // past the public read's cache
+    m.clock.advance(31_000);
     assert.equal((await c.artists.get(key)).bio, 'Edited by the client.');
 
     // A stranger: told it may not, and its edit refused without a change.
