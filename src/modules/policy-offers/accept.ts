@@ -226,16 +226,13 @@ async function quotedUnit(ctx: Context, q: AcceptRow): Promise<CosignedUnit | nu
 }
 
 /**
- * The quote with the seller's verified input-1 signature: by its address key (finalized here),
+ * The quote with the seller's verified input-1 signature: by its address key (merged final),
  * or on a co-signed unit by the seller key over the leaf (completed by the market signer's
  * co-signature once the claims are held).
  */
 function signedChild(q: AcceptRow, psbtHex: string, unit: CosignedUnit | null, network: Network) {
-  if (!unit) {
-    const merged = buyerSigned(psbtHex, q.psbt, [1], q.seller, network);
-    merged.finalizeIdx(1);
-    return merged;
-  }
+  // buyerSigned merges input 1 as its verified final witness: finalizing it again would throw.
+  if (!unit) return buyerSigned(psbtHex, q.psbt, [1], q.seller, network);
   return buyerSigned(psbtHex, q.psbt, [1], q.seller, network, { leaf: unitLeafSigner(unit, 1) });
 }
 
@@ -245,7 +242,8 @@ function signedParent(set: FundingSetRow, wallet: MarketWallet) {
   if (!p.ok) throw new Error(`stored signed parent of ${set.id} does not parse`);
   const tx = p.tx;
   const n = fundingOutpoints(set).length;
-  for (let i = 0; i < n; i++) tx.finalizeIdx(i);
+  // Placement stores the bidder's inputs merged final (buyerSigned); a row with partial signatures is finalized here.
+  for (let i = 0; i < n; i++) if (!tx.getInput(i).finalScriptWitness && !tx.getInput(i).finalScriptSig) tx.finalizeIdx(i);
   wallet.sign(tx, [n]);
   const final = extractFinalTransaction(tx);
   if (!final.ok) throw new Error(`parent of ${set.id}: ${final.error}`);
