@@ -12,6 +12,9 @@ import { acceptCollectionOffer, cancelCollectionOffer, hardCancelCollectionOffer
 import { list, reprice, rotate, withdrawCosigned, type ListInput, type RepriceInput, type RotateInput, type WithdrawInput } from './flows/listing.js';
 import { sseStream, type StreamOptions } from './stream.js';
 import { Webhooks } from './webhooks.js';
+import { Artists } from './artists.js';
+import { OfferUpkeep } from './offer-upkeep.js';
+import { prepareUnit, priceDraft, type PrepareInput } from './flows/prepare.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
@@ -110,6 +113,20 @@ export class MarketClient {
     return v.token;
   }
 
+  /**
+   * Sign in with a proof a browser wallet signed at connect time (`message` in the challenge
+   * format, bound to the app's origin, at most five minutes old, accepted once). A 401 later
+   * renews the session by the challenge path with the same wallet.
+   */
+  async connect(signer: WalletSigner, message: string): Promise<string> {
+    const signature = await signer.signMessage(message);
+    const s = (await this.http.call('POST /v1/auth/session', { body: { address: signer.address, message, signature, verification: { method: 'BIP-322', format: 'simple' } } })).result;
+    // Only an accepted proof makes this the session's wallet (a refused one leaves the client as it was).
+    this.signer = signer;
+    this.token = s.token;
+    return s.token;
+  }
+
   private async refresh(): Promise<string | undefined> {
     if (!this.signer) return undefined;
     const signer = this.signer;
@@ -158,6 +175,26 @@ export class MarketClient {
   /** Hard-cancel a collection offer: the signed self-send of its funding inputs, for the wallet to broadcast. */
   hardCancelCollectionOffer(p: HardCancelInput, progress?: Progress) {
     return hardCancelCollectionOffer(this.flow(progress), p);
+  }
+
+  /** Attach a balance to a fresh output of the wallet's own, not listed (the attach verified before signing). */
+  prepareUnit(p: PrepareInput, progress?: Progress) {
+    return prepareUnit(this.flow(progress), p);
+  }
+
+  /** Give a listing draft made without a price its price (the draft comes back with its listing half). */
+  priceDraft(id: string, price_sats: number) {
+    return priceDraft(this.flow(), id, price_sats);
+  }
+
+  /** Offers' upkeep: placements read and cancelled, bids over held outputs, authorizations and counters withdrawn. */
+  get offers(): OfferUpkeep {
+    return new OfferUpkeep(this.http);
+  }
+
+  /** Artist profiles: reads, and the edit by an eligible signed-in address. */
+  get artists(): Artists {
+    return new Artists(this.http);
   }
 
   /** The signed-in address's webhook endpoints. */

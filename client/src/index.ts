@@ -12,3 +12,6 @@ export type { Listed, ListInput, RotateInput, WithdrawInput } from './flows/list
 export type { HardCancelInput } from './flows/policy.js';
 export { verifyRotation, verifyWithdrawal, verifyCancelTransaction } from './verify-moves.js';
 export { rebuildCosigned } from './verify-cosigned.js';
+export { Artists, type ProfileEdit } from './artists.js';
+export { OfferUpkeep, type PlaceOverOutputs } from './offer-upkeep.js';
+export type { PrepareInput } from './flows/prepare.js';

@@ -110,7 +110,8 @@ export class Transport {
         return await this.once<T>(method, path, opts);
       } catch (e) {
         if (!(e instanceof MarketError)) throw e;
-        if (e.status === 401 && !refreshed && this.o.onUnauthorized) {
+        // A refused sign-in is the answer itself: signing in again behind it would hide the refusal.
+        if (e.status === 401 && !refreshed && this.o.onUnauthorized && !path.startsWith('/v1/auth/')) {
           refreshed = true;
           if (await this.o.onUnauthorized()) {
             attempt--;

@@ -28,6 +28,15 @@ export const UNIT_SATS = 330n;
 
 export function verifyAttachDraft(d: ListingDraft, intent: AttachIntent): void {
   if (!d.attach || !d.listing) throw templateMismatch('the draft carries no attach and listing templates');
+  const txid = verifyAttachPsbt(d, intent);
+  expect(d.listing.price_sats === intent.price_sats, `the listing template asks ${d.listing.price_sats}, not ${intent.price_sats}`);
+  const half = verifyListingPsbt(d.listing.psbt_hex, d.listing.inputs_to_sign, { seller: intent.seller, unit: { txid, vout: 0 }, price_sats: intent.price_sats, ...(intent.network ? { network: intent.network } : {}), ...(intent.cosigned ? { unitScriptHex: intent.cosigned.scriptHex } : {}) });
+  if (intent.cosigned) checkLeafHalf(half, intent.cosigned);
+}
+
+/** The attach alone (an attach template prepares a unit, no listing): checked as above; returns its txid. */
+export function verifyAttachPsbt(d: ListingDraft, intent: Omit<AttachIntent, 'price_sats'>): string {
+  if (!d.attach) throw templateMismatch('the draft carries no attach template');
   const own = scriptHex(intent.seller, intent.network);
   const tx = readPsbt(d.attach.psbt_hex);
   expect(d.attach.signers.length === 1 && d.attach.signers[0]!.address === intent.seller, 'the attach must be signed by your address alone');
@@ -56,7 +65,5 @@ export function verifyAttachDraft(d: ListingDraft, intent: AttachIntent): void {
   expect(fee <= bound, `the attach would cost ${fee} sats in fee, more than ${bound}`);
   const txid = unsignedTxid(tx);
   expect(txid === d.expected_txid, 'the attach txid is not the draft\'s expected_txid');
-  expect(d.listing.price_sats === intent.price_sats, `the listing template asks ${d.listing.price_sats}, not ${intent.price_sats}`);
-  const half = verifyListingPsbt(d.listing.psbt_hex, d.listing.inputs_to_sign, { seller: intent.seller, unit: { txid, vout: 0 }, price_sats: intent.price_sats, ...(intent.network ? { network: intent.network } : {}), ...(intent.cosigned ? { unitScriptHex: intent.cosigned.scriptHex } : {}) });
-  if (intent.cosigned) checkLeafHalf(half, intent.cosigned);
+  return txid;
 }
