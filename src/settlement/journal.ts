@@ -3,7 +3,6 @@ import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer/script.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
-import { isUniqueViolation } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
@@ -96,13 +95,20 @@ export class SettlementJournal {
   async journalWith(tx: Tx, input: { kind: string; ref_id: string; claims: string[] }, sign: () => Promise<SignedTx[]>): Promise<SettlementRow> {
     const now = this.clock.now();
     const id = `stl_${crypto.randomBytes(12).toString('hex')}`;
-    for (const outpoint of [...new Set(input.claims)].sort()) {
-      // Sorted so two settlements over the same outpoints lock them in the same order.
-      try {
-        await tx.insertInto('outpoint_claims').values({ outpoint, settlement_id: id, created_at: now }).execute();
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new ClaimLost(outpoint);
-        throw e;
+    // One statement takes every claim. Sorted, so two settlements over the same outpoints lock
+    // them in the same order; an outpoint another live settlement holds is left out of what
+    // comes back (PostgreSQL waits for a claimer still in flight, as a plain insert would).
+    const outpoints = [...new Set(input.claims)].sort();
+    if (outpoints.length) {
+      const taken = await tx
+        .insertInto('outpoint_claims')
+        .values(outpoints.map((outpoint) => ({ outpoint, settlement_id: id, created_at: now })))
+        .onConflict((oc) => oc.column('outpoint').doNothing())
+        .returning('outpoint')
+        .execute();
+      if (taken.length !== outpoints.length) {
+        const got = new Set(taken.map((r) => r.outpoint));
+        throw new ClaimLost(outpoints.find((o) => !got.has(o))!);
       }
     }
     const txs = await sign();

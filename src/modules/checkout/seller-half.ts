@@ -92,7 +92,6 @@ function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: nu
       index: input.index!,
       sequence: input.sequence ?? 0xffffffff,
       prevout: { script: prevout.script, amount: prevout.amount },
-      ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
       output: { script: output.script, amount: output.amount },
       spend: l.protocol_subtype === 'cosigned' ? COSIGNED_LEAF_SPEND : isTaproot(prevout.script) ? 'p2tr-key-explicit' : 'p2wpkh',
     },
