@@ -153,8 +153,8 @@ async function main() {
   const carts = await cartCompletionBench(boot.ctx, api, CARTS, 10);
   printTable(
     [
-      { scenario: seqBase.name, 'per second': seqBase.per_second, 'p50 ms': seqBase.p50, 'p99 ms': seqBase.p99, 'cpu ms p50': '' },
-      { scenario: 'POST /v1/checkout/quotes/{id}/complete (10 lines)', 'per second': carts.per_second, 'p50 ms': carts.p50, 'p99 ms': carts.p99, 'cpu ms p50': `${carts.cpu_p50} (+ devnet ${carts.devnet_cpu_p50})` },
+      { scenario: seqBase.name, 'per second': seqBase.per_second, 'p50 ms': seqBase.p50, 'p99 ms': seqBase.p99, 'server cpu ms p50': '' },
+      { scenario: 'POST /v1/checkout/quotes/{id}/complete (10 lines)', 'per second': carts.per_second, 'p50 ms': carts.p50, 'p99 ms': carts.p99, 'server cpu ms p50': `${carts.cpu_p50} (+ devnet ${carts.devnet_cpu_p50})` },
     ].map((r) => ({ ...r, 'vs baseline': `${((r['per second'] / seqBase.per_second) * 100).toFixed(2)}%` })),
   );
   figures.cart10_p50_ms = carts.p50;
