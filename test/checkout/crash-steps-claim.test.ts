@@ -8,7 +8,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeWallet } from '../helpers/wallets.js';
 import { call, crashRig, type CrashRig } from '../helpers/crash.js';
 
 let rig: CrashRig;
@@ -17,11 +16,7 @@ after(async () => rig?.close());
 void test('killed inside the claim transaction before its commit: nothing claimed or broadcast; after restart the same quote completes', { timeout: 150_000 }, async () => {
   rig = await crashRig('stclaim');
   let market = await rig.market('checkout-claim-before-commit');
-  const seller = makeWallet('p2wpkh', 'claim-seller');
-  const { listingId } = await rig.listedUnit(market, seller, 21_000);
-  const buyer = makeWallet('p2wpkh', 'claim-buyer');
-  const delivery = makeWallet('p2wpkh', 'claim-delivery');
-  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const { q, token, signed } = await rig.signedSale(market, 'claim', 21_000);
   const broadcasts = rig.proxy.state.broadcasts;
 
   const r = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token).catch((e: unknown) => e);

@@ -6,7 +6,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeWallet } from '../helpers/wallets.js';
 import { call, crashRig, until, type CrashRig } from '../helpers/crash.js';
 
 let rig: CrashRig;
@@ -15,11 +14,7 @@ after(async () => rig?.close());
 void test('the node restarts with an empty mempool: recovery relays the journaled settlement again and it confirms', { timeout: 150_000 }, async () => {
   rig = await crashRig('stmempool');
   const market = await rig.market();
-  const seller = makeWallet('p2wpkh', 'mempool-seller');
-  const { listingId } = await rig.listedUnit(market, seller, 23_000);
-  const buyer = makeWallet('p2wpkh', 'mempool-buyer');
-  const delivery = makeWallet('p2wpkh', 'mempool-delivery');
-  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const { q, token, signed } = await rig.signedSale(market, 'mempool', 23_000);
   const done = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token);
   assert.equal(done.status, 200, JSON.stringify(done.body));
   const txid = q.expected_txid as string;

@@ -6,7 +6,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeWallet } from '../helpers/wallets.js';
 import { call, crashRig, type CrashRig } from '../helpers/crash.js';
 
 let rig: CrashRig;
@@ -15,11 +14,7 @@ after(async () => rig?.close());
 void test('killed after a relay refusal before the claims are released: after restart they are released once and the listing sells to a new quote', { timeout: 150_000 }, async () => {
   rig = await crashRig('strefuse');
   let market = await rig.market('relay-refused-before-release');
-  const seller = makeWallet('p2wpkh', 'refuse-seller');
-  const { listingId } = await rig.listedUnit(market, seller, 22_000);
-  const buyer = makeWallet('p2wpkh', 'refuse-buyer');
-  const delivery = makeWallet('p2wpkh', 'refuse-delivery');
-  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const { listingId, buyer, delivery, q, token, signed } = await rig.signedSale(market, 'refuse', 22_000);
 
   rig.proxy.state.refuse = 'min relay fee not met, 100 < 141';
   try {

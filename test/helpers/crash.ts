@@ -213,6 +213,14 @@ export async function crashRig(name: string, on?: 'sqlite' | 'postgres') {
     return { q, token, signed: signPsbt(q.psbt_hex as string, buyer, q.inputs_to_sign as number[], SigHash.ALL) };
   };
 
+  /** A unit of `${tag}-seller` listed at `price` and `${tag}-buyer`'s signed quote for it, delivered to `${tag}-delivery`. */
+  const signedSale = async (m: Market, tag: string, price: number) => {
+    const { listingId } = await listedUnit(m, makeWallet('p2wpkh', `${tag}-seller`), price);
+    const buyer = makeWallet('p2wpkh', `${tag}-buyer`);
+    const delivery = makeWallet('p2wpkh', `${tag}-delivery`);
+    return { listingId, buyer, delivery, ...(await signedQuote(m, listingId, buyer, delivery)) };
+  };
+
   /** The quote's status once `want` holds of it. */
   const quoteWhen = (m: Market, id: string, token: string, what: string, want: (r: Json) => boolean, timeoutMs?: number) =>
     until(what, async () => {
@@ -228,7 +236,7 @@ export async function crashRig(name: string, on?: 'sqlite' | 'postgres') {
 
   return {
     devnet,
-    proxy, rpc, control, mine, mempool, coin, market, died, withMarketDb, signIn, attachedUnit, listedUnit, signedQuote, quoteWhen, salesOf,
+    proxy, rpc, control, mine, mempool, coin, market, died, withMarketDb, signIn, attachedUnit, listedUnit, signedQuote, signedSale, quoteWhen, salesOf,
     close: async () => {
       for (const c of children) await c.kill();
       for (const f of cleanups.reverse()) await f();
