@@ -6,15 +6,15 @@
  */
 import { MarketError } from './errors.js';
 import { submitSigned, type FlowContext, type Progress, type WalletSigner } from './flow.js';
-import { attachAndList, type AttachAndListInput } from './flows/attach-list.js';
-import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type AcceptInput, type AuthorizeInput, type Counter, type PlaceBidsInput } from './flows/offers.js';
-import { acceptCollectionOffer, cancelCollectionOffer, hardCancelCollectionOffer, placeCollectionOffer, type AcceptCollectionOfferInput, type HardCancelInput, type PlaceCollectionOfferInput } from './flows/policy.js';
-import { list, reprice, rotate, withdrawCosigned, type ListInput, type RepriceInput, type RotateInput, type WithdrawInput } from './flows/listing.js';
+import { attachAndList } from './flows/attach-list.js';
+import { acceptExact, authorizeExact, counter, placeBids, takeCounter, type Counter } from './flows/offers.js';
+import { acceptCollectionOffer, cancelCollectionOffer, hardCancelCollectionOffer, placeCollectionOffer } from './flows/policy.js';
+import { list, reprice, rotate, withdrawCosigned } from './flows/listing.js';
 import { sseStream, type StreamOptions } from './stream.js';
 import { Webhooks } from './webhooks.js';
 import { Artists } from './artists.js';
 import { OfferUpkeep } from './offer-upkeep.js';
-import { prepareUnit, priceDraft, type PrepareInput } from './flows/prepare.js';
+import { prepareUnit, priceDraft } from './flows/prepare.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
 import { tail, type FeedEvent, type TailOptions } from './tail.js';
@@ -45,30 +45,25 @@ export class MarketClient {
     return { http: this.http, signer: this.signer, ...(this.network ? { network: this.network } : {}), ...(progress ? { progress } : {}) };
   }
 
-  /** List a balance held at the wallet's address: attach and list in one signed submission, then wait for `completed`. */
-  attachAndList(p: AttachAndListInput, progress?: Progress) {
-    return attachAndList(this.flow(progress), p);
+  /** A flow as a method of the client: run with the signed-in wallet, reporting to `progress`. */
+  private step<P, R>(flow: (ctx: FlowContext, p: P) => R): (p: P, progress?: Progress) => R {
+    return (p, progress) => flow(this.flow(progress), p);
   }
+
+  /** List a balance held at the wallet's address: attach and list in one signed submission, then wait for `completed`. */
+  readonly attachAndList = this.step(attachAndList);
 
   /** Fund `slots` exact-price outputs and place them over the targets (every slot backs every target). */
-  placeBids(p: PlaceBidsInput, progress?: Progress) {
-    return placeBids(this.flow(progress), p);
-  }
+  readonly placeBids = this.step(placeBids);
 
   /** The bidder's exact authorization of one offer over one unit (signed input 0, activated). */
-  authorizeExact(p: AuthorizeInput, progress?: Progress) {
-    return authorizeExact(this.flow(progress), p);
-  }
+  readonly authorizeExact = this.step(authorizeExact);
 
   /** The seller accepts an exact authorization of its unit (parent input 1, and the CPFP child when fees rose). */
-  acceptExact(p: AcceptInput, progress?: Progress) {
-    return acceptExact(this.flow(progress), p);
-  }
+  readonly acceptExact = this.step(acceptExact);
 
   /** The seller counters a bid on its unit at a higher price. */
-  counter(p: Parameters<typeof counter>[1], progress?: Progress) {
-    return counter(this.flow(progress), p);
-  }
+  readonly counter = this.step(counter);
 
   /** The bidder takes a counter: a bid at its price naming its unit, then the authorization. */
   takeCounter(c: Counter, p: Parameters<typeof takeCounter>[2], progress?: Progress) {
@@ -76,19 +71,13 @@ export class MarketClient {
   }
 
   /** A collection (policy) offer: parent signed, every alternative's child pre-signed, placed. */
-  placeCollectionOffer(p: PlaceCollectionOfferInput, progress?: Progress) {
-    return placeCollectionOffer(this.flow(progress), p);
-  }
+  readonly placeCollectionOffer = this.step(placeCollectionOffer);
 
   /** Sell a unit into a collection offer (input 1 of the child; the market signer co-signs). */
-  acceptCollectionOffer(p: AcceptCollectionOfferInput, progress?: Progress) {
-    return acceptCollectionOffer(this.flow(progress), p);
-  }
+  readonly acceptCollectionOffer = this.step(acceptCollectionOffer);
 
   /** Soft-cancel a collection offer's funding set. */
-  cancelCollectionOffer(set: { funding_set_id: string; parent_txid: string }, progress?: Progress) {
-    return cancelCollectionOffer(this.flow(progress), set);
-  }
+  readonly cancelCollectionOffer = this.step(cancelCollectionOffer);
 
   /** The seller's inbox of live buyer-authorized offers, every page. */
   exactOffers() {
@@ -153,34 +142,22 @@ export class MarketClient {
    * List a unit already attached to one of the seller's outputs (`mode: reuse`), continuing from
    * the draft's next_action: a draft met again is read, never re-signed. Returns the listing.
    */
-  list(p: ListInput, progress?: Progress) {
-    return list(this.flow(progress), p);
-  }
+  readonly list = this.step(list);
 
   /** Reprice an open listing (the new half verified before signing). */
-  reprice(p: RepriceInput, progress?: Progress) {
-    return reprice(this.flow(progress), p);
-  }
+  readonly reprice = this.step(reprice);
 
   /** Move an exposed listing's unit to a fresh output of the seller's own (voids the broadcast half). */
-  rotate(p: RotateInput, progress?: Progress) {
-    return rotate(this.flow(progress), p);
-  }
+  readonly rotate = this.step(rotate);
 
   /** Take a co-signed unit back by its key path: the signed transaction, for the wallet to broadcast. */
-  withdrawCosigned(p: WithdrawInput, progress?: Progress) {
-    return withdrawCosigned(this.flow(progress), p);
-  }
+  readonly withdrawCosigned = this.step(withdrawCosigned);
 
   /** Hard-cancel a collection offer: the signed self-send of its funding inputs, for the wallet to broadcast. */
-  hardCancelCollectionOffer(p: HardCancelInput, progress?: Progress) {
-    return hardCancelCollectionOffer(this.flow(progress), p);
-  }
+  readonly hardCancelCollectionOffer = this.step(hardCancelCollectionOffer);
 
   /** Attach a balance to a fresh output of the wallet's own, not listed (the attach verified before signing). */
-  prepareUnit(p: PrepareInput, progress?: Progress) {
-    return prepareUnit(this.flow(progress), p);
-  }
+  readonly prepareUnit = this.step(prepareUnit);
 
   /** Give a listing draft made without a price its price (the draft comes back with its listing half). */
   priceDraft(id: string, price_sats: number) {

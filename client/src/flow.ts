@@ -54,6 +54,30 @@ export async function submitSigned<T>(ctx: FlowContext, submit: () => Promise<T>
   }
 }
 
+/**
+ * The steps of a quoted template before anything is sent: `verify` (throws on any mismatch), then
+ * `verified`, then the wallet signs (`sign`), then `signed` with `detail` of what it signed.
+ */
+export async function verifyAndSign<S>(ctx: FlowContext, verify: () => unknown, sign: (signer: WalletSigner) => Promise<S>, detail?: (signed: S) => Record<string, unknown>): Promise<S> {
+  verify();
+  ctx.progress?.('verified');
+  const signed = await sign(ctx.signer);
+  if (detail) ctx.progress?.('signed', detail(signed));
+  else ctx.progress?.('signed');
+  return signed;
+}
+
+/**
+ * Sends signed bytes the contract makes safe to send again (identical bytes are idempotent):
+ * nothing to read back, so an uncertain outcome is resent by the transport and otherwise throws
+ * with `resubmit`, never signs again. Reports `step` with `detail` of the answer.
+ */
+export async function submitResendable<T>(ctx: FlowContext, submit: () => Promise<T>, resubmit: Record<string, unknown>, step: string, detail: (answer: T) => Record<string, unknown>): Promise<T> {
+  const answer = await submitSigned(ctx, submit, async () => undefined, resubmit);
+  ctx.progress?.(step, detail(answer));
+  return answer;
+}
+
 /** Reads until `settled` says done (returns it) or failed (throws operation_failed); `timeout` past the deadline. */
 export async function waitFor<T>(read: () => Promise<T>, settled: (x: T) => 'done' | 'failed' | 'pending', o: WaitOptions & { progress?: Progress; what: string }): Promise<T> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

@@ -8,7 +8,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeWallet } from '../helpers/wallets.js';
 import { call, crashRig, until, type CrashRig, type Json, type Market } from '../helpers/crash.js';
 
 let rig: CrashRig | undefined;
@@ -27,11 +26,7 @@ async function cursorAtTip(r: CrashRig, m: Market): Promise<number> {
 void test('killed inside an indexer block and inside a reorg rollback: after each restart the cursor and the rows agree, nothing applied twice or skipped', { timeout: 180_000 }, async () => {
   rig = await crashRig('idx');
   let market = await rig.market();
-  const seller = makeWallet('p2wpkh', 'idx-seller');
-  const { listingId } = await rig.listedUnit(market, seller, 24_000);
-  const buyer = makeWallet('p2wpkh', 'idx-buyer');
-  const delivery = makeWallet('p2wpkh', 'idx-delivery');
-  const { q, token, signed } = await rig.signedQuote(market, listingId, buyer, delivery);
+  const { delivery, q, token, signed } = await rig.signedSale(market, 'idx', 24_000);
   const txid = q.expected_txid as string;
   const done = await call(market.url, 'POST', `/v1/checkout/quotes/${q.id}/complete`, { psbt_hex: signed }, token);
   assert.equal(done.status, 200, JSON.stringify(done.body));

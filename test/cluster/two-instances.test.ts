@@ -7,34 +7,24 @@
  * notification, well inside the follower's tick). A seller's webhook endpoint that fails three
  * times then recovers receives every event of the seller's feed exactly once.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeWallet } from '../helpers/wallets.js';
 import { backend, redisUrl } from '../helpers/store.js';
-import { call, crashRig, until, type CrashRig, type Market } from '../helpers/crash.js';
-import { Receiver } from '../webhooks/receiver.js';
+import { call, until, type Market } from '../helpers/crash.js';
 import { openSse } from '../helpers/sse.js';
-import { clusterEnv, leaders } from '../helpers/cluster.js';
+import { clusterRig } from '../helpers/cluster.js';
 
 const SKIP = backend !== 'postgres' || !redisUrl ? 'several instances need PostgreSQL and Redis (TEST_BACKEND=postgres with TEST_POSTGRES_URL and TEST_REDIS_URL)' : false;
 /** The followers' tick: SIGKILL moves a role within it; SIGTERM must not wait for it. */
 const TICK_MS = 2_500;
 
-let rig: CrashRig | undefined;
-const receiver = new Receiver();
-after(async () => {
-  await rig?.close();
-  if (receiver.base) await receiver.close();
-});
+const cluster = clusterRig('cl');
+const { receiver } = cluster;
 
 void test('two instances: one fill per listing, one shared limit, one indexer that survives SIGKILL and SIGTERM of its leader, the stream across instances, webhooks once each', { timeout: 300_000, skip: SKIP }, async (t) => {
-  rig = await crashRig('cl');
-  const r = rig;
-  const env = clusterEnv({ redis: redisUrl!, over: { LEADERSHIP_INTERVAL_MS: String(TICK_MS), WEBHOOK_INTERVAL_MS: '200', WEBHOOK_RETRY_SCHEDULE_MS: '300', STREAM_MAX_PER_IP: '3' } });
-  const a = await r.market(undefined, env);
   // A third instance stands by for the SIGTERM handover (started beside the second: one wait).
-  const [b, c] = await Promise.all([r.market(undefined, env), r.market(undefined, env)]);
-  const { holder, leads: leadsRole } = leaders(r);
+  const { rig: r, markets: [a, b, c], holder, leads: leadsRole } = await cluster.start({ instances: 3, tickMs: TICK_MS, redis: redisUrl!, over: { STREAM_MAX_PER_IP: '3' } });
   const leads = (m: Market, role = 'indexer') => leadsRole(m, role);
   assert.ok(await leads(a), 'the first instance up leads the indexer');
   const metrics = async (m: Market) => (await fetch(`${m.url}/metrics`)).text();

@@ -5,31 +5,21 @@
  * event again, and goes on: every webhook-id is acknowledged exactly once, none is skipped, and
  * the delivery log holds only the recorded attempts. Real processes (test/helpers/crash.ts).
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeWallet } from '../helpers/wallets.js';
 import { backend } from '../helpers/store.js';
-import { call, crashRig, until, type CrashRig, type Market } from '../helpers/crash.js';
-import { Receiver } from '../webhooks/receiver.js';
-import { clusterEnv, leaders } from '../helpers/cluster.js';
+import { call, until, type Market } from '../helpers/crash.js';
+import { clusterRig } from '../helpers/cluster.js';
 
 const SKIP = backend !== 'postgres' ? 'a leader change needs PostgreSQL (TEST_BACKEND=postgres with TEST_POSTGRES_URL)' : false;
 const TICK_MS = 1_000;
 
-let rig: CrashRig | undefined;
-const receiver = new Receiver();
-after(async () => {
-  await rig?.close();
-  if (receiver.base) await receiver.close();
-});
+const cluster = clusterRig('wf');
+const { receiver } = cluster;
 
 void test('SIGKILL of the webhook leader mid-attempt: the next leader delivers within seconds, every webhook-id acknowledged once', { timeout: 180_000, skip: SKIP }, async (t) => {
-  rig = await crashRig('wf');
-  const r = rig;
-  const env = clusterEnv({ over: { LEADERSHIP_INTERVAL_MS: String(TICK_MS), WEBHOOK_INTERVAL_MS: '200', WEBHOOK_RETRY_SCHEDULE_MS: '300' } });
-  const a = await r.market(undefined, env);
-  const b = await r.market(undefined, env);
-  const { holder, leads: leadsRole } = leaders(r);
+  const { rig: r, markets: [a, b], holder, leads: leadsRole } = await cluster.start({ instances: 2, tickMs: TICK_MS });
   const roleRow = async () => (await holder('webhook-dispatcher'))!;
   const leads = (m: Market) => leadsRole(m, 'webhook-dispatcher');
   assert.ok(await leads(a), 'the first instance up dispatches webhooks');

@@ -45,12 +45,13 @@ const BROADCASTS = new Set(['sendrawtransaction', 'submitpackage']);
 
 /**
  * A JSON-RPC proxy that forwards to the devnet. While `hold` is set it leaves broadcasts
- * unanswered; while `refuse` is set it answers them with that policy refusal (-26), as a node
- * does; `broadcasts` counts every broadcast call it saw. While `feeRate` is set (sat/vB),
- * `estimatesmartfee` answers that rate, as a node whose mempool filled up does.
+ * unanswered (`release` forwards them then); while `refuse` is set it answers them with that
+ * policy refusal (-26), as a node does; `broadcasts` counts every broadcast call it saw. While
+ * `feeRate` is set (sat/vB), `estimatesmartfee` answers that rate, as a node whose mempool
+ * filled up does.
  */
 export async function rpcProxy(target: string) {
-  const held: http.ServerResponse[] = [];
+  const held: Array<{ res: http.ServerResponse; forward: () => Promise<void> }> = [];
   const state: { hold: boolean; heldCalls: number; refuse: string | null; broadcasts: number; feeRate: number | null } = {
     hold: false, heldCalls: 0, refuse: null, broadcasts: 0, feeRate: null,
   };
@@ -70,9 +71,17 @@ export async function rpcProxy(target: string) {
       const calls = ([] as Json[]).concat(JSON.parse(body || '{}') as Json);
       const broadcast = calls.find((c) => BROADCASTS.has(c.method as string));
       if (broadcast) state.broadcasts++;
+      const forward = () =>
+        fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body })
+          .then(async (r) => {
+            res.writeHead(r.status, { 'content-type': 'application/json' });
+            const text = await r.text();
+            res.end(state.feeRate === null ? text : withFeeRate(text, calls, state.feeRate));
+          })
+          .catch(() => void res.destroy());
       if (broadcast && state.hold) {
         state.heldCalls++;
-        held.push(res);
+        held.push({ res, forward });
         return;
       }
       if (broadcast && state.refuse && !Array.isArray(JSON.parse(body))) {
@@ -80,21 +89,20 @@ export async function rpcProxy(target: string) {
         res.end(JSON.stringify({ result: null, error: { code: -26, message: state.refuse }, id: broadcast.id }));
         return;
       }
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body })
-        .then(async (r) => {
-          res.writeHead(r.status, { 'content-type': 'application/json' });
-          const text = await r.text();
-          res.end(state.feeRate === null ? text : withFeeRate(text, calls, state.feeRate));
-        })
-        .catch(() => res.destroy());
+      void forward();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     state,
+    /** Stops holding and forwards every held broadcast to the node. */
+    release: () => {
+      state.hold = false;
+      for (const h of held.splice(0)) void h.forward();
+    },
     close: async () => {
-      for (const res of held) res.destroy();
+      for (const h of held) h.res.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
@@ -205,6 +213,14 @@ export async function crashRig(name: string, on?: 'sqlite' | 'postgres') {
     return { q, token, signed: signPsbt(q.psbt_hex as string, buyer, q.inputs_to_sign as number[], SigHash.ALL) };
   };
 
+  /** A unit of `${tag}-seller` listed at `price` and `${tag}-buyer`'s signed quote for it, delivered to `${tag}-delivery`. */
+  const signedSale = async (m: Market, tag: string, price: number) => {
+    const { listingId } = await listedUnit(m, makeWallet('p2wpkh', `${tag}-seller`), price);
+    const buyer = makeWallet('p2wpkh', `${tag}-buyer`);
+    const delivery = makeWallet('p2wpkh', `${tag}-delivery`);
+    return { listingId, buyer, delivery, ...(await signedQuote(m, listingId, buyer, delivery)) };
+  };
+
   /** The quote's status once `want` holds of it. */
   const quoteWhen = (m: Market, id: string, token: string, what: string, want: (r: Json) => boolean, timeoutMs?: number) =>
     until(what, async () => {
@@ -220,7 +236,7 @@ export async function crashRig(name: string, on?: 'sqlite' | 'postgres') {
 
   return {
     devnet,
-    proxy, rpc, control, mine, mempool, coin, market, died, withMarketDb, signIn, attachedUnit, listedUnit, signedQuote, quoteWhen, salesOf,
+    proxy, rpc, control, mine, mempool, coin, market, died, withMarketDb, signIn, attachedUnit, listedUnit, signedQuote, signedSale, quoteWhen, salesOf,
     close: async () => {
       for (const c of children) await c.kill();
       for (const f of cleanups.reverse()) await f();

@@ -71,14 +71,18 @@ void describe('stream slots', () => {
 
     void it("a dead instance's slots expire within the TTL; a live instance's are renewed past it", { skip }, async () => {
       const key = { key: `ip:203.0.113.${Math.floor(Math.random() * 200)}`, limit: 2 };
-      const live = instance(600);
-      const dying = instance(600);
+      // Instances share one TTL (each take and renewal sets the key's expiry to it). 1.2 s, not
+      // 600 ms: the live instance renews every 400 ms, so a pause of this process of up to 800 ms
+      // (a loaded machine) does not let its slot lapse; the wait outlasts the TTL, so only renewals
+      // keep the live slot, and it gives the dead one's expiry 800 ms of slack (Redis's clock).
+      const live = instance(1_200);
+      const dying = instance(1_200);
       released(await live.take([key]));
       released(await dying.take([key]));
       assert.ok('full' in (await live.take([key])));
       // The process dies: no release, no more renewals.
       await dying.close();
-      await sleep(1_300);
+      await sleep(2_000);
       assert.ok('release' in (await live.take([key])), "the dead instance's slot expired");
       assert.ok('full' in (await live.take([key])), "the live instance's first slot is still held, renewed past its TTL");
     });

@@ -4,7 +4,7 @@
  * SINGLE|ANYONECANPAY → attach-and-list → wait until the draft reads `completed` (the attach
  * confirmed and the indexer saw the unit credited).
  */
-import { submitSigned, waitFor, type FlowContext, type WaitOptions } from '../flow.js';
+import { submitSigned, verifyAndSign, waitFor, type FlowContext, type WaitOptions } from '../flow.js';
 import { verifyAttachDraft } from '../verify-attach.js';
 import type { ListingDraft } from '../generated/api.js';
 import { rebuildCosigned } from '../verify-cosigned.js';
@@ -42,11 +42,14 @@ export async function attachAndList(ctx: FlowContext, p: AttachAndListInput): Pr
   })).result;
   const cosigned = p.cosigned && rebuildCosigned({ seller: p.cosigned.seller_tap_internal_key, market: await marketKey(ctx, p.cosigned.marketPubkey) }, ctx.network);
   progress?.('preflight', { id: d.id });
-  verifyAttachDraft(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, price_sats: p.price_sats, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}), ...(cosigned ? { cosigned } : {}) });
-  progress?.('verified');
-  const attach = await signer.signPsbt(d.attach!.psbt_hex, d.attach!.signers[0]!.inputs_to_sign, 'ALL');
-  const listing = await signer.signPsbt(d.listing!.psbt_hex, d.listing!.inputs_to_sign, 'SINGLE|ANYONECANPAY');
-  progress?.('signed');
+  const { attach, listing } = await verifyAndSign(
+    ctx,
+    () => verifyAttachDraft(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, price_sats: p.price_sats, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}), ...(cosigned ? { cosigned } : {}) }),
+    async (w) => ({
+      attach: await w.signPsbt(d.attach!.psbt_hex, d.attach!.signers[0]!.inputs_to_sign, 'ALL'),
+      listing: await w.signPsbt(d.listing!.psbt_hex, d.listing!.inputs_to_sign, 'SINGLE|ANYONECANPAY'),
+    }),
+  );
   const read = async () => (await http.call('GET /v1/listing-preflights/{id}', { params: { id: d.id } })).result;
   const body = { attach_psbt_hex: attach, listing_psbt_hex: listing, expires_at: p.expires_at };
   const submitted = await submitSigned(

@@ -10,7 +10,7 @@
  *   transaction for the wallet to broadcast (the market relays nothing).
  */
 import { MarketError } from '../errors.js';
-import { submitSigned, waitFor, type FlowContext, type WaitOptions } from '../flow.js';
+import { submitResendable, submitSigned, verifyAndSign, waitFor, type FlowContext, type WaitOptions } from '../flow.js';
 import { verifyListingPsbt } from '../verify.js';
 import { verifyRotation, verifyWithdrawal } from '../verify-moves.js';
 import { checkCosignedOutput, checkLeafHalf, rebuildCosigned } from '../verify-cosigned.js';
@@ -66,11 +66,11 @@ export async function list(ctx: FlowContext, p: ListInput): Promise<Listed> {
   if (d.next_action !== 'sign_listing' || !d.listing) throw new MarketError('operation_failed', `listing draft ${d.id} is ${d.status} (next_action ${d.next_action}): nothing to sign`, null, { draft: d });
   const t = d.listing;
   if (cosigned) checkCosignedOutput(d.cosigned_output, cosigned);
-  const tx = verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network), ...opt('unitScriptHex', cosigned?.scriptHex) });
-  if (cosigned) checkLeafHalf(tx, cosigned);
-  progress?.('verified');
-  const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY');
-  progress?.('signed');
+  const verify = () => {
+    const tx = verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network), ...opt('unitScriptHex', cosigned?.scriptHex) });
+    if (cosigned) checkLeafHalf(tx, cosigned);
+  };
+  const signed = await verifyAndSign(ctx, verify, (w) => w.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY'));
   const draftId = d.id;
   const body = { psbt_hex: signed, expires_at: p.expires_at };
   return submitSigned(
@@ -102,15 +102,14 @@ export async function rotate(ctx: FlowContext, p: RotateInput) {
   const t = (await http.call('POST /v1/listings/{id}/rotation', { params: { id: p.listing_id }, body: { ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('rotation_quoted', { txid: t.expected_txid });
   const others = (await carrying(ctx)).filter((c) => c.txid !== p.unit.txid || c.vout !== p.unit.vout);
-  verifyRotation(t, { owner: signer.address, unit: p.unit, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) });
-  progress?.('verified');
-  const signed = await signer.signPsbt(t.psbt_hex, t.inputs_to_sign, 'ALL');
-  progress?.('signed');
+  const signed = await verifyAndSign(
+    ctx,
+    () => verifyRotation(t, { owner: signer.address, unit: p.unit, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
+    (w) => w.signPsbt(t.psbt_hex, t.inputs_to_sign, 'ALL'),
+  );
   const body = { psbt_hex: signed };
-  // The same signed bytes are idempotent: an uncertain outcome is resent by the transport, never re-signed.
-  const sent = await submitSigned(ctx, async () => (await http.call('POST /v1/listings/{id}/rotation/signed', { params: { id: p.listing_id }, body, idempotent: true })).result, async () => undefined, { listing_id: p.listing_id, ...body });
-  progress?.('broadcast', { txid: sent.txid });
-  return sent;
+  const send = async () => (await http.call('POST /v1/listings/{id}/rotation/signed', { params: { id: p.listing_id }, body, idempotent: true })).result;
+  return submitResendable(ctx, send, { listing_id: p.listing_id, ...body }, 'broadcast', (sent) => ({ txid: sent.txid }));
 }
 
 export interface WithdrawInput {
@@ -130,11 +129,12 @@ export async function withdrawCosigned(ctx: FlowContext, p: WithdrawInput) {
   const keys = (await http.call('GET /v1/market-signer', {})).result.keys.map((k) => k.pubkey);
   const cosigned = keys.map((market) => rebuildCosigned({ seller: p.seller_tap_internal_key, market }, ctx.network)).find((c) => c.scriptHex === prev) ?? rebuildCosigned({ seller: p.seller_tap_internal_key, market: keys[0]! }, ctx.network);
   const others = (await carrying(ctx)).filter((c) => c.txid !== p.unit.txid || c.vout !== p.unit.vout);
-  verifyWithdrawal(w, { owner: signer.address, unit: p.unit, cosigned, sellerKey: p.seller_tap_internal_key, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) });
-  progress?.('verified');
-  const out = finalizeSigned(await signer.signPsbt(w.psbt_hex, w.inputs_to_sign, 'DEFAULT'));
-  progress?.('signed', { txid: out.txid });
-  return out;
+  return verifyAndSign(
+    ctx,
+    () => verifyWithdrawal(w, { owner: signer.address, unit: p.unit, cosigned, sellerKey: p.seller_tap_internal_key, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
+    async (wallet) => finalizeSigned(await wallet.signPsbt(w.psbt_hex, w.inputs_to_sign, 'DEFAULT')),
+    (out) => ({ txid: out.txid }),
+  );
 }
 
 export interface RepriceInput {
@@ -146,12 +146,13 @@ export interface RepriceInput {
 
 /** Reprice an open listing: a fresh half at the new price (batch preflight) → verify → sign SINGLE|ANYONECANPAY → reprice. */
 export async function reprice(ctx: FlowContext, p: RepriceInput) {
-  const { http, signer, progress } = ctx;
+  const { http, signer } = ctx;
   const [t] = (await http.call('POST /v1/listings/batch', { body: { action: 'reprice_preflight', listings: [{ listing_id: p.listing_id, price_sats: p.price_sats }] } })).result.listings as Array<{ listing: { psbt_hex: string; inputs_to_sign: number[] } }>;
   if (!t) throw new MarketError('invalid_response', 'the reprice preflight answered no template', 200);
-  verifyListingPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network) });
-  progress?.('verified');
-  const signed = await signer.signPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, 'SINGLE|ANYONECANPAY');
-  progress?.('signed');
+  const signed = await verifyAndSign(
+    ctx,
+    () => verifyListingPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network) }),
+    (w) => w.signPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, 'SINGLE|ANYONECANPAY'),
+  );
   return (await http.call('POST /v1/listings/{id}/reprice', { params: { id: p.listing_id }, body: { psbt_hex: signed }, idempotent: true })).result;
 }

@@ -8,7 +8,7 @@
  * - counter (seller) and takeCounter (bidder: a bid at the counter price naming the unit, which
  *   consumes the original offer, then its authorization).
  */
-import { submitSigned, type FlowContext } from '../flow.js';
+import { submitResendable, verifyAndSign, type FlowContext } from '../flow.js';
 import { verifyAccept, verifyAuthorization, verifyFunding } from '../verify-offers.js';
 import { templateMismatch } from '../errors.js';
 import { finalizeSigned } from '../psbt.js';
@@ -40,14 +40,13 @@ export async function placeBids(ctx: FlowContext, p: PlaceBidsInput): Promise<Pl
   const mode = p.delivery_mode ?? 'detached';
   const f = (await http.call('POST /v1/offer-funding', { body: { price_sats: p.price_sats, slots: p.slots, delivery_mode: mode, ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('funding_quoted', { txid: f.expected_txid });
-  verifyFunding(f, { bidder: signer.address, price_sats: p.price_sats, slots: p.slots, delivery_mode: mode, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) });
-  progress?.('verified');
-  const raw = finalizeSigned(await signer.signPsbt(f.psbt_hex, f.inputs_to_sign, 'ALL')).tx_hex;
-  progress?.('signed');
+  const raw = await verifyAndSign(
+    ctx,
+    () => verifyFunding(f, { bidder: signer.address, price_sats: p.price_sats, slots: p.slots, delivery_mode: mode, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) }),
+    async (w) => finalizeSigned(await w.signPsbt(f.psbt_hex, f.inputs_to_sign, 'ALL')).tx_hex,
+  );
   const body = { funding_tx_hex: raw, bids: f.bids, targets: p.targets, expires_at: p.expires_at, delivery_mode: mode, ...opt('receive_address', p.receive_address) };
-  const placed = await submitSigned(ctx, async () => (await http.call('POST /v1/funded-offers', { body, idempotent: true })).result, async () => undefined, body);
-  progress?.('placed', { placement_id: placed.placement_id });
-  return placed;
+  return submitResendable(ctx, async () => (await http.call('POST /v1/funded-offers', { body, idempotent: true })).result, body, 'placed', (placed) => ({ placement_id: placed.placement_id }));
 }
 
 export interface AuthorizeInput {
@@ -66,14 +65,14 @@ export async function authorizeExact(ctx: FlowContext, p: AuthorizeInput) {
   const [a] = (await http.call('POST /v1/offers/{id}/exact-authorizations', { params: { id: p.offer_id }, body: { outpoints: [p.outpoint], ...opt('fee_rate', p.fee_rate) } })).result;
   if (!a) throw templateMismatch('no authorization came back for the unit asked');
   progress?.('authorization_quoted', { authorization_id: a.authorization_id });
-  verifyAuthorization(a, { bidder: signer.address, slot: p.slot, price_sats: p.price_sats, delivery: p.delivery, outpoint: p.outpoint, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) });
-  progress?.('verified');
-  const signed = await signer.signPsbt(a.psbt_hex!, a.inputs_to_sign, 'ALL');
-  progress?.('signed');
+  const signed = await verifyAndSign(
+    ctx,
+    () => verifyAuthorization(a, { bidder: signer.address, slot: p.slot, price_sats: p.price_sats, delivery: p.delivery, outpoint: p.outpoint, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) }),
+    (w) => w.signPsbt(a.psbt_hex!, a.inputs_to_sign, 'ALL'),
+  );
   const body = { psbt_hex: signed };
-  const active = await submitSigned(ctx, async () => (await http.call('POST /v1/exact-offer-authorizations/{id}/bidder-psbt', { params: { id: a.authorization_id }, body, idempotent: true })).result, async () => undefined, { authorization_id: a.authorization_id, ...body });
-  progress?.('active', { authorization_id: active.authorization_id });
-  return active;
+  const send = async () => (await http.call('POST /v1/exact-offer-authorizations/{id}/bidder-psbt', { params: { id: a.authorization_id }, body, idempotent: true })).result;
+  return submitResendable(ctx, send, { authorization_id: a.authorization_id, ...body }, 'active', (active) => ({ authorization_id: active.authorization_id }));
 }
 
 export interface AcceptInput {
@@ -89,16 +88,15 @@ export async function acceptExact(ctx: FlowContext, p: AcceptInput) {
   const { http, signer, progress } = ctx;
   const q = (await http.call('POST /v1/exact-offer-authorizations/{id}/accept-preflight', { params: { id: p.authorization_id }, body: { ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('accept_quoted', { requires_cpfp: q.requires_cpfp });
-  verifyAccept(q, { seller: signer.address, outpoint: p.outpoint, price_sats: p.price_sats, ...opt('minNetSats', p.minNetSats), ...net(ctx) });
-  progress?.('verified');
-  const parent = await signer.signPsbt(q.psbt_hex, q.inputs_to_sign, 'ALL');
-  const child = q.cpfp ? await signer.signPsbt(q.cpfp.psbt_hex, q.cpfp.inputs_to_sign, 'ALL') : undefined;
-  progress?.('signed');
+  const { parent, child } = await verifyAndSign(
+    ctx,
+    () => verifyAccept(q, { seller: signer.address, outpoint: p.outpoint, price_sats: p.price_sats, ...opt('minNetSats', p.minNetSats), ...net(ctx) }),
+    async (w) => ({ parent: await w.signPsbt(q.psbt_hex, q.inputs_to_sign, 'ALL'), child: q.cpfp ? await w.signPsbt(q.cpfp.psbt_hex, q.cpfp.inputs_to_sign, 'ALL') : undefined }),
+  );
   const body = { psbt_hex: parent, ...opt('cpfp_psbt_hex', child) };
   // Identical signed bytes are idempotent (`already_completed`): an uncertain outcome is resent, never re-signed.
-  const done = await submitSigned(ctx, async () => (await http.call('POST /v1/exact-offer-authorizations/{id}/accept', { params: { id: p.authorization_id }, body, idempotent: true })).result, async () => undefined, { authorization_id: p.authorization_id, ...body });
-  progress?.('accepted', { txid: done.txid, child_txid: done.child_txid });
-  return done;
+  const send = async () => (await http.call('POST /v1/exact-offer-authorizations/{id}/accept', { params: { id: p.authorization_id }, body, idempotent: true })).result;
+  return submitResendable(ctx, send, { authorization_id: p.authorization_id, ...body }, 'accepted', (done) => ({ txid: done.txid, child_txid: done.child_txid }));
 }
 
 export async function counter(ctx: FlowContext, p: { offer_id: string; asset_outpoint: Outpoint; price_sats: number; expires_at: number }): Promise<Counter> {

@@ -8,7 +8,7 @@
  * - cancelCollectionOffer: the soft cancel, a message signature over the parent txid;
  * - hardCancelCollectionOffer: the self-send of the funding inputs, verified and signed, to broadcast.
  */
-import { submitSigned, type FlowContext } from '../flow.js';
+import { submitResendable, verifyAndSign, type FlowContext, type WalletSigner } from '../flow.js';
 import { verifyPolicyAccept, verifyPolicyPreflight } from '../verify-policy.js';
 import { verifyCancelTransaction } from '../verify-moves.js';
 import { finalizeSigned } from '../psbt.js';
@@ -36,24 +36,25 @@ export async function placeCollectionOffer(ctx: FlowContext, p: PlaceCollectionO
     body: { targets: p.targets, bidder_pubkey: p.bidder_pubkey, expires_at: p.expires_at, ...opt('delivery_address', p.delivery_address), ...opt('fee_rate', p.fee_rate) },
   })).result;
   progress?.('preflight', { funding_set_id: pf.funding_set_id });
-  verifyPolicyPreflight(pf, {
-    bidder: signer.address,
-    bidderPubkey: p.bidder_pubkey,
-    delivery_address: p.delivery_address ?? signer.address,
-    prices: p.targets.map((t) => t.price_sats),
-    ...opt('marketPubkey', p.marketPubkey),
-    ...opt('maxFeeSats', p.maxFeeSats),
-    ...opt('network', ctx.network),
-  });
-  progress?.('verified');
-  const parent = await signer.signPsbt(pf.parent.psbt_hex, pf.parent.signing.inputs_to_sign, pf.parent.signing.sighash);
-  const presignatures = [];
-  for (const a of pf.alternatives) presignatures.push({ index: a.index, psbt_hex: await signer.signPsbt(a.child_template.psbt_hex, [0], 'SINGLE|ANYONECANPAY') });
-  progress?.('signed', { presignatures: presignatures.length });
+  const verify = () =>
+    verifyPolicyPreflight(pf, {
+      bidder: signer.address,
+      bidderPubkey: p.bidder_pubkey,
+      delivery_address: p.delivery_address ?? signer.address,
+      prices: p.targets.map((t) => t.price_sats),
+      ...opt('marketPubkey', p.marketPubkey),
+      ...opt('maxFeeSats', p.maxFeeSats),
+      ...opt('network', ctx.network),
+    });
+  const sign = async (w: WalletSigner) => {
+    const parent = await w.signPsbt(pf.parent.psbt_hex, pf.parent.signing.inputs_to_sign, pf.parent.signing.sighash);
+    const presignatures = [];
+    for (const a of pf.alternatives) presignatures.push({ index: a.index, psbt_hex: await w.signPsbt(a.child_template.psbt_hex, [0], 'SINGLE|ANYONECANPAY') });
+    return { parent, presignatures };
+  };
+  const { parent, presignatures } = await verifyAndSign(ctx, verify, sign, (s) => ({ presignatures: s.presignatures.length }));
   const body = { funding_set_id: pf.funding_set_id, parent_psbt_hex: parent, presignatures };
-  const placed = await submitSigned(ctx, async () => (await http.call('POST /v1/policy-offers', { body, idempotent: true })).result, async () => undefined, body);
-  progress?.('placed', { parent_txid: placed.parent_txid });
-  return placed;
+  return submitResendable(ctx, async () => (await http.call('POST /v1/policy-offers', { body, idempotent: true })).result, body, 'placed', (placed) => ({ parent_txid: placed.parent_txid }));
 }
 
 export interface AcceptCollectionOfferInput {
@@ -70,15 +71,14 @@ export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectio
     body: { parent_txid: p.parent_txid, asset_txid: p.outpoint.txid, asset_vout: p.outpoint.vout, ...opt('fee_rate', p.fee_rate), ...opt('seller_min_net_sats', p.minNetSats), ...opt('seller_tap_internal_key', p.seller_tap_internal_key) },
   })).result;
   progress?.('accept_quoted', { accept_id: q.accept_id });
-  verifyPolicyAccept(q, { seller: signer.address, outpoint: p.outpoint, parent_txid: p.parent_txid, ...opt('minNetSats', p.minNetSats), ...opt('network', ctx.network) });
-  progress?.('verified');
-  const signed = await signer.signPsbt(q.psbt_hex, q.signing.inputs_to_sign, q.signing.sighash);
-  progress?.('signed');
+  const signed = await verifyAndSign(
+    ctx,
+    () => verifyPolicyAccept(q, { seller: signer.address, outpoint: p.outpoint, parent_txid: p.parent_txid, ...opt('minNetSats', p.minNetSats), ...opt('network', ctx.network) }),
+    (w) => w.signPsbt(q.psbt_hex, q.signing.inputs_to_sign, q.signing.sighash),
+  );
   const body = { accept_id: q.accept_id, psbt_hex: signed };
   // The same signed bytes answer the same co-signature: resending them is safe.
-  const done = await submitSigned(ctx, async () => (await http.call('POST /v1/policy-accepts', { body, idempotent: true })).result, async () => undefined, body);
-  progress?.('accepted', { txid: done.txid });
-  return done;
+  return submitResendable(ctx, async () => (await http.call('POST /v1/policy-accepts', { body, idempotent: true })).result, body, 'accepted', (done) => ({ txid: done.txid }));
 }
 
 /** Soft cancel: the market signer refuses this parent from then on (a hard cancel spends the funding). */
@@ -107,9 +107,11 @@ export async function hardCancelCollectionOffer(ctx: FlowContext, p: HardCancelI
   const { http, signer, progress } = ctx;
   const c = (await http.call('POST /v1/policy-offers/{id}/cancel-transaction', { params: { id: p.id }, body: { ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('cancel_quoted', { txid: c.expected_txid });
-  verifyCancelTransaction(c, { owner: signer.address, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) });
-  progress?.('verified');
-  const out = finalizeSigned(await signer.signPsbt(c.psbt_hex, c.signing.inputs_to_sign, c.signing.sighash));
-  progress?.('signed', { txid: out.txid });
+  const out = await verifyAndSign(
+    ctx,
+    () => verifyCancelTransaction(c, { owner: signer.address, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
+    async (w) => finalizeSigned(await w.signPsbt(c.psbt_hex, c.signing.inputs_to_sign, c.signing.sighash)),
+    (o) => ({ txid: o.txid }),
+  );
   return { ...out, parent_txid: c.parent_txid };
 }

@@ -3,7 +3,7 @@
  * output of the wallet's own) → verify the attach → sign ALL → submit. And a listing draft made
  * without a price gets one (`priceDraft`), its listing half then shown for the usual checks.
  */
-import { submitSigned, type FlowContext } from '../flow.js';
+import { submitSigned, verifyAndSign, type FlowContext } from '../flow.js';
 import { verifyAttachPsbt } from '../verify-attach.js';
 import type { ListingDraft } from '../generated/api.js';
 
@@ -23,10 +23,11 @@ export async function prepareUnit(ctx: FlowContext, p: PrepareInput): Promise<Li
     body: { utxo_owner: signer.address, asset: p.asset, quantity_raw: quantity, ...(p.fee_rate ? { fee_rate: p.fee_rate } : {}), ...(p.idempotency_key ? { idempotency_key: p.idempotency_key } : {}) },
   })).result;
   progress?.('template', { id: d.id });
-  verifyAttachPsbt(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}) });
-  progress?.('verified');
-  const psbt = await signer.signPsbt(d.attach!.psbt_hex, d.attach!.signers[0]!.inputs_to_sign, 'ALL');
-  progress?.('signed');
+  const psbt = await verifyAndSign(
+    ctx,
+    () => verifyAttachPsbt(d, { seller: signer.address, asset: p.asset, quantity_raw: quantity, ...(p.maxFeeSats !== undefined ? { maxFeeSats: p.maxFeeSats } : {}), ...(ctx.network ? { network: ctx.network } : {}) }),
+    (w) => w.signPsbt(d.attach!.psbt_hex, d.attach!.signers[0]!.inputs_to_sign, 'ALL'),
+  );
   const submitted = await submitSigned(
     ctx,
     // Sent once: on an uncertain outcome the draft is read before anything is resent.
