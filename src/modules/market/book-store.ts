@@ -8,15 +8,13 @@
  *   most `levels + 1` of them (the extra one only says "truncated"). Expiry is filtered here, at
  *   read time, as everywhere.
  * - listings, the first `perLevel` of each shown level in book order (price, oldest first, id):
- *   one ordered range of `book_ask_top` (each level's first entries with every public column,
- *   kept by the same triggers). A level whose kept rows cannot cover it (some expired, or more
+ *   one ordered range of `book_ask_top` (each level's first entries with their public row as
+ *   JSON text, kept by the same triggers: migration 027). A level whose kept rows cannot cover it (some expired, or more
  *   asked than kept) is read from `book_asks` instead: per-level ranges that each stop after
  *   `perLevel`, then the rows by id.
  * - fills: the most recent non-dropped fills of the member assets.
  */
-import { sql, SqliteAdapter } from 'kysely';
-import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
-import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
 import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, mediaKindOf, type BookListing, type Fill } from './public-rows.js';
@@ -94,28 +92,28 @@ export class BookStore {
   }
 
   /**
-   * The kept rows of the levels from `from` to `to` sats that are live now, in book order. The
-   * database hands them over as one JSON array (built in SQL, parsed once here): a thousand rows
-   * cost half as much as when the driver makes an object of each.
+   * The kept rows of the levels from `from` to `to` sats that are live now, in book order. Each
+   * kept row holds its public row as JSON text (migration 027), so the database only joins ready
+   * text in order and the driver hands over one string, parsed once here: building an object
+   * per row, in SQL or in the driver, cost more than the rest of the book together.
    */
   private async keptRows(slug: string, now: number, from: number, to: number): Promise<BookListing[]> {
-    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
-    const kept = this.db
-      .selectFrom('book_ask_top as t')
-      .select(['t.listing_id as id', 't.asset', 't.asset_longname', 't.seller', 't.utxo_txid', 't.utxo_vout', 't.quantity_raw', 't.price_sats', 't.created_at', 't.protocol_subtype', 't.media_kind', 't.expires_at'])
-      .where('t.collection_slug', '=', slug)
-      .where('t.price_sats', '>=', from)
-      .where('t.price_sats', '<=', to)
-      .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
-      .orderBy('t.price_sats')
-      .orderBy('t.created_at')
-      .orderBy('t.listing_id');
-    const row = await this.db.selectNoFrom(jsonArrayFrom(kept).as('rows')).executeTakeFirstOrThrow();
-    // Already the public row's shape and types (the columns are the row's; integers arrive as numbers).
-    const rows = (typeof row.rows === 'string' ? JSON.parse(row.rows) : row.rows) as BookListing[];
-    for (const r of rows) r.media_kind = mediaKindOf(r.media_kind);
+    // string_agg: PostgreSQL, and SQLite since 3.44 (better-sqlite3 bundles its own). Its input is
+    // the index range in order; SQLite would sort again (a temp b-tree over the text) for an ORDER
+    // BY inside the aggregate, so the order is checked below instead.
+    const { rows } = await sql<{ rows: string | null }>`
+      SELECT string_agg(x.row_json, ',') AS rows FROM (
+        SELECT t.row_json FROM book_ask_top t
+        WHERE t.collection_slug = ${slug} AND t.price_sats >= ${from} AND t.price_sats <= ${to} AND (t.expires_at IS NULL OR t.expires_at > ${now})
+        ORDER BY t.price_sats, t.created_at, t.listing_id
+      ) x`.execute(this.db);
+    const text = rows[0]?.rows;
+    if (!text) return [];
+    // Already the public row's shape and types (integers arrive as numbers).
+    const out = JSON.parse(`[${text}]`) as BookListing[];
+    for (const r of out) r.media_kind = mediaKindOf(r.media_kind);
     // Neither aggregate promises to keep its input's order (both do in practice): checked, sorted if not.
-    return rows.every((r, i) => i === 0 || bookOrder(rows[i - 1]!, r) < 0) ? rows : rows.sort(bookOrder);
+    return out.every((r, i) => i === 0 || bookOrder(out[i - 1]!, r) < 0) ? out : out.sort(bookOrder);
   }
 
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {
