@@ -17,6 +17,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
+import { ROW_FIELDS } from '../../store/migrations/027_book_ask_row_json.js';
 import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, mediaKindOf, type BookListing, type Fill } from './public-rows.js';
 import './book-tables.js';
 
@@ -30,6 +31,26 @@ const CHUNK = 500;
 
 const bookOrder = (a: BookListing, b: BookListing) =>
   a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Where each field sits in a kept row's JSON array (migration 027); integers arrive as numbers. */
+const at = (field: keyof BookListing) => ROW_FIELDS.findIndex(([f]) => f === field);
+const [ID, ASSET, LONGNAME, SELLER, TXID, VOUT, QUANTITY, PRICE, CREATED, SUBTYPE, MEDIA, EXPIRES] = (
+  ['id', 'asset', 'asset_longname', 'seller', 'utxo_txid', 'utxo_vout', 'quantity_raw', 'price_sats', 'created_at', 'protocol_subtype', 'media_kind', 'expires_at'] as const
+).map(at) as [number, number, number, number, number, number, number, number, number, number, number, number];
+const listingOfRow = (r: any[]): BookListing => ({
+  id: r[ID],
+  asset: r[ASSET],
+  asset_longname: r[LONGNAME],
+  seller: r[SELLER],
+  utxo_txid: r[TXID],
+  utxo_vout: r[VOUT],
+  quantity_raw: r[QUANTITY],
+  price_sats: r[PRICE],
+  created_at: r[CREATED],
+  protocol_subtype: r[SUBTYPE],
+  media_kind: mediaKindOf(r[MEDIA]),
+  expires_at: r[EXPIRES],
+});
 
 export class BookStore {
   constructor(readonly db: Db) {}
@@ -109,9 +130,7 @@ export class BookStore {
       ) x`.execute(this.db);
     const text = rows[0]?.rows;
     if (!text) return [];
-    // Already the public row's shape and types (integers arrive as numbers).
-    const out = JSON.parse(`[${text}]`) as BookListing[];
-    for (const r of out) r.media_kind = mediaKindOf(r.media_kind);
+    const out = (JSON.parse(`[${text}]`) as unknown[][]).map(listingOfRow);
     // Neither aggregate promises to keep its input's order (both do in practice): checked, sorted if not.
     return out.every((r, i) => i === 0 || bookOrder(out[i - 1]!, r) < 0) ? out : out.sort(bookOrder);
   }
