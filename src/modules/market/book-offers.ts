@@ -64,30 +64,41 @@ interface OfferRow {
   created_at: number;
 }
 
-export async function offerSide(db: Db, slug: string, now: number): Promise<OfferSide> {
+/** What the bid side's walks found (offerQueries, run inside the book's one statement: book-store.ts). */
+export interface OfferRows {
+  levels: { price_sats: number; level_key: string; funded_slots: number }[];
+  /** Best first; the offer's own row joined (its columns null for a policy offer, looked up after). */
+  picked: ({ offer_id: string; best: number } & (OfferRow | { [K in keyof OfferRow]: null }))[];
+  topCollection: number | null;
+}
+
+/** The bid side's three walks of `book_bids`, each bounded: levels, the offers shown, the best collection or trait bid. */
+export function offerQueries(db: Db, slug: string, now: number) {
   const live = db.selectFrom('book_bids as b').where('b.collection_slug', '=', slug).where('b.expires_at', '>', now);
-  const [levels, picked, topCollection] = await Promise.all([
-    live
+  return {
+    levels: live
       .select(['b.price_sats', 'b.level_key', (eb) => eb.fn.countAll<number>().as('funded_slots')])
       .groupBy(['b.price_sats', 'b.level_key'])
       .orderBy('b.price_sats', 'desc')
       .orderBy('b.level_key')
-      .limit(BOOK_OFFER_LEVELS + 1)
-      .execute(),
-    // The offers' own rows joined as the walk picks them (one query, not a second one by ids).
-    live
+      .limit(BOOK_OFFER_LEVELS + 1),
+    // The offers' own rows joined as the walk picks them (not a second query by ids).
+    picked: live
       .leftJoin('offers as o', 'o.id', 'b.offer_id')
       .select(['b.offer_id', 'b.price_sats as best', 'o.id', 'o.bidder', 'o.bid_txid', 'o.bid_vout', 'o.slot_id', 'o.price_sats', 'o.level_key', 'o.expires_at', 'o.created_at'])
       .orderBy('b.price_sats', 'desc')
       .orderBy('b.created_at')
       .orderBy('b.offer_id')
-      .limit(BOOK_OFFERS + 1)
-      .execute(),
-    live.select('b.price_sats').where('b.kind', '!=', 'asset').orderBy('b.price_sats', 'desc').limit(1).executeTakeFirst(),
-  ]);
+      .limit(BOOK_OFFERS + 1),
+    topCollection: live.select('b.price_sats').where('b.kind', '!=', 'asset').orderBy('b.price_sats', 'desc').limit(1),
+  };
+}
+
+/** The bid side from its walks; policy offers' rows are read here (they are not in `offers`). */
+export async function offerSideOf(db: Db, { levels, picked, topCollection }: OfferRows): Promise<OfferSide> {
   const shown = picked.slice(0, BOOK_OFFERS);
   const ids = shown.map((r) => r.offer_id);
-  const rows = shown.filter((r) => r.id !== null) as OfferRow[];
+  const rows = shown.filter((r): r is typeof r & OfferRow => r.id !== null);
   // Collection offers (policy_offers, migration 019) share the book: their funding set stands for the slot, the escrow for the bid output.
   const missing = shown.filter((r) => r.id === null).map((r) => r.offer_id);
   const policy = missing.length
@@ -115,7 +126,7 @@ export async function offerSide(db: Db, slug: string, now: number): Promise<Offe
         expires_at: Number(o.expires_at),
         created_at: Number(o.created_at),
       })),
-    top_collection_offer_sats: num(topCollection?.price_sats),
+    top_collection_offer_sats: num(topCollection),
     // The walk is best price first: its first row is the best offer.
     best_offer_sats: num(picked[0]?.best),
     offer_levels_truncated: levels.length > BOOK_OFFER_LEVELS,
