@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: requests per second and latency percentiles of the API beside bare node:http
- * servers measured in the same run, the uncached market reads, checkout under contention, the
+ * servers measured in the same run, the uncached market reads (on SQLite, then on PostgreSQL when
+ * it is reachable: bench/book-pg.ts), checkout under contention, the
  * push stream (in process on SQLite, then one and two `serve` processes on PostgreSQL when it is
  * reachable: bench/stream-cluster.ts), the indexer, and signature checks beside the libraries'
  * bare curve calls.
