@@ -61,6 +61,6 @@ export async function seedBook(db: Db, opts: { slug: string; listings: number; a
   // visibility map that lets index-only scans skip the heap), not that of a table filled a
   // second ago.
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) {
-    for (const t of ['listings', 'book_asks', 'catalog_assets', 'cp_assets']) await sql.raw(`VACUUM ANALYZE ${t}`).execute(db);
+    for (const t of ['listings', 'book_asks', 'book_ask_levels', 'book_ask_top', 'catalog_assets', 'cp_assets']) await sql.raw(`VACUUM ANALYZE ${t}`).execute(db);
   }
 }

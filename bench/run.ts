@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: requests per second and latency percentiles of the API beside bare node:http
- * servers measured in the same run, the uncached market reads, checkout under contention, the
+ * servers measured in the same run, the uncached market reads (on SQLite, then on PostgreSQL when
+ * it is reachable: bench/book-pg.ts), checkout under contention, the
  * push stream (in process on SQLite, then one and two `serve` processes on PostgreSQL when it is
  * reachable: bench/stream-cluster.ts), the indexer, and signature checks beside the libraries'
  * bare curve calls.
@@ -28,6 +29,7 @@ import { raceBench } from './race.js';
 import { indexerBench } from './indexer.js';
 import { streamBench } from './stream.js';
 import { clusterStreamBench } from './stream-cluster.js';
+import { pgBookBench } from './book-pg.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
@@ -172,7 +174,7 @@ async function main() {
   figures.rss_loaded_peak_mb = Math.round(rssPeak / 2 ** 20);
 
   say.line('\n# Bids (devnet, real keys; the book in process without the cache)\n');
-  const offerBook = await offerBookTiming(boot.ctx);
+  const offerBook = await offerBookTiming(boot.ctx.store.db);
   const bids = await bidFlowBench(boot.ctx, api);
   printTable([
     { measure: seqBase.name, 'p50 ms': seqBase.p50, 'p99 ms': seqBase.p99 },
@@ -186,6 +188,21 @@ async function main() {
   figures.offer_placement_1000_ms = bids.placement_1000_ms;
   figures.exact_accept_cpfp_ms = bids.accept_cpfp_ms;
   figures.sequential_baseline_p50_ms = seqBase.p50;
+
+  say.line('\n# The book and offer targets on PostgreSQL (in process without the cache, a fresh schema)\n');
+  const pgBook = await pgBookBench();
+  if ('skipped' in pgBook) {
+    say.line(`skipped: ${pgBook.skipped}`);
+    figures.book_pg_skipped = pgBook.skipped;
+  } else {
+    printTable([pgBook.book, pgBook.trait, pgBook.withOffers].map((t) => ({ build: t.name, 'per second': t.per_second, 'p50 ms': t.p50, 'p99 ms': t.p99, 'cpu ms each': t.cpu_ms })));
+    figures.book_uncached_p50_ms_pg = pgBook.book.p50;
+    figures.book_uncached_p99_ms_pg = pgBook.book.p99;
+    figures.offer_targets_trait_p50_ms_pg = pgBook.trait.p50;
+    figures.book_with_offers_uncached_p50_ms_pg = pgBook.withOffers.p50;
+    figures.book_with_offers_uncached_p99_ms_pg = pgBook.withOffers.p99;
+    figures.book_with_offers_uncached_cpu_ms_pg = pgBook.withOffers.cpu_ms;
+  }
 
   say.line('\n# Push stream: GET /v1/stream/events (one instance, SSE over loopback)\n');
   const stream = await streamBench(boot.ctx, api);

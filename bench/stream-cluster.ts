@@ -25,7 +25,7 @@ export type ClusterStreamResult =
   | { clients: number; events: number; checkouts: number; one: ClusterStreamFigures; two: ClusterStreamFigures };
 
 /** Why PostgreSQL cannot be used (null when it can). */
-async function unreachable(url: string): Promise<string | null> {
+export async function unreachable(url: string): Promise<string | null> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await c.connect();

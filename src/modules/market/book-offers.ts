@@ -51,26 +51,56 @@ function targetOf(key: string): OfferTarget {
   return { scope: scope as TargetScope, kind: kind as TargetKind, asset: (asset as string) ?? null, collection: (collection as string) ?? null, max_supply_units: num(max), min_supply_units: num(min), issued_year: num(year), series: num(series), artist: (artist as string) ?? null };
 }
 
-export async function offerSide(db: Db, slug: string, now: number): Promise<OfferSide> {
+/** An offer's own columns, as the book shows them (from `offers`, or `policy_offers` with its funding set). */
+interface OfferRow {
+  id: string;
+  bidder: string;
+  bid_txid: string;
+  bid_vout: number;
+  slot_id: string;
+  price_sats: number;
+  level_key: string;
+  expires_at: number;
+  created_at: number;
+}
+
+/** What the bid side's walks found (offerQueries, run inside the book's one statement: book-store.ts). */
+export interface OfferRows {
+  levels: { price_sats: number; level_key: string; funded_slots: number }[];
+  /** Best first; the offer's own row joined (its columns null for a policy offer, looked up after). */
+  picked: ({ offer_id: string; best: number } & (OfferRow | { [K in keyof OfferRow]: null }))[];
+  topCollection: number | null;
+}
+
+/** The bid side's three walks of `book_bids`, each bounded: levels, the offers shown, the best collection or trait bid. */
+export function offerQueries(db: Db, slug: string, now: number) {
   const live = db.selectFrom('book_bids as b').where('b.collection_slug', '=', slug).where('b.expires_at', '>', now);
-  const [levels, picked, best, topCollection] = await Promise.all([
-    live
+  return {
+    levels: live
       .select(['b.price_sats', 'b.level_key', (eb) => eb.fn.countAll<number>().as('funded_slots')])
       .groupBy(['b.price_sats', 'b.level_key'])
       .orderBy('b.price_sats', 'desc')
       .orderBy('b.level_key')
-      .limit(BOOK_OFFER_LEVELS + 1)
-      .execute(),
-    live.select('b.offer_id').orderBy('b.price_sats', 'desc').orderBy('b.created_at').orderBy('b.offer_id').limit(BOOK_OFFERS + 1).execute(),
-    live.select('b.price_sats').orderBy('b.price_sats', 'desc').limit(1).executeTakeFirst(),
-    live.select('b.price_sats').where('b.kind', '!=', 'asset').orderBy('b.price_sats', 'desc').limit(1).executeTakeFirst(),
-  ]);
-  const ids = picked.slice(0, BOOK_OFFERS).map((r) => r.offer_id);
-  const rows = ids.length
-    ? await db.selectFrom('offers').select(['id', 'bidder', 'bid_txid', 'bid_vout', 'slot_id', 'price_sats', 'level_key', 'expires_at', 'created_at']).where('id', 'in', ids).execute()
-    : [];
+      .limit(BOOK_OFFER_LEVELS + 1),
+    // The offers' own rows joined as the walk picks them (not a second query by ids).
+    picked: live
+      .leftJoin('offers as o', 'o.id', 'b.offer_id')
+      .select(['b.offer_id', 'b.price_sats as best', 'o.id', 'o.bidder', 'o.bid_txid', 'o.bid_vout', 'o.slot_id', 'o.price_sats', 'o.level_key', 'o.expires_at', 'o.created_at'])
+      .orderBy('b.price_sats', 'desc')
+      .orderBy('b.created_at')
+      .orderBy('b.offer_id')
+      .limit(BOOK_OFFERS + 1),
+    topCollection: live.select('b.price_sats').where('b.kind', '!=', 'asset').orderBy('b.price_sats', 'desc').limit(1),
+  };
+}
+
+/** The bid side from its walks; policy offers' rows are read here (they are not in `offers`). */
+export async function offerSideOf(db: Db, { levels, picked, topCollection }: OfferRows): Promise<OfferSide> {
+  const shown = picked.slice(0, BOOK_OFFERS);
+  const ids = shown.map((r) => r.offer_id);
+  const rows = shown.filter((r): r is typeof r & OfferRow => r.id !== null);
   // Collection offers (policy_offers, migration 019) share the book: their funding set stands for the slot, the escrow for the bid output.
-  const missing = ids.filter((id) => !rows.some((r) => r.id === id));
+  const missing = shown.filter((r) => r.id === null).map((r) => r.offer_id);
   const policy = missing.length
     ? await db
         .selectFrom('policy_offers as p')
@@ -79,7 +109,7 @@ export async function offerSide(db: Db, slug: string, now: number): Promise<Offe
         .where('p.id', 'in', missing)
         .execute()
     : [];
-  const byId = new Map([...rows, ...policy].map((r) => [r.id, r]));
+  const byId = new Map<string, OfferRow>([...rows, ...policy].map((r) => [r.id, r]));
   return {
     offer_levels: levels.slice(0, BOOK_OFFER_LEVELS).map((l) => ({ price_sats: Number(l.price_sats), funded_slots: Number(l.funded_slots), ...targetOf(l.level_key) })),
     offers: ids
@@ -96,8 +126,9 @@ export async function offerSide(db: Db, slug: string, now: number): Promise<Offe
         expires_at: Number(o.expires_at),
         created_at: Number(o.created_at),
       })),
-    top_collection_offer_sats: num(topCollection?.price_sats),
-    best_offer_sats: num(best?.price_sats),
+    top_collection_offer_sats: num(topCollection),
+    // The walk is best price first: its first row is the best offer.
+    best_offer_sats: num(picked[0]?.best),
     offer_levels_truncated: levels.length > BOOK_OFFER_LEVELS,
     offers_truncated: picked.length > BOOK_OFFERS,
   };

@@ -1,6 +1,6 @@
 import { notFound } from '../../http/errors.js';
 import type { BookStore } from './book-store.js';
-import { offerSide, type BookOffer, type OfferLevel } from './book-offers.js';
+import { offerSideOf, type BookOffer, type OfferLevel } from './book-offers.js';
 import type { BookListing, Fill } from './public-rows.js';
 
 /** The book's bounds (documented on the route). */
@@ -40,16 +40,14 @@ export class BookService {
 
   async book(slug: string): Promise<OrderBook> {
     const now = this.nowSeconds();
-    // Independent reads side by side (on PostgreSQL they run on separate pool connections).
-    const [exists, found, fills, offers] = await Promise.all([
-      this.store.collectionExists(slug),
-      this.store.levels(slug, now, BOOK_LEVELS + 1),
-      this.store.recentFills(slug, BOOK_FILLS),
-      offerSide(this.store.db, slug, now),
+    // Every read in one statement (book-store.ts says why), then only what it could not cover.
+    const snap = await this.store.snapshot(slug, now, BOOK_LEVELS, BOOK_FILLS);
+    if (!snap.exists) throw notFound('collection');
+    const levels = snap.levels.slice(0, BOOK_LEVELS);
+    const [listings, offers] = await Promise.all([
+      this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.keptRows ? snap.kept : null),
+      offerSideOf(this.store.db, snap.bids),
     ]);
-    if (!exists) throw notFound('collection');
-    const levels = found.slice(0, BOOK_LEVELS);
-    const listings = await this.store.firstOfEachLevel(slug, now, levels, BOOK_LISTINGS_PER_LEVEL, this.keptRows);
     const byPrice = new Map<number, BookListing[]>();
     for (const l of listings) {
       const level = byPrice.get(l.price_sats);
@@ -60,8 +58,8 @@ export class BookService {
     const asks = levels.filter((l) => byPrice.has(l.price_sats)).map((l) => ({ price_sats: l.price_sats, depth: l.depth, listings: byPrice.get(l.price_sats)! }));
     return {
       asks,
-      fills,
-      listings_truncated: found.length > BOOK_LEVELS || levels.some((l) => l.depth > BOOK_LISTINGS_PER_LEVEL),
+      fills: snap.fills,
+      listings_truncated: snap.levels.length > BOOK_LEVELS || levels.some((l) => l.depth > BOOK_LISTINGS_PER_LEVEL),
       ...offers,
     };
   }

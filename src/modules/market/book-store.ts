@@ -1,6 +1,9 @@
 /**
  * SQL of the collection order book. Every query is bounded and index-driven, so the cost
- * follows what the book shows, never the whole market nor the whole collection:
+ * follows what the book shows, never the whole market nor the whole collection. The book's reads
+ * go to the database as ONE statement (`snapshot`: each read a subquery of its own, the small
+ * ones as JSON arrays): on PostgreSQL every statement is a round trip whose socket write alone
+ * cost more than its query, seven of them most of the book's time.
  *
  * - levels: read from `book_ask_levels` (each level's entry count, kept by the database's
  *   triggers: book-tables.ts, migrations 016 and 025), cheapest first, minus the level's entries
@@ -8,10 +11,11 @@
  *   most `levels + 1` of them (the extra one only says "truncated"). Expiry is filtered here, at
  *   read time, as everywhere.
  * - listings, the first `perLevel` of each shown level in book order (price, oldest first, id):
- *   one ordered range of `book_ask_top` (each level's first entries with every public column,
- *   kept by the same triggers). A level whose kept rows cannot cover it (some expired, or more
- *   asked than kept) is read from `book_asks` instead: per-level ranges that each stop after
- *   `perLevel`, then the rows by id.
+ *   one ordered range of `book_ask_top` (each level's first entries with their public row as
+ *   JSON text, kept by the same triggers: migration 027), up to the last of the first levels
+ *   kept in `book_ask_levels`. A level whose kept rows cannot cover it (some expired, or more
+ *   asked than kept, or a level past that range because earlier ones expired whole) is read from
+ *   `book_asks` instead: per-level ranges that each stop after `perLevel`, then the rows by id.
  * - fills: the most recent non-dropped fills of the member assets.
  */
 import { sql, SqliteAdapter } from 'kysely';
@@ -19,7 +23,9 @@ import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Db } from '../../store/db.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
+import { ROW_FIELDS } from '../../store/migrations/027_book_ask_row_json.js';
 import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, mediaKindOf, type BookListing, type Fill } from './public-rows.js';
+import { offerQueries, type OfferRows } from './book-offers.js';
 import './book-tables.js';
 
 export interface Level {
@@ -33,38 +39,102 @@ const CHUNK = 500;
 const bookOrder = (a: BookListing, b: BookListing) =>
   a.price_sats - b.price_sats || a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** Where each field sits in a kept row's JSON array (migration 027); integers arrive as numbers. */
+const at = (field: keyof BookListing) => ROW_FIELDS.findIndex(([f]) => f === field);
+const [ID, ASSET, LONGNAME, SELLER, TXID, VOUT, QUANTITY, PRICE, CREATED, SUBTYPE, MEDIA, EXPIRES] = (
+  ['id', 'asset', 'asset_longname', 'seller', 'utxo_txid', 'utxo_vout', 'quantity_raw', 'price_sats', 'created_at', 'protocol_subtype', 'media_kind', 'expires_at'] as const
+).map(at) as [number, number, number, number, number, number, number, number, number, number, number, number];
+const listingOfRow = (r: any[]): BookListing => ({
+  id: r[ID],
+  asset: r[ASSET],
+  asset_longname: r[LONGNAME],
+  seller: r[SELLER],
+  utxo_txid: r[TXID],
+  utxo_vout: r[VOUT],
+  quantity_raw: r[QUANTITY],
+  price_sats: r[PRICE],
+  created_at: r[CREATED],
+  protocol_subtype: r[SUBTYPE],
+  media_kind: mediaKindOf(r[MEDIA]),
+  expires_at: r[EXPIRES],
+});
+
+/** What the book reads, from one statement (BookStore.snapshot). */
+export interface BookSnapshot {
+  exists: boolean;
+  /** The first `levels + 1` live levels (the extra one only says "truncated"). */
+  levels: Level[];
+  /** The live kept rows of the first `levels` kept levels, in book order. */
+  kept: BookListing[];
+  fills: Fill[];
+  bids: OfferRows;
+}
+
+/** A JSON array column: PostgreSQL's driver parses json itself, SQLite hands over the text. */
+const arrayOf = <T>(v: unknown): T[] => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as T[];
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
 export class BookStore {
   constructor(readonly db: Db) {}
 
-  async collectionExists(slug: string): Promise<boolean> {
-    return (await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst()) !== undefined;
+  /**
+   * Every read of the book in one statement: whether the collection exists, its first `levels`
+   * ask levels (+ 1), their kept rows, its recent `fills`, and the bid side's walks
+   * (book-offers.ts). Each subquery is the bounded, index-driven read it would be alone.
+   */
+  async snapshot(slug: string, now: number, levels: number, fills: number): Promise<BookSnapshot> {
+    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
+    const bids = offerQueries(this.db, slug, now);
+    const row = await this.db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('collections').select('slug').where('slug', '=', slug).as('found'),
+        jsonArrayFrom(this.levelsQuery(slug, now, levels + 1)).as('levels'),
+        this.keptText(slug, now, levels).as('kept'),
+        jsonArrayFrom(this.fillsQuery(slug, fills)).as('fills'),
+        jsonArrayFrom(bids.levels).as('bid_levels'),
+        jsonArrayFrom(bids.picked).as('bids'),
+        bids.topCollection.as('top_collection'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      exists: row.found !== null,
+      levels: arrayOf<{ price_sats: number; depth: number }>(row.levels).map((l) => ({ price_sats: Number(l.price_sats), depth: Number(l.depth) })),
+      kept: keptRowsOf(row.kept),
+      fills: arrayOf<Parameters<typeof fillRow>[0]>(row.fills).map(fillRow),
+      bids: { levels: arrayOf(row.bid_levels), picked: arrayOf(row.bids), topCollection: num(row.top_collection) },
+    };
   }
 
   /** Price levels of live asks, cheapest first; at most `limit` of them. */
   async levels(slug: string, now: number, limit: number): Promise<Level[]> {
-    const { rows } = await sql<{ price_sats: number | string; depth: number | string }>`
-      SELECT price_sats, depth FROM (
-        SELECT lv.price_sats, lv.depth - (
-          SELECT count(*) FROM book_asks b WHERE b.collection_slug = lv.collection_slug AND b.price_sats = lv.price_sats AND b.expires_at <= ${now}
-        ) AS depth
-        FROM book_ask_levels lv WHERE lv.collection_slug = ${slug}
-      ) x WHERE depth > 0 ORDER BY price_sats LIMIT ${limit}`.execute(this.db);
+    const rows = await this.levelsQuery(slug, now, limit).execute();
     return rows.map((r) => ({ price_sats: Number(r.price_sats), depth: Number(r.depth) }));
   }
 
+  private levelsQuery(slug: string, now: number, limit: number) {
+    const counted = this.db
+      .selectFrom('book_ask_levels as lv')
+      .select([
+        'lv.price_sats',
+        sql<number>`lv.depth - (SELECT count(*) FROM book_asks b WHERE b.collection_slug = lv.collection_slug AND b.price_sats = lv.price_sats AND b.expires_at <= ${now})`.as('depth'),
+      ])
+      .where('lv.collection_slug', '=', slug);
+    return this.db.selectFrom(counted.as('x')).select(['x.price_sats', 'x.depth']).where('x.depth', '>', 0).orderBy('x.price_sats').limit(limit);
+  }
+
   /**
-   * The first `perLevel` live listings of each level, in book order: the kept rows of
-   * `book_ask_top`, and `book_asks` for any level they do not cover. `kept` false reads every
-   * level from `book_asks` (tests compare the two).
+   * The first `perLevel` live listings of each level, in book order: the `kept` rows (the
+   * snapshot's), and `book_asks` for any level they do not cover. `kept` null reads every level
+   * from `book_asks` (tests compare the two).
    */
-  async firstOfEachLevel(slug: string, now: number, levels: readonly Level[], perLevel: number, kept = true): Promise<BookListing[]> {
+  async firstOfEachLevel(slug: string, now: number, levels: readonly Level[], perLevel: number, kept: readonly BookListing[] | null): Promise<BookListing[]> {
     if (levels.length === 0) return [];
     const out: BookListing[] = [];
     let missing: Level[] = [...levels];
     if (kept && perLevel <= TOP) {
       const shown = new Map(levels.map((l) => [l.price_sats, l.depth]));
       const found = new Map<number, BookListing[]>();
-      for (const l of await this.keptRows(slug, now, levels[0]!.price_sats, levels.at(-1)!.price_sats)) {
+      for (const l of kept) {
         const level = found.get(l.price_sats);
         if (level) level.push(l);
         else found.set(l.price_sats, [l]);
@@ -94,28 +164,27 @@ export class BookStore {
   }
 
   /**
-   * The kept rows of the levels from `from` to `to` sats that are live now, in book order. The
-   * database hands them over as one JSON array (built in SQL, parsed once here): a thousand rows
-   * cost half as much as when the driver makes an object of each.
+   * The live kept rows of the collection's first `levels` kept levels, in book order, as one
+   * text: each kept row holds its public row as JSON text (migration 027), so the database only
+   * joins ready text in order and the driver hands over one string (keptRowsOf parses it):
+   * building an object per row, in SQL or in the driver, cost more than the rest of the book.
+   * string_agg: PostgreSQL, and SQLite since 3.44 (better-sqlite3 bundles its own). Its input is
+   * the index range in order; SQLite would sort again (a temp b-tree over the text) for an ORDER
+   * BY inside the aggregate, so keptRowsOf checks the order instead.
    */
-  private async keptRows(slug: string, now: number, from: number, to: number): Promise<BookListing[]> {
-    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
-    const kept = this.db
-      .selectFrom('book_ask_top as t')
-      .select(['t.listing_id as id', 't.asset', 't.asset_longname', 't.seller', 't.utxo_txid', 't.utxo_vout', 't.quantity_raw', 't.price_sats', 't.created_at', 't.protocol_subtype', 't.media_kind', 't.expires_at'])
-      .where('t.collection_slug', '=', slug)
-      .where('t.price_sats', '>=', from)
-      .where('t.price_sats', '<=', to)
-      .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
-      .orderBy('t.price_sats')
-      .orderBy('t.created_at')
-      .orderBy('t.listing_id');
-    const row = await this.db.selectNoFrom(jsonArrayFrom(kept).as('rows')).executeTakeFirstOrThrow();
-    // Already the public row's shape and types (the columns are the row's; integers arrive as numbers).
-    const rows = (typeof row.rows === 'string' ? JSON.parse(row.rows) : row.rows) as BookListing[];
-    for (const r of rows) r.media_kind = mediaKindOf(r.media_kind);
-    // Neither aggregate promises to keep its input's order (both do in practice): checked, sorted if not.
-    return rows.every((r, i) => i === 0 || bookOrder(rows[i - 1]!, r) < 0) ? rows : rows.sort(bookOrder);
+  private keptText(slug: string, now: number, levels: number) {
+    // The levels first, then their kept rows: an index range per level on both backends (a price
+    // bound computed in the statement left PostgreSQL guessing, and scanning the table). CROSS
+    // JOIN makes SQLite keep that loop order; PostgreSQL plans it as any inner join.
+    return sql<string | null>`(
+      SELECT string_agg(x.row_json, ',') FROM (
+        SELECT t.row_json
+        FROM (SELECT lv.price_sats FROM book_ask_levels lv WHERE lv.collection_slug = ${slug} ORDER BY lv.price_sats LIMIT ${levels}) y
+        CROSS JOIN book_ask_top t
+        WHERE t.collection_slug = ${slug} AND t.price_sats = y.price_sats AND (t.expires_at IS NULL OR t.expires_at > ${now})
+        ORDER BY t.price_sats, t.created_at, t.listing_id
+      ) x
+    )`;
   }
 
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {
@@ -140,16 +209,22 @@ export class BookStore {
   }
 
   /** The most recent fills of the member assets, pending and confirmed (dropped never shows). */
-  async recentFills(slug: string, limit: number): Promise<Fill[]> {
-    const rows = await this.db
+  private fillsQuery(slug: string, limit: number) {
+    return this.db
       .selectFrom('fills as f')
       .select(FILL_COLUMNS)
       .where('f.state', 'in', ['pending', 'confirmed'])
       .where((eb) => eb.exists(eb.selectFrom('catalog_assets as ca').select(sql.lit(1).as('one')).whereRef('ca.asset', '=', 'f.asset').where('ca.collection_slug', '=', slug)))
       .orderBy('f.broadcast_at', 'desc')
       .orderBy('f.id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(fillRow);
+      .limit(limit);
   }
+}
+
+/** The kept rows' text (BookStore.keptText) as public rows, in book order. */
+function keptRowsOf(text: unknown): BookListing[] {
+  if (typeof text !== 'string' || text === '') return [];
+  const out = (JSON.parse(`[${text}]`) as unknown[][]).map(listingOfRow);
+  // Neither aggregate promises to keep its input's order (both do in practice): checked, sorted if not.
+  return out.every((r, i) => i === 0 || bookOrder(out[i - 1]!, r) < 0) ? out : out.sort(bookOrder);
 }

@@ -41,6 +41,8 @@ export interface BookTables {
     asset_longname: string | null;
     media_kind: string | null;
     protocol_subtype: ListingSubtype;
+    /** The public row (BookListing) as JSON text, written by triggers with the row (migration 027). */
+    row_json: string | null;
   };
 }
 

@@ -45,13 +45,20 @@ export class OfferTargetsService {
     const normalized = normalizeTarget({ scope: 'collection', collection: slug, ...filters });
     if (!normalized.ok) throw invalid(normalized.error, { field: `query.${normalized.field}` });
     const target = normalized.target;
-    if (!(await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst())) throw notFound('collection');
+    // The reads go side by side (on PostgreSQL on separate pool connections); an unknown slug
+    // finds no rows in them, and is answered 404 all the same.
+    const exists = this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst();
+    const known = async <T>(reads: Promise<T>): Promise<T> => {
+      const [found, out] = await Promise.all([exists, reads]);
+      if (!found) throw notFound('collection');
+      return out;
+    };
 
     // A target without trait filters reaches every member (matchesTarget holds for each of its
     // rows by definition), so the rows need not be loaded to be counted.
     if (target.kind === 'collection') {
-      const { n } = await this.db.selectFrom('catalog_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('collection_slug', '=', slug).executeTakeFirstOrThrow();
-      const rows = await this.listed(slug, null, limit);
+      const count = this.db.selectFrom('catalog_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('collection_slug', '=', slug).executeTakeFirstOrThrow();
+      const [{ n }, rows] = await known(Promise.all([count, this.listed(slug, null, limit)]));
       return { result: rows, result_count: rows.length, matching_assets: Number(n) };
     }
     // Without an artist filter the predicate is a few integer comparisons on the membership row:
@@ -60,10 +67,11 @@ export class OfferTargetsService {
     // collection. The artist's ASCII-only case folding is not the same SQL on both backends, so
     // with an artist the members are matched here and the matched assets named.
     if (target.artist === null) {
-      const counted = await traitFilter(this.db.selectFrom('catalog_assets as ca').select((eb) => eb.fn.countAll<number>().as('n')).where('ca.collection_slug', '=', slug), target).executeTakeFirstOrThrow();
-      const rows = await this.listed(slug, null, limit, target);
+      const count = traitFilter(this.db.selectFrom('catalog_assets as ca').select((eb) => eb.fn.countAll<number>().as('n')).where('ca.collection_slug', '=', slug), target).executeTakeFirstOrThrow();
+      const [counted, rows] = await known(Promise.all([count, this.listed(slug, null, limit, target)]));
       return { result: rows, result_count: rows.length, matching_assets: Number(counted.n) };
     }
+    await known(Promise.resolve());
     const members = await collectionMembers(this.db, slug);
     const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
     const rows = await this.listedAmong(slug, matched, limit);

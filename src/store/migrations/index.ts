@@ -25,6 +25,8 @@ import * as m023 from './023_listing_exposure.js';
 import * as m024 from './024_cosigned_listings.js';
 import * as m025 from './025_book_ask_levels.js';
 import * as m026 from './026_webhook_lease_epoch.js';
+import * as m027 from './027_book_ask_row_json.js';
+import * as m028 from './028_catalog_traits.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +56,6 @@ export const migrations: Record<string, Migration> = {
   '024_cosigned_listings': m024,
   '025_book_ask_levels': m025,
   '026_webhook_lease_epoch': m026,
+  '027_book_ask_row_json': m027,
+  '028_catalog_traits': m028,
 };
