@@ -10,6 +10,8 @@ import { freshnessHooks } from './http/freshness.js';
 import { CacheFrontDoor, requestIdOf } from './http/cache-front-door.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
+import { LazySchemas } from './http/lazy-schemas.js';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
 import { Metrics } from './http/metrics.js';
 import { ApiError } from './http/errors.js';
@@ -22,6 +24,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
   const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
   const metrics = new Metrics(ctx, () => door.hits);
+  const schemas = new LazySchemas();
   const app = Fastify({
     loggerInstance: ctx.logger,
     // The same node:http server Fastify would make (its timeouts: without them Node's 5 s keep-alive
@@ -40,7 +43,13 @@ export async function buildApp(ctx: Context): Promise<App> {
     trustProxy: (_addr: string, hop: number) => hop < ctx.config.TRUST_PROXY_HOPS,
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // Fastify's Ajv compiler, plus the rules no schema keyword states (finite numbers, canonical query integers).
-    schemaController: { compilersFactory: { buildValidator: strictValidatorFactory() } },
+    // Compiled on a route's first request (http/lazy-schemas.ts); `serve` compiles the rest before listening.
+    schemaController: {
+      compilersFactory: {
+        buildValidator: schemas.validators(strictValidatorFactory() as never) as never,
+        buildSerializer: schemas.serializers(SerializerSelector() as never) as never,
+      },
+    },
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -57,6 +66,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('metrics', metrics);
+  app.decorate('compileSchemas', () => schemas.compileAll());
   installErrorHandling(app);
   // Only JSON is a request body here; anything else is a client mistake (400), not a 415.
   app.removeContentTypeParser('text/plain');

@@ -79,6 +79,9 @@ async function serve(config: Config): Promise<void> {
     const { seedDemoMarket } = await import('../demo/seed.js');
     await seedDemoMarket(ctx, ctx.devnet);
   }
+  // Every route's schemas compiled before the first request (see http/lazy-schemas.ts).
+  await app.ready();
+  app.compileSchemas();
   await app.listen({ port: config.PORT, host: config.HOST });
   ctx.logger.info({ chain: config.CHAIN, network: config.NETWORK, store: ctx.store.dialect }, 'marketplace API listening');
   const { startupBanner } = await import('./banner.js');

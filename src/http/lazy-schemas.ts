@@ -1,0 +1,72 @@
+/**
+ * Route schemas compiled on first use instead of at boot. Fastify compiles every route's
+ * validators and response serializers when the app becomes ready: for this API about two seconds
+ * of CPU (fast-json-stringify builds an Ajv of its own for every response schema with a union),
+ * paid by every process that builds the app — each test file, each instance started. A route
+ * compiles what it needs on its first request instead, and `compileAll()` compiles whatever has
+ * not been yet: `serve` calls it before listening (the first requests are not slowed, and a schema
+ * that cannot compile stops the start, not a request), and a test calls it so every route's
+ * schemas are proved to compile.
+ */
+type Compiled = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+type RouteCompiler = (route: unknown) => Compiled;
+type CompilerFactory = (externalSchemas: unknown, options: unknown) => RouteCompiler;
+
+export class LazySchemas {
+  private readonly pending = new Set<() => void>();
+
+  /** Wraps a validator compiler factory (Fastify's `buildValidator`). */
+  validators(base: CompilerFactory): CompilerFactory {
+    return (externalSchemas, options) => {
+      const build = base(externalSchemas, options);
+      return (route) => {
+        let inner: Compiled | undefined;
+        const compile = () => (inner ??= build(route));
+        this.pending.add(compile);
+        const lazy: Compiled = (data, ctx) => {
+          const v = inner ?? compile();
+          this.pending.delete(compile);
+          const ok = v(data, ctx);
+          lazy.errors = v.errors;
+          return ok;
+        };
+        // Fastify passes the parent object (so Ajv may coerce or default a root value) only to a
+        // validator with a schemaEnv; before compiling it cannot be known, and passing it always is harmless.
+        lazy.schemaEnv = true;
+        return lazy;
+      };
+    };
+  }
+
+  /** Wraps a serializer compiler factory (Fastify's `buildSerializer`). */
+  serializers(base: CompilerFactory): CompilerFactory {
+    return (externalSchemas, options) => {
+      const build = base(externalSchemas, options);
+      return (route) => {
+        let inner: Compiled | undefined;
+        const compile = () => (inner ??= build(route));
+        this.pending.add(compile);
+        return (data: unknown) => {
+          const s = inner ?? compile();
+          this.pending.delete(compile);
+          return s(data);
+        };
+      };
+    };
+  }
+
+  /** Compiles every schema not compiled yet; the number compiled. */
+  compileAll(): number {
+    const all = [...this.pending];
+    this.pending.clear();
+    for (const compile of all) compile();
+    return all.length;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Compiles every route schema not compiled yet (LazySchemas.compileAll); the number compiled. */
+    compileSchemas(): number;
+  }
+}
