@@ -33,12 +33,7 @@ function run(label, list, env) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', '--test-reporter-destination=stdout',
-        // FILE_TIMES_OUT=path: each file's wall time, merged into that JSON file (scripts/file-times.mjs).
-        ...(process.env.FILE_TIMES_OUT ? ['--test-reporter=./scripts/file-times.mjs', '--test-reporter-destination=stdout'] : []),
-        ...list,
-      ],
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...list],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const chunks = [];
