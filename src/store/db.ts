@@ -10,6 +10,7 @@ import { KeyedLock } from './keyed-lock.js';
 import type { DatabaseSchema } from './schema.js';
 import { hookTransactions } from './tx-hooks.js';
 import { pgListen, type Unlisten } from './pg-listen.js';
+import { PreparingClient } from './pg-prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -83,7 +84,7 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     await admin.end();
   }
   const poolOf = (connectionString: string) =>
-    new pg.Pool({ connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema}` });
+    new pg.Pool({ Client: PreparingClient, connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema}` });
   const pool = poolOf(url);
   // Fail fast on an unreachable server instead of at the first request.
   const client = await pool.connect();
