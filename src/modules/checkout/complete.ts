@@ -26,7 +26,7 @@ import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../fills/ledger.js';
-import { claimListings } from '../listings/lifecycle.js';
+import { claimListing } from '../listings/lifecycle.js';
 import { operationView, type OperationView } from './view.js';
 
 const changed = (l: QuoteLine, why: string) =>
@@ -111,10 +111,13 @@ export class CheckoutCompletion {
   private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<string> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
-      for (const line of lines) checkUnchanged(line, rows.get(line.listing_id), now);
-      const claimed = new Map((await claimListings(tx, lines.map((l) => ({ id: l.listing_id, version: l.version })), now)).map((c) => [c.id, c.version]));
-      const lost = lines.find((l) => claimed.get(l.listing_id) !== l.version);
-      if (lost) throw changed(lost, 'was claimed or changed');
+      // Claimed one by one, each by its primary key (one UPDATE over an id list lets SQLite pick the
+      // state-and-expiry index instead and walk every live listing of the market), in id order, so
+      // two carts sharing listings lock them in the same order.
+      for (const line of [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id))) {
+        checkUnchanged(line, rows.get(line.listing_id), now);
+        if (!(await claimListing(tx, line.listing_id, line.version, now))) throw changed(line, 'was claimed or changed');
+      }
       // An older quote of the same cart can be byte for byte a transaction already journaled and
       // released: the journal holds one settlement per txid, so it cannot settle as quoted.
       if (await this.ctx.journal.byTxid(tx, txid)) {

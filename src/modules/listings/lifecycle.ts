@@ -64,23 +64,21 @@ export async function setListingUtxoHeight(tx: Tx, l: ListingRow, height: number
 }
 
 /**
- * active → reserved for a signed cart, in one statement: every listing that is active and
- * unexpired is reserved, and its id comes back with its version. The caller claims all or none:
- * a listing missing from the answer, or at another version than the signer saw (a reprice
- * between the quote and now), means the cart cannot settle as signed, and it rolls back its
- * transaction, this update included. PostgreSQL walks the primary key for an IN list in key
- * order, so two carts sharing listings lock them in the same order.
+ * active → reserved for a signed settlement, guarded by the version the signer
+ * saw and the market expiry. False when another claim won, the seller repriced
+ * or delisted, or it expired: the caller refuses with 409.
  */
-export async function claimListings(tx: Tx, wanted: ReadonlyArray<{ id: string; version: number }>, at: number): Promise<{ id: string; version: number }[]> {
-  if (!wanted.length) return [];
-  return tx
-    .updateTable('listings')
-    .set({ state: 'reserved', updated_at: at })
-    .where('id', 'in', wanted.map((w) => w.id).sort())
-    .where('state', '=', 'active')
-    .where('expires_at', '>', at)
-    .returning(['id', 'version'])
-    .execute();
+export async function claimListing(tx: Tx, id: string, version: number, at: number): Promise<boolean> {
+  return changed(
+    await tx
+      .updateTable('listings')
+      .set({ state: 'reserved', updated_at: at })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('version', '=', version)
+      .where('expires_at', '>', at)
+      .executeTakeFirst(),
+  );
 }
 
 /**
