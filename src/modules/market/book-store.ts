@@ -178,14 +178,16 @@ export class BookStore {
   private keptText(slug: string, now: number, levels: number) {
     // The levels first, then their kept rows: an index range per level on both backends (a price
     // bound computed in the statement left PostgreSQL guessing, and scanning the table). CROSS
-    // JOIN makes SQLite keep that loop order; PostgreSQL plans it as any inner join.
+    // JOIN makes SQLite keep that loop order; PostgreSQL plans it as any inner join. No ORDER BY:
+    // levels in price order, each read along the primary key (price, created_at, listing_id), come
+    // out in book order already, and sorting them again was a tenth of PostgreSQL's read; the
+    // order is checked where the text is parsed (keptRowsOf) and sorted there if it ever is not.
     return sql<string | null>`(
       SELECT string_agg(x.row_json, ',') FROM (
         SELECT t.row_json
         FROM (SELECT lv.price_sats FROM book_ask_levels lv WHERE lv.collection_slug = ${slug} ORDER BY lv.price_sats LIMIT ${levels}) y
         CROSS JOIN book_ask_top t
         WHERE t.collection_slug = ${slug} AND t.price_sats = y.price_sats AND (t.expires_at IS NULL OR t.expires_at > ${now})
-        ORDER BY t.price_sats, t.created_at, t.listing_id
       ) x
     )`;
   }
