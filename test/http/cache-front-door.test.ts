@@ -9,9 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { tableChain } from '../helpers/chain.js';
 import http from 'node:http';
-import fc from 'fast-check';
-import net from 'node:net';
-import { CacheFrontDoor, JOIN_BODY_MAX, etagMatches, etagOf, rawHeader } from '../../src/http/cache-front-door.js';
+import { CacheFrontDoor, JOIN_BODY_MAX, etagMatches, etagOf } from '../../src/http/cache-front-door.js';
 import { MemoryResponseCache } from '../../src/http/response-cache.js';
 
 const fake = tableChain({ fees: { fastest: 25.04, half_hour: 12, hour: 8.01, economy: 2, minimum: 1 }, xcpFee: '50000000' });
@@ -200,20 +198,4 @@ test('etagMatches: star, lists and weak forms', () => {
   assert.ok(etagMatches('"b", W/"a"', '"a"'));
   assert.ok(!etagMatches('"b"', '"a"'));
   assert.ok(!etagMatches(undefined, '"a"'));
-});
-
-test('rawHeader reads a header from rawHeaders as req.headers has it: any case, repeats joined', () => {
-  const names = ['x-request-id', 'if-none-match', 'origin'];
-  const headerName = fc.constantFrom(...names, 'X-Request-ID', 'If-None-Match', 'ORIGIN', 'x-request-ie', 'host', 'accept');
-  const value = fc.stringMatching(/^[ -~]{0,12}$/);
-  fc.assert(
-    fc.property(fc.array(fc.tuple(headerName, value), { maxLength: 8 }), (pairs) => {
-      const raw = pairs.flat();
-      // What Node's parser builds for req.headers from the same raw list.
-      const req = new http.IncomingMessage(new net.Socket());
-      (req as unknown as { _addHeaderLines(h: string[], n: number): void })._addHeaderLines(raw, raw.length);
-      for (const n of names) assert.equal(rawHeader(raw, n), req.headers[n], `${n} of ${JSON.stringify(raw)}`);
-    }),
-    { numRuns: 500 },
-  );
 });
