@@ -15,17 +15,35 @@ type CompilerFactory = (externalSchemas: unknown, options: unknown) => RouteComp
 export class LazySchemas {
   private readonly pending = new Set<() => void>();
 
-  /** Wraps a validator compiler factory (Fastify's `buildValidator`). */
-  validators(base: CompilerFactory): CompilerFactory {
+  /**
+   * A factory whose route compilers each return a thunk: the route's compiled function, built on
+   * its first call and then kept (and off the pending list).
+   */
+  private deferred(base: CompilerFactory): (externalSchemas: unknown, options: unknown) => (route: unknown) => () => Compiled {
     return (externalSchemas, options) => {
       const build = base(externalSchemas, options);
       return (route) => {
         let inner: Compiled | undefined;
         const compile = () => (inner ??= build(route));
         this.pending.add(compile);
-        const lazy: Compiled = (data, ctx) => {
-          const v = inner ?? compile();
+        return () => {
+          if (inner) return inner;
           this.pending.delete(compile);
+          return compile();
+        };
+      };
+    };
+  }
+
+  /** Wraps a validator compiler factory (Fastify's `buildValidator`). */
+  validators(base: CompilerFactory): CompilerFactory {
+    const deferred = this.deferred(base);
+    return (externalSchemas, options) => {
+      const routeCompiler = deferred(externalSchemas, options);
+      return (route) => {
+        const compiled = routeCompiler(route);
+        const lazy: Compiled = (data, ctx) => {
+          const v = compiled();
           const ok = v(data, ctx);
           lazy.errors = v.errors;
           return ok;
@@ -40,17 +58,12 @@ export class LazySchemas {
 
   /** Wraps a serializer compiler factory (Fastify's `buildSerializer`). */
   serializers(base: CompilerFactory): CompilerFactory {
+    const deferred = this.deferred(base);
     return (externalSchemas, options) => {
-      const build = base(externalSchemas, options);
+      const routeCompiler = deferred(externalSchemas, options);
       return (route) => {
-        let inner: Compiled | undefined;
-        const compile = () => (inner ??= build(route));
-        this.pending.add(compile);
-        return (data: unknown) => {
-          const s = inner ?? compile();
-          this.pending.delete(compile);
-          return s(data);
-        };
+        const compiled = routeCompiler(route);
+        return (data: unknown) => compiled()(data);
       };
     };
   }
