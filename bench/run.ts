@@ -20,6 +20,7 @@ import { bootstrap } from '../src/bootstrap.js';
 import { buildApp } from '../src/app.js';
 import { startBaseline, startBare } from './baseline.js';
 import { load, printTable, say, type LoadResult } from './http-load.js';
+import { remoteLoader, type RemoteLoader, type RemoteLoadResult } from './remote-load.js';
 import { signatureFigures, verificationBenchmarks } from './verify.js';
 import { marketScenarios } from './market.js';
 import { time } from './book.js';
@@ -71,7 +72,9 @@ async function main() {
   //    so the gap to it is the door's own work and not the bytes it sends.
   // Alternated twice, the better of each kept, so a neighbour's burst on this shared machine does
   // not pick the winner.
-  const pair = async (label: string, url: string) => {
+  // Then, for the small body, the same three servers' CPU per answer with the load generator in a
+  // process of its own (remote-load.ts): the servers' work alone, not the client's parsing.
+  const pair = async (label: string, url: string, remote?: RemoteLoader) => {
     const first = await fetch(url);
     const body = await first.text();
     const hit = await fetch(url);
@@ -92,13 +95,30 @@ async function main() {
       }
       runs.cached.push(await load(`GET ${label}, cache hit`, { url, seconds: SECONDS }));
     }
+    const served: Record<'spec' | 'minimal' | 'same' | 'cached', RemoteLoadResult[]> = { spec: [], minimal: [], same: [], cached: [] };
+    for (let k = 0; remote && k < 2; k++) {
+      for (const kind of ['spec', 'minimal', 'same'] as const) {
+        served[kind].push(await remote.load(`bare node:http, ${names[kind]}, client in its own process`, bares[kind].url, SECONDS));
+      }
+      served.cached.push(await remote.load(`GET ${label}, cache hit, client in its own process`, url, SECONDS));
+    }
     for (const b of Object.values(bares)) await b.close();
     // The better of each: the higher rate, and the lower CPU per request.
     const best = (rs: LoadResult[]) => ({ ...rs.reduce((a, b) => (b.rps > a.rps ? b : a)), cpuUs: Math.min(...rs.map((r) => r.cpuUs)) });
-    return { bare: best(runs.spec), minimal: best(runs.minimal), same: best(runs.same), cached: best(runs.cached), bytes: Buffer.byteLength(body) };
+    const leanest = (rs: RemoteLoadResult[]) => (rs.length ? rs.reduce((a, b) => (b.serverCpuUs < a.serverCpuUs ? b : a)) : undefined);
+    return {
+      bare: best(runs.spec),
+      minimal: best(runs.minimal),
+      same: best(runs.same),
+      cached: best(runs.cached),
+      served: { spec: leanest(served.spec), minimal: leanest(served.minimal), same: leanest(served.same), cached: leanest(served.cached) },
+      bytes: Buffer.byteLength(body),
+    };
   };
   const ratio = (a: LoadResult, b: LoadResult) => Math.round((a.rps / b.rps) * 1000) / 1000;
-  const small = await pair('/v1/fee-rate', `${api}/v1/fee-rate`);
+  const remote = await remoteLoader();
+  const small = await pair('/v1/fee-rate', `${api}/v1/fee-rate`, remote);
+  remote.close();
   const big = await pair('the 10,000-listing book', market.scenarios[0]!.url);
   rows.push(small.bare, small.minimal, small.same, small.cached, big.bare, big.minimal, big.same, big.cached);
   figures.bare_json_rps = base.rps;
@@ -125,6 +145,17 @@ async function main() {
   figures.book_cached_vs_bare_same_headers = ratio(big.cached, big.same);
   figures.book_cached_bytes = big.bytes;
   figures.cached_read_errors = small.cached.errors + small.cached.non2xx + big.cached.errors + big.cached.non2xx;
+  // The servers' CPU per answer alone (bare ÷ cached), the load generator in its own process.
+  const sv = small.served;
+  if (sv.spec && sv.minimal && sv.same && sv.cached) {
+    const serverRatio = (bare: RemoteLoadResult) => Math.round((bare.serverCpuUs / sv.cached!.serverCpuUs) * 1000) / 1000;
+    figures.cached_read_server_cpu_us = sv.cached.serverCpuUs;
+    figures.bare_same_bytes_server_cpu_us = sv.spec.serverCpuUs;
+    figures.cached_vs_bare_server_cpu = serverRatio(sv.spec);
+    figures.cached_vs_bare_minimal_server_cpu = serverRatio(sv.minimal);
+    figures.cached_vs_bare_same_headers_server_cpu = serverRatio(sv.same);
+    figures.cached_read_remote_errors = sv.cached.errors + sv.cached.non2xx;
+  }
   printTable(
     rows.map((r) => ({
       scenario: r.name,
@@ -137,6 +168,21 @@ async function main() {
       errors: r.errors,
     })),
   );
+  const servedRows = [sv.spec, sv.minimal, sv.same, sv.cached].filter((r) => r !== undefined);
+  if (servedRows.length) {
+    say.line('\n# The same cache hit and bare servers, the load generator in a process of its own (server CPU per answer)\n');
+    printTable(
+      servedRows.map((r) => ({
+        scenario: r.name,
+        'req/s': r.rps,
+        'server cpu µs each': r.serverCpuUs,
+        'server busy (cores)': r.serverBusy,
+        'client cpu µs each': r.clientCpuUs,
+        'non-2xx': r.non2xx,
+        errors: r.errors,
+      })),
+    );
+  }
 
   say.line('\n# Market reads without the cache (in-process, sequential)\n');
   printTable(market.uncached.map((t) => ({ build: t.name, 'per second': t.per_second, 'p50 ms': t.p50, 'p99 ms': t.p99, 'cpu ms each': t.cpu_ms })));

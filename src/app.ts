@@ -7,7 +7,8 @@ import { BODY_LIMIT, type App } from './http/app-type.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
-import { CacheFrontDoor, requestIdOf } from './http/cache-front-door.js';
+import { CacheFrontDoor } from './http/cache-front-door.js';
+import { RequestIds } from './http/request-ids.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
 import { LazySchemas } from './http/lazy-schemas.js';
@@ -22,7 +23,8 @@ export { BODY_LIMIT } from './http/app-type.js';
 /** Builds the HTTP app from a Context. Listening is the caller's business. */
 export async function buildApp(ctx: Context): Promise<App> {
   // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
-  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ctx.config.CACHE_HIT_LOG_EVERY);
+  const ids = new RequestIds();
+  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ids, ctx.config.CACHE_HIT_LOG_EVERY);
   const metrics = new Metrics(ctx, () => door.hits);
   const schemas = new LazySchemas();
   const app = Fastify({
@@ -41,7 +43,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     bodyLimit: BODY_LIMIT,
     // Trust exactly the configured number of proxy hops for X-Forwarded-For (per-IP limits depend on it).
     trustProxy: (_addr: string, hop: number) => hop < ctx.config.TRUST_PROXY_HOPS,
-    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
+    genReqId: (req) => ids.of(req.headers['x-request-id']),
     // Fastify's Ajv compiler, plus the rules no schema keyword states (finite numbers, canonical query integers).
     // Compiled on a route's first request (http/lazy-schemas.ts); `serve` compiles the rest before listening.
     schemaController: {

@@ -14,19 +14,14 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
+import type { RequestIds } from './request-ids.js';
 
 const MAX_URLS = 20_000;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** What @fastify/cors (origin: true) exposes; kept equal by test/http/cache-front-door.test.ts. */
 const EXPOSED = 'x-request-id, retry-after';
 
 export interface HitLog {
   info(obj: object, msg: string): void;
-}
-
-/** The caller's x-request-id when it is a sane token, else a new one (every response carries one). */
-export function requestIdOf(given: string | string[] | undefined): string {
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
 }
 
 /** Strong ETag of a body: the same bytes always give the same tag, on every instance. */
@@ -62,7 +57,11 @@ interface Wire {
   /** The age and max-age the header blocks below were made for. */
   age: number;
   maxAge: number;
-  /** [name, value, …] of a 200 without the per-request headers, and of a 304 (no content headers). */
+  /**
+   * [name, value, …] of a 200, and of a 304 (no content headers), each ending with
+   * `x-request-id` and a slot for its value: `send` writes the request's id into the slot and
+   * hands the array to `writeHead`, which reads it before returning, so a hit allocates no list.
+   */
   head: string[];
   head304: string[];
 }
@@ -78,6 +77,7 @@ export class CacheFrontDoor {
     private readonly cache: ResponseCache,
     private readonly now: () => number,
     private readonly log: HitLog,
+    private readonly ids: RequestIds,
     /** Log one cache hit in every `logEvery` at info (0: none). */
     private readonly logEvery = 0,
   ) {}
@@ -114,11 +114,14 @@ export class CacheFrontDoor {
     }
     const age = Math.max(0, Math.floor((this.now() - hit.storedAt) / 1000));
     if (age !== w.age || maxAge !== w.maxAge) {
-      // The entry's header blocks, made once per second of its age (only age and max-age move).
+      // The entry's header blocks, made once per second of its age (only max-age moves). No `Age`:
+      // max-age already counts down, and a cache downstream adds Age to it (RFC 9111 4.2.3), so
+      // sending both would halve the freshness it grants; freshness.ts answers the same.
       w.age = age;
       w.maxAge = maxAge;
-      w.head304 = ['cache-control', `public, max-age=${Math.max(0, maxAge - age)}`, 'age', String(age), 'x-cache', 'hit', 'etag', w.etag, 'vary', 'Origin'];
-      w.head = [...w.head304, 'content-type', w.contentType, 'content-length', w.length];
+      const common = ['cache-control', `public, max-age=${Math.max(0, maxAge - age)}`, 'x-cache', 'hit', 'etag', w.etag, 'vary', 'Origin'];
+      w.head304 = [...common, 'x-request-id', ''];
+      w.head = [...common, 'content-type', w.contentType, 'content-length', w.length, 'x-request-id', ''];
     }
     return w;
   }
@@ -126,15 +129,16 @@ export class CacheFrontDoor {
   private send(req: IncomingMessage, res: ServerResponse, hit: CachedResponse, maxAge: number): void {
     this.hits++;
     const w = this.wireOf(hit, maxAge);
-    const id = requestIdOf(req.headers['x-request-id']);
-    const fresh = etagMatches(req.headers['if-none-match'], w.etag);
+    const given = req.headers;
+    const id = this.ids.of(given['x-request-id']);
+    const fresh = etagMatches(given['if-none-match'], w.etag);
     const status = fresh ? 304 : hit.status;
     // A flat [name, value, …] list: Node writes it as is, without a per-header setHeader pass.
-    const headers = (fresh ? w.head304 : w.head).slice();
-    headers.push('x-request-id', id);
+    let headers = fresh ? w.head304 : w.head;
+    headers[headers.length - 1] = id;
     // CORS headers only on a CORS request (one with an Origin), as @fastify/cors is set up in app.ts.
-    const origin = req.headers.origin;
-    if (origin) headers.push('access-control-allow-origin', origin, 'access-control-expose-headers', EXPOSED);
+    const origin = given.origin;
+    if (origin) headers = [...headers, 'access-control-allow-origin', origin, 'access-control-expose-headers', EXPOSED];
     if (this.logEvery > 0 && this.hits % this.logEvery === 0) {
       this.log.info({ reqId: id, method: req.method, url: req.url, statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
     }

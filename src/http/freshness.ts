@@ -56,8 +56,8 @@ export function freshnessHooks(cache: ResponseCache, clock: Clock, door?: CacheF
     const etag = hit.etag ?? etagOf(hit.body);
     reply
       .code(hit.status)
+      // The freshness left, and no Age header: a downstream cache would subtract it a second time (cache-front-door.ts).
       .header('cache-control', `public, max-age=${Math.max(0, policy.public - age)}`)
-      .header('age', String(age))
       .header('x-cache', 'hit')
       .header('etag', etag);
     if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();

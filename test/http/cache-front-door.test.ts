@@ -11,6 +11,7 @@ import { tableChain } from '../helpers/chain.js';
 import http from 'node:http';
 import { CacheFrontDoor, JOIN_BODY_MAX, etagMatches, etagOf } from '../../src/http/cache-front-door.js';
 import { MemoryResponseCache } from '../../src/http/response-cache.js';
+import { RequestIds } from '../../src/http/request-ids.js';
 
 const fake = tableChain({ fees: { fastest: 25.04, half_hour: 12, hour: 8.01, economy: 2, minimum: 1 }, xcpFee: '50000000' });
 let t: TestApp;
@@ -32,7 +33,7 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
 };
 /** Headers that differ per request by design. */
 const stable = (h: Record<string, string>) => {
-  const { date: _d, 'x-request-id': _id, age: _a, 'keep-alive': _k, connection: _c, ...rest } = h;
+  const { date: _d, 'x-request-id': _id, 'keep-alive': _k, connection: _c, ...rest } = h;
   return rest;
 };
 
@@ -53,8 +54,11 @@ test('a known URL is answered before routing with the stored bytes, the same hea
   assert.equal(door.body, miss.body);
   assert.deepEqual(stable(door.headers), stable(framework.headers));
   assert.equal(door.headers['access-control-allow-origin'], 'https://wallet.example');
-  assert.match(door.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+  assert.match(door.headers['x-request-id'] ?? '', /^[A-Za-z0-9_-]{22}$/);
+  assert.notEqual(door.headers['x-request-id'], (await get('/v1/fee-rate')).headers['x-request-id'], 'a new id for each hit');
   assert.equal((await get('/v1/fee-rate', { 'x-request-id': 'abc-123' })).headers['x-request-id'], 'abc-123');
+  // The door writes each id into its entry's header list: a caller's id never reaches the next answer.
+  assert.match((await get('/v1/fee-rate')).headers['x-request-id'] ?? '', /^[A-Za-z0-9_-]{22}$/);
   const plainFramework = await get('/v1/fee-rate?utm=2');
   const plainDoor = await get('/v1/fee-rate');
   assert.deepEqual(stable(plainDoor.headers), stable(plainFramework.headers));
@@ -83,11 +87,12 @@ test('a hit at the door carries every header of the miss that made it, the same 
     assert.equal(hit.status, 200);
     assert.equal(hit.body, miss.body);
     assert.equal(hit.headers['content-length'], String(Buffer.byteLength(miss.body)));
-    // The miss's header names plus its Age; only the cache's own labels differ, and the freshness left is the spec's 30 s less the age.
-    assert.deepEqual(Object.keys(hit.headers).sort(), [...Object.keys(miss.headers), 'age'].sort());
+    // The miss's header names, no Age (max-age already counts down: a cache downstream would subtract
+    // Age again); only the cache's own labels differ, and the freshness left is the spec's 30 s less 12.
+    assert.deepEqual(Object.keys(hit.headers).sort(), Object.keys(miss.headers).sort());
     assert.deepEqual({ ...stable(hit.headers), 'x-cache': 'miss', 'cache-control': 'public, max-age=30' }, stable(miss.headers));
     assert.equal(hit.headers['x-cache'], 'hit');
-    assert.equal(hit.headers.age, '12');
+    assert.equal(hit.headers.age, undefined);
     assert.equal(hit.headers['cache-control'], 'public, max-age=18');
     assert.equal(miss.headers['cache-control'], 'public, max-age=30');
     // 304 to the holder of the tag: the same headers less the body's.
@@ -164,7 +169,7 @@ test("the server in front keeps Fastify's timeouts (Node's 5 s keep-alive would 
 
 test('bodies small and large, ASCII or not, leave the door byte for byte with their length', async () => {
   const cache = new MemoryResponseCache(() => 1_000);
-  const door = new CacheFrontDoor(cache, () => 1_000, { info: () => undefined });
+  const door = new CacheFrontDoor(cache, () => 1_000, { info: () => undefined }, new RequestIds());
   const server = http.createServer(door.handler((_req, res) => res.writeHead(404).end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
