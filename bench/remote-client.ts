@@ -21,16 +21,28 @@ process.on('message', async (m) => {
 process.on('disconnect', () => process.exit(0));
 `;
 
+/** Forks `source` (CommonJS) as a child process with IPC; `close` ends it and removes its file. */
+export function forkScript(source: string): { child: ChildProcess; close(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-child-'));
+  const file = path.join(dir, 'child.cjs');
+  fs.writeFileSync(file, source);
+  const child = fork(file, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    child,
+    close: () => {
+      child.disconnect();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export interface RemoteClient {
   request(method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }>;
   close(): void;
 }
 
 export async function remoteClient(): Promise<RemoteClient> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-client-'));
-  const file = path.join(dir, 'client.mjs');
-  fs.writeFileSync(file, CHILD);
-  const child: ChildProcess = fork(file, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { child, close } = forkScript(CHILD);
   const waiting = new Map<number, (r: { status: number; text: string }) => void>();
   child.on('message', (m: { id: number; status: number; text: string }) => {
     waiting.get(m.id)?.(m);
@@ -44,9 +56,6 @@ export async function remoteClient(): Promise<RemoteClient> {
         waiting.set(id, resolve);
         child.send({ id, method, url, headers, body });
       }),
-    close: () => {
-      child.disconnect();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }

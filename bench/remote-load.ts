@@ -7,11 +7,8 @@
  * bare node:http servers), and `process.cpuUsage()` over the run is theirs. On two cores both
  * sides run near a core each, so requests per second say little; CPU per answer is the figure.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import { forkScript } from './remote-client.js';
 
 const CHILD = (autocannon: string) => `
 const autocannon = require(${JSON.stringify(autocannon)});
@@ -43,10 +40,7 @@ export interface RemoteLoader {
 }
 
 export async function remoteLoader(): Promise<RemoteLoader> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-load-'));
-  const file = path.join(dir, 'load.cjs');
-  fs.writeFileSync(file, CHILD(createRequire(import.meta.url).resolve('autocannon')));
-  const child: ChildProcess = fork(file, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { child, close } = forkScript(CHILD(createRequire(import.meta.url).resolve('autocannon')));
   const round = (n: number, places = 1) => Math.round(n * 10 ** places) / 10 ** places;
   return {
     async load(name, url, seconds) {
@@ -69,9 +63,6 @@ export async function remoteLoader(): Promise<RemoteLoader> {
         non2xx: r.non2xx,
       };
     },
-    close() {
-      child.disconnect();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }

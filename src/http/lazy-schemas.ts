@@ -16,56 +16,44 @@ export class LazySchemas {
   private readonly pending = new Set<() => void>();
 
   /**
-   * A factory whose route compilers each return a thunk: the route's compiled function, built on
-   * its first call and then kept (and off the pending list).
+   * A compiler factory whose route compilers each hand `wrap` a thunk: the route's compiled
+   * function, built on its first call and then kept (and off the pending list).
    */
-  private deferred(base: CompilerFactory): (externalSchemas: unknown, options: unknown) => (route: unknown) => () => Compiled {
+  private deferred(base: CompilerFactory, wrap: (compiled: () => Compiled) => Compiled): CompilerFactory {
     return (externalSchemas, options) => {
       const build = base(externalSchemas, options);
       return (route) => {
         let inner: Compiled | undefined;
         const compile = () => (inner ??= build(route));
         this.pending.add(compile);
-        return () => {
+        return wrap(() => {
           if (inner) return inner;
           this.pending.delete(compile);
           return compile();
-        };
+        });
       };
     };
   }
 
   /** Wraps a validator compiler factory (Fastify's `buildValidator`). */
   validators(base: CompilerFactory): CompilerFactory {
-    const deferred = this.deferred(base);
-    return (externalSchemas, options) => {
-      const routeCompiler = deferred(externalSchemas, options);
-      return (route) => {
-        const compiled = routeCompiler(route);
-        const lazy: Compiled = (data, ctx) => {
-          const v = compiled();
-          const ok = v(data, ctx);
-          lazy.errors = v.errors;
-          return ok;
-        };
-        // Fastify passes the parent object (so Ajv may coerce or default a root value) only to a
-        // validator with a schemaEnv; before compiling it cannot be known, and passing it always is harmless.
-        lazy.schemaEnv = true;
-        return lazy;
+    return this.deferred(base, (compiled) => {
+      const lazy: Compiled = (data, ctx) => {
+        const v = compiled();
+        const ok = v(data, ctx);
+        lazy.errors = v.errors;
+        return ok;
       };
-    };
+      // Fastify passes the parent object (so Ajv may coerce or default a root value) only to a
+      // validator with a schemaEnv; before compiling it cannot be known, and passing it always is harmless.
+      lazy.schemaEnv = true;
+      return lazy;
+    });
   }
 
   /** Wraps a serializer compiler factory (Fastify's `buildSerializer`). */
   serializers(base: CompilerFactory): CompilerFactory {
-    const deferred = this.deferred(base);
-    return (externalSchemas, options) => {
-      const routeCompiler = deferred(externalSchemas, options);
-      return (route) => {
-        const compiled = routeCompiler(route);
-        return (data: unknown) => compiled()(data);
-      };
-    };
+    return this.deferred(base, (compiled) => (data: unknown) => compiled()(data));
   }
 
   /** Compiles every schema not compiled yet; the number compiled. */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 
 /**
- * A query that opts in with `preparedOnPostgres` (a marker comment in its SQL) is sent to
+ * A query that opts in with `PREPARED_MARK` (a marker comment in its SQL) is sent to
  * PostgreSQL as a named prepared statement: parsed and planned once per connection, then only
  * bound and run. Kysely sends every query unnamed, so PostgreSQL parses and plans each one every
  * time; for the collection book (one statement of a dozen subqueries) planning alone was most of

@@ -71,7 +71,7 @@ export class OfferTargetsService {
       const [counted, rows] = await known(Promise.all([count, this.listed(slug, null, limit, target)]));
       return { result: rows, result_count: rows.length, matching_assets: Number(counted.n) };
     }
-    await known(Promise.resolve());
+    if (!(await exists)) throw notFound('collection');
     const members = await collectionMembers(this.db, slug);
     const matched = members.filter((m) => assetMatches(target, [m])).map((m) => m.asset);
     const rows = await this.listedAmong(slug, matched, limit);
