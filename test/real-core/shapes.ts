@@ -69,12 +69,12 @@ export { cosignedOutput };
  * pair's input (with the witness it carried in the checkout) and its price output; the lifter
  * adds its own coin and change and pays `fee`.
  */
-export function liftPair(checkoutHex: string, index: number, lifter: TestWallet, coin: Coin, fee: bigint): string {
+export function liftPair(checkoutHex: string, index: number, pairPrevout: { script: Uint8Array; amount: bigint }, lifter: TestWallet, coin: Coin, fee: bigint): string {
   const src = Transaction.fromRaw(hex.decode(checkoutHex), READ_TX_OPTS);
   const input = src.getInput(index);
   const output = src.getOutput(index);
   const tx = new Transaction({ ...TX_OPTS, version: 2 });
-  tx.addInput({ txid: input.txid!, index: input.index!, sequence: input.sequence!, finalScriptWitness: input.finalScriptWitness! }, true);
+  tx.addInput({ txid: input.txid!, index: input.index!, sequence: input.sequence!, witnessUtxo: pairPrevout, finalScriptWitness: input.finalScriptWitness! }, true);
   tx.addOutput({ script: output.script!, amount: output.amount! }, true);
   tx.addInput(walletInput(lifter, { txid: coin.txid, index: coin.vout, amount: coin.amount, prevTx: coin.prevTx }));
   tx.addOutput({ script: lifter.script, amount: coin.amount - (output.amount! - 330n) - fee });
