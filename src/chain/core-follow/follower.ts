@@ -24,6 +24,8 @@ import { SyncingCounterparty } from './syncing-counterparty.js';
 
 /** Core: a coinbase output is spendable once the spending block is 100 blocks above it. */
 const COINBASE_MATURITY = 100;
+/** Blocks fetched and connected per round trip while catching up. */
+const SYNC_BATCH = 50;
 
 export interface CoreFollowerOptions extends Pick<DevnetOptions, 'attachFeeRaw' | 'attachGas' | 'minerSeed'> {
   /** The node's JSON-RPC, `http://user:pass@127.0.0.1:port` (needs `-txindex` for the market's reads). */
@@ -79,6 +81,13 @@ export class CoreFollower implements DevnetControl {
     return this.rpc.call<T>(method, params, { idempotent: method !== 'sendrawtransaction' && method !== 'generatetoaddress' });
   }
 
+  /** Several reads in one request; an error answer of any throws it. */
+  private async batch<T>(calls: Array<{ method: string; params: unknown[] }>): Promise<T[]> {
+    const out = await this.rpc.batch(calls);
+    for (const r of out) if (r instanceof RpcError) throw r;
+    return out as T[];
+  }
+
   /**
    * Brings the ledger to the node's tip and the mempool to the node's. Concurrent callers share
    * one pass; a call made during a pass gets another pass after it (it may follow a new block).
@@ -112,15 +121,20 @@ export class CoreFollower implements DevnetControl {
       await this.devnet.disconnectFollowedTip();
     }
     const height = await this.call<number>('getblockcount', []);
-    for (let h = chain.height + 1; h <= height; h++) {
-      const hash = await this.call<string>('getblockhash', [h]);
-      const [block, header] = await Promise.all([this.call<BlockV2>('getblock', [hash, 2]), this.call<string>('getblockheader', [hash, false])]);
-      if (block.height !== h) throw new Error(`core-follow: block ${hash} is at ${block.height}, expected ${h}`);
-      // A block whose parent is not our tip means the node reorganised while we read: start over.
-      if (chain.height !== h - 1) break;
+    // In batches: one round trip for the hashes, one for the blocks and headers, one store write.
+    for (let from = chain.height + 1; from <= height; from += SYNC_BATCH) {
+      const heights = Array.from({ length: Math.min(SYNC_BATCH, height - from + 1) }, (_, i) => from + i);
+      const hashes = await this.batch<string>(heights.map((h) => ({ method: 'getblockhash', params: [h] })));
+      const bodies = await this.batch<BlockV2 | string>(hashes.flatMap((h) => [{ method: 'getblock', params: [h, 2] }, { method: 'getblockheader', params: [h, false] }]));
+      const blocks = hashes.map((hash, i) => {
+        const block = bodies[2 * i] as BlockV2;
+        if (block.height !== heights[i]) throw new Error(`core-follow: block ${hash} is at ${block.height}, expected ${heights[i]}`);
+        return { hash, header: hexToBytes(bodies[2 * i + 1] as string), txs: block.tx.map((t) => decodeTx(t.hex)) };
+      });
       try {
-        await this.devnet.connectFollowedBlock({ hash, header: hexToBytes(header), txs: block.tx.map((t) => decodeTx(t.hex)) });
+        await this.devnet.connectFollowedBlocks(blocks);
       } catch (e) {
+        // The node reorganised while we read: start over from the fork.
         if (e instanceof Error && /does not extend the tip/.test(e.message)) {
           this.again = true;
           return;

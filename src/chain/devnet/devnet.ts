@@ -357,13 +357,23 @@ export class Devnet implements DevnetControl {
   // Follower mode (src/chain/core-follow/): the chain is a real node's, block by block; the
   // ledger parses it as it parses its own blocks, and control operations ride the next block.
 
-  /** Connects a block mined by another node (it must extend the tip), with the pending operations. */
-  async connectFollowedBlock(b: { hash: string; header: Uint8Array; txs: DecodedTx[] }): Promise<void> {
+  /** Connects blocks mined by another node (the first must extend the tip), the pending operations riding the first. */
+  async connectFollowedBlocks(blocks: ReadonlyArray<{ hash: string; header: Uint8Array; txs: DecodedTx[] }>): Promise<void> {
+    if (!blocks.length) return;
     await this.lock.run(async () => {
       const hadOps = this.node.pendingOps.length > 0;
-      const record = this.node.connectBlock({ ...b, ops: this.node.pendingOps });
-      this.node.pendingOps = [];
-      await this.commit({ addBlocks: [record], replaceMempool: this.node.mempool.ordered(), ...(hadOps ? { pendingOps: [] } : {}) });
+      const records: BlockRecord[] = [];
+      try {
+        for (const b of blocks) {
+          records.push(this.node.connectBlock({ ...b, ops: this.node.pendingOps }));
+          this.node.pendingOps = [];
+        }
+      } catch (e) {
+        // Nothing of a batch that does not connect stays in memory.
+        await this.load();
+        throw e;
+      }
+      await this.commit({ addBlocks: records, replaceMempool: this.node.mempool.ordered(), ...(hadOps ? { pendingOps: [] } : {}) });
     });
   }
 
