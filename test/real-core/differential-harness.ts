@@ -62,8 +62,9 @@ export class Differential {
     return this.follower.devnet;
   }
 
-  static async start(): Promise<Differential> {
-    const core = await startBitcoind();
+  /** On a fresh `bitcoind` (or on `node`, anything that answers Core's RPCs). */
+  static async start(node?: Bitcoind): Promise<Differential> {
+    const core = node ?? (await startBitcoind());
     const handle = await testStore();
     const follower = await CoreFollower.open(handle.store, { rpcUrl: core.url, initialHeight: 0, mirrorMempool: false });
     const d = new Differential(core, follower, handle);

@@ -20,13 +20,14 @@ export const outCoin = (hexTx: string, vout: number): Coin => {
   return { txid: tx.id, vout, amount: tx.getOutput(vout).amount!, prevTx: hex.decode(hexTx) };
 };
 
-/** An attach of one unit to output 0 (330 sats), the OP_RETURN at 1, change at 2. */
+/** An attach of one unit to output 0 (330 sats; 546 for P2PKH, its dust limit), the OP_RETURN at 1, change at 2. */
 export function attachTx(w: TestWallet, coin: Coin, fee = 700n): string {
+  const unit = w.family === 'p2pkh' ? 546n : 330n;
   const tx = new Transaction({ allowUnknownOutputs: true });
   tx.addInput(walletInput(w, { txid: coin.txid, index: coin.vout, amount: coin.amount, prevTx: coin.prevTx }));
-  tx.addOutput({ script: w.script, amount: 330n });
+  tx.addOutput({ script: w.script, amount: unit });
   tx.addOutput({ script: attachOutputScript({ input0Txid: coin.txid, asset: 'RAREPEPE', quantity: 1n, destinationVout: 0 }), amount: 0n });
-  tx.addOutput({ script: w.script, amount: coin.amount - 330n - fee });
+  tx.addOutput({ script: w.script, amount: coin.amount - unit - fee });
   signInput(tx, 0, w, SigHash.ALL);
   tx.finalize();
   return tx.hex;
@@ -74,11 +75,13 @@ export function liftPair(checkoutHex: string, index: number, pairPrevout: { scri
   const input = src.getInput(index);
   const output = src.getOutput(index);
   const tx = new Transaction({ ...TX_OPTS, version: 2 });
-  tx.addInput({ txid: input.txid!, index: input.index!, sequence: input.sequence!, witnessUtxo: pairPrevout, finalScriptWitness: input.finalScriptWitness! }, true);
+  tx.addInput({ txid: input.txid!, index: input.index!, sequence: input.sequence!, witnessUtxo: pairPrevout }, true);
   tx.addOutput({ script: output.script!, amount: output.amount! }, true);
   tx.addInput(walletInput(lifter, { txid: coin.txid, index: coin.vout, amount: coin.amount, prevTx: coin.prevTx }));
-  tx.addOutput({ script: lifter.script, amount: coin.amount - (output.amount! - 330n) - fee });
+  tx.addOutput({ script: lifter.script, amount: coin.amount - (output.amount! - pairPrevout.amount) - fee });
   signInput(tx, 1, lifter, SigHash.ALL);
+  // The pair's witness as it was in the checkout (its signatures never see the lifter's input).
+  tx.updateInput(0, { finalScriptWitness: input.finalScriptWitness! }, true);
   tx.finalizeIdx(1);
   return tx.hex;
 }
@@ -157,7 +160,7 @@ export function refundTx(escrow: Escrow, bidder: TestWallet, coin: Coin, fee: bi
   return tx.hex;
 }
 
-/** A plain payment of `coin` (less `fee`) to `to`, version `version`, signed by `w` (for `amount` when given: a bad signature). */
+/** A plain payment of `coin` (less `fee`) to `to`, version `version`, signed by `w` (over `signedAmount` when given: a bad signature). */
 export function pay(w: TestWallet, coin: Coin, to: TestWallet, fee: bigint, opts: { version?: number; signedAmount?: bigint; outputs?: number } = {}): string {
   const tx = new Transaction({ ...TX_OPTS, version: opts.version ?? 2 });
   tx.addInput(walletInput(w, { txid: coin.txid, index: coin.vout, amount: opts.signedAmount ?? coin.amount, prevTx: coin.prevTx }));
