@@ -13,7 +13,7 @@ import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { policyOfferUpkeep } from '../../src/modules/policy-offers/manifest.js';
 import { MarketWallet } from '../../src/modules/policy-offers/market-wallet.js';
 import { buildTx, txidOf } from '../helpers/devnet.js';
-import { heldAt, newBuyer, quoteOk, signQuote, complete } from '../helpers/checkout.js';
+import { heldAt, listingRow, newBuyer, quoteOk, signQuote, complete } from '../helpers/checkout.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { signPsbt } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
@@ -41,10 +41,10 @@ if (!BITCOIND) {
     await core?.stop();
   });
 
-  /** A unit of the seller's attached outside the market, confirmed, the market caught up. */
+  /** A unit of the seller's attached outside the market, 3 confirmations (an exact offer's minimum), the market caught up. */
   async function unit() {
     const at = await m.attachDirect(seller.w, seller.asset, '1');
-    await m.mine(1);
+    await m.mine(2);
     await m.sync();
     return at;
   }
@@ -72,8 +72,7 @@ if (!BITCOIND) {
       await settle();
       const done = (await m.call('GET', `/v1/listing-preflights/${d.id}`, seller.token)).body.result;
       assert.equal(done.status, 'completed', JSON.stringify(done));
-      const listing = (await m.call('GET', `/v1/listings/${done.listing_id}`, null)).body.result;
-      assert.equal(listing.state, 'active', JSON.stringify(listing));
+      assert.equal((await listingRow(m, done.listing_id)).state, 'active');
     });
 
     it('checkout: a buyer takes a listing; Core mines it; the unit is the buyer\'s in the ledger following Core', async () => {
@@ -128,7 +127,12 @@ if (!BITCOIND) {
       const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       await settle();
-      assert.equal(await heldAt(m, b.w.address, seller.asset), 1n, 'the unit reached the bidder');
+      const fills = await m.ctx.store.db.selectFrom('fills').select('state').where('settlement_id', '=', r.body.result.settlement_id).execute();
+      assert.deepEqual(fills.map((f) => f.state), ['confirmed']);
+      // The unit moved to the child's delivery output, the bidder's.
+      const child = r.body.result.child_txid ?? r.body.result.txid;
+      const held = await m.ctx.chain.counterparty.getUtxoBalances(`${child}:0`);
+      assert.deepEqual(held.map((h) => [h.asset, h.quantity_raw, h.address]), [[seller.asset, '1', b.w.address]], JSON.stringify(r.body.result));
     });
 
     it('the bidder backs out first: its unconfirmed high-fee self-spend of the slot wins; no fill is confirmed', async () => {
@@ -164,9 +168,10 @@ if (!BITCOIND) {
       await settle();
       const slot = placed.funding_slots[0]!;
       const at = await unit();
-      const { a, act } = await authorizeOne(m, b, slot.offer_ids[0]!, at, 2);
+      // Prefunded at 5 sat/vB: the accept needs no child at the node's rate.
+      const { a, act } = await authorizeOne(m, b, slot.offer_ids[0]!, at, 5);
       assert.equal(act.status, 200, JSON.stringify(act.body));
-      const pf = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept-preflight`, seller.token, { fee_rate: 2 });
+      const pf = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept-preflight`, seller.token, {});
       assert.equal(pf.status, 200, JSON.stringify(pf.body));
       const p = pf.body.result;
       const r = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token, {
