@@ -43,11 +43,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startBitcoind(extraArgs: string[] = []): Promise<Bitcoind> {
   if (!BITCOIND) throw new Error(SKIP_REASON);
   const datadir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-core-'));
+  // No P2P at all (-listen=0, no seeds, no outbound): the P2P port is random only so that two
+  // nodes never contend for the default one.
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const args = [
-    '-regtest', `-datadir=${datadir}`, '-server=1', '-listen=0', `-port=${p2pPort}`, `-bind=127.0.0.1:${p2pPort}`,
+    '-regtest', `-datadir=${datadir}`, '-server=1', '-listen=0', `-port=${p2pPort}`, '-connect=0',
     '-rpcbind=127.0.0.1', '-rpcallowip=127.0.0.1', `-rpcport=${rpcPort}`, '-disablewallet=1', '-txindex=1',
-    '-acceptnonstdtxn=0', '-persistmempool=0', '-dnsseed=0', '-fixedseeds=0', '-natpmp=0', '-upnp=0', '-printtoconsole=0', '-debug=0',
+    '-acceptnonstdtxn=0', '-persistmempool=0', '-dnsseed=0', '-fixedseeds=0', '-printtoconsole=0',
     ...extraArgs,
   ];
   const child: ChildProcess = spawn(BITCOIND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
