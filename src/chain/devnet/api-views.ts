@@ -44,15 +44,22 @@ export class CounterpartyApiViews {
     return this.node.ledger.assets.get(asset)?.asset_longname ?? null;
   }
 
-  /** `/v2/`: server info (the devnet is always caught up). */
+  /** `/v2/`: server info (caught up, unless the devnet's fault says it is catching up). */
   info() {
-    const h = this.node.chain.height;
-    return { server_ready: true, network: 'regtest', version: '11.2.0', backend_height: h, counterparty_height: h, ledger_state: 'Following' };
+    const s = this.status();
+    return {
+      server_ready: s.ready, network: 'regtest', version: '11.2.0', backend_height: s.bitcoin_height, counterparty_height: s.counterparty_height,
+      ledger_state: s.ready ? 'Following' : 'Catching Up',
+    };
   }
 
-  /** Values for the X-COUNTERPARTY-HEIGHT / X-BITCOIN-HEIGHT / X-COUNTERPARTY-READY headers. */
+  /**
+   * Values for the X-COUNTERPARTY-HEIGHT / X-BITCOIN-HEIGHT / X-COUNTERPARTY-READY headers. A
+   * `not_ready` fault reports the ledger two blocks behind: Core is ready at one block behind.
+   */
   status() {
     const h = this.node.chain.height;
+    if (this.d.counterpartyFault === 'not_ready') return { counterparty_height: Math.max(0, h - 2), bitcoin_height: h, ready: false };
     return { counterparty_height: h, bitcoin_height: h, ready: true };
   }
 
