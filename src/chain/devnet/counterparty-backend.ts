@@ -38,21 +38,21 @@ export class DevnetCounterpartyBackend implements CounterpartyBackend {
   async getAddressBalances(address: string): Promise<CpBalance[]> {
     this.ready();
     return this.d.api.addressBalances(address).map((r) => ({
-      asset: r.asset, asset_longname: r.asset_longname, quantity_raw: String(r.quantity), utxo: r.utxo, address: r.address ?? r.utxo_address,
+      asset: r.asset, asset_longname: this.d.api.longname(r.asset), quantity_raw: String(r.quantity), utxo: r.utxo, address: r.address ?? r.utxo_address,
     }));
   }
 
   async getUtxoBalances(utxo: string): Promise<CpBalance[]> {
     this.ready();
     return this.d.api.utxoBalances(utxo).map((r) => ({
-      asset: r.asset, asset_longname: r.asset_longname, quantity_raw: String(r.quantity), utxo: r.utxo, address: r.utxo_address,
+      asset: r.asset, asset_longname: this.d.api.longname(r.asset), quantity_raw: String(r.quantity), utxo: r.utxo, address: r.utxo_address,
     }));
   }
 
   async getAssetBalances(asset: string): Promise<CpBalance[]> {
     this.ready();
     return this.d.api.assetBalances(asset).map((r) => ({
-      asset: r.asset, asset_longname: r.asset_longname, quantity_raw: String(r.quantity), utxo: r.utxo, address: r.utxo ? r.utxo_address : r.address,
+      asset: r.asset, asset_longname: this.d.api.longname(r.asset), quantity_raw: String(r.quantity), utxo: r.utxo, address: r.utxo ? r.utxo_address : r.address,
     }));
   }
 
@@ -67,7 +67,7 @@ export class DevnetCounterpartyBackend implements CounterpartyBackend {
     const a = this.d.api.asset(asset);
     if (!a) return null;
     return {
-      asset: a.asset, asset_id: a.asset_id, asset_longname: a.asset_longname, divisible: a.divisible, locked: a.locked,
+      asset: a.asset, asset_id: a.asset_id ?? '1', asset_longname: a.asset_longname, divisible: a.divisible, locked: a.locked,
       supply_raw: String(a.supply), issuer: a.issuer, owner: a.owner, description: a.description,
       first_issuance_block_index: a.first_issuance_block_index,
     };
