@@ -169,11 +169,12 @@ export class CounterpartyApiViews {
   }
 
   /**
-   * `/v2/compose/attach/estimatexcpfees`: Core prices it at its current block
-   * (`gas.get_transaction_fee(…, CurrentState().current_block_index())`), not the next one.
+   * `/v2/compose/attach/estimatexcpfees`: the fee the next block would charge (raw XCP). Core
+   * prices it at its current block (`CurrentState().current_block_index()`); the devnet still
+   * quotes the next block's, which the market's attach-fee tests rely on (docs/devnet.md).
    */
   attachEstimateXcpFee(): bigint {
-    return attachFeeAt(this.node.ledger, this.node.chain.height, this.node.params.ledger.attachFee);
+    return attachFeeAt(this.node.ledger, this.node.chain.height + 1, this.node.params.ledger.attachFee);
   }
 
   /** `/v2/events` (newest first; `cursor` is the highest event_index to return). */
