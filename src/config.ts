@@ -47,6 +47,11 @@ export const ConfigSchema = Type.Object({
   RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
   /** Devnet: mine a block every N ms (0 = only on demand). */
   DEVNET_BLOCK_INTERVAL_MS: Type.Integer({ minimum: 0, default: 0 }),
+  /**
+   * Testing only: this instance's clock runs this many ms ahead (negative: behind) of the
+   * machine's, so the simulator can run instances whose clocks disagree (npm run simulate).
+   */
+  CLOCK_SKEW_MS: Type.Integer({ minimum: -60_000, maximum: 60_000, default: 0 }),
   /** Devnet: the attach XCP fee formula, or a fixed fee when set. */
   DEVNET_ATTACH_FEE_RAW: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)$' })),
   /** Seed a demo market on an empty store (devnet only). */
