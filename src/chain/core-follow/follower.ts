@@ -14,6 +14,7 @@ import { systemClock } from '../../clock.js';
 import type { Store } from '../../store/db.js';
 import { BitcoinCoreBackend } from '../bitcoin-core/backend.js';
 import { BitcoinRpcClient, RpcError } from '../bitcoin-core/rpc-client.js';
+import { CounterpartyUtxoSource } from '../counterparty-core/utxo-source.js';
 import type { DevnetControl } from '../devnet-control.js';
 import { Devnet, type DevnetOptions } from '../devnet/devnet.js';
 import { planCredit, planIssuance, planTransfer, type IssueParams } from '../devnet/issuance.js';
@@ -47,7 +48,7 @@ interface MempoolVerbose {
 }
 
 export class CoreFollower implements DevnetControl {
-  /** Bitcoin: the node itself (the production adapter). Counterparty: the ledger, synced before each read. */
+  /** Bitcoin: the node itself (the production adapter). Counterparty and wallet coins: the ledger, synced before each read. */
   readonly chain: Chain;
   private readonly rpc: BitcoinRpcClient;
   private syncing: Promise<void> | null = null;
@@ -58,7 +59,9 @@ export class CoreFollower implements DevnetControl {
     private readonly options: CoreFollowerOptions,
   ) {
     this.rpc = new BitcoinRpcClient({ url: options.rpcUrl, retry: { retries: 2 } });
-    this.chain = { bitcoin: new BitcoinCoreBackend({ url: options.rpcUrl }), counterparty: new SyncingCounterparty(devnet.counterparty, () => this.sync()) };
+    const counterparty = new SyncingCounterparty(devnet.counterparty, () => this.sync());
+    // Wallet coins as Counterparty Core serves them (its Electrs view: the node's chain and mempool).
+    this.chain = { bitcoin: new BitcoinCoreBackend({ url: options.rpcUrl }), counterparty, utxos: new CounterpartyUtxoSource(counterparty, devnet.miner.address) };
   }
 
   /** Opens the follower on `store` (migrated; a devnet store of its own) and catches up with the node. */
