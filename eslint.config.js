@@ -16,6 +16,8 @@ const LAYERS = [
     name: 'infrastructure (settlement, indexer, jobs, limits, http, context)',
     paths: ['./src/settlement', './src/events', './src/cluster', './src/indexer', './src/jobs', './src/limits', './src/http', './src/signer', './src/context.ts', './src/area.ts'],
   },
+  // What every way to fill shares (docs/architecture.md "The trade kernel"): below every area, above the machinery.
+  { name: 'trade kernel', paths: ['./src/trade'] },
   { name: 'modules', paths: ['./src/modules'] },
   { name: 'app and cli', paths: ['./src/app.ts', './src/bootstrap.ts', './src/jobs.ts', './src/cli', './src/demo'] },
 ];

@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 
 const OWNERS: Record<string, string> = {
   listings: 'src/modules/listings/lifecycle.ts',
-  fills: 'src/modules/fills/ledger.ts',
+  fills: 'src/trade/fills.ts',
   offers: 'src/modules/offers/lifecycle.ts',
   offer_slots: 'src/modules/offers/lifecycle.ts',
   offer_placements: 'src/modules/offers/lifecycle.ts',
@@ -25,7 +25,7 @@ const OWNERS: Record<string, string> = {
   webhook_endpoints: 'src/modules/webhooks/lifecycle.ts',
   webhook_deliveries: 'src/modules/webhooks/lifecycle.ts',
   webhook_delivery_counts: 'src/modules/webhooks/lifecycle.ts',
-  owner_events: 'src/modules/listings/lifecycle.ts',
+  owner_events: 'src/trade/owner-events.ts',
   event_log: 'src/events/append.ts',
   event_seq: 'src/events/append.ts',
   leader_epochs: 'src/cluster/fence.ts',

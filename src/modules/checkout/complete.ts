@@ -21,11 +21,11 @@ import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { mempoolPolicyOf } from '../../chain/errors.js';
 import { listingState } from '../listings/draft-view.js';
 import type { ListingRow } from '../listings/store.js';
-import { addSellers, buyerSigned, withSellers } from './signed.js';
+import { addSellers, buyerSigned, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
-import { recordFills } from '../fills/ledger.js';
+import { recordFills } from '../../trade/fills.js';
 import { claimListing } from '../listings/lifecycle.js';
 import { operationView, type OperationView } from './view.js';
 

@@ -29,10 +29,10 @@ import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } fr
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
-import { buyerSigned } from '../checkout/signed.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { buyerSigned } from '../../trade/signed.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { claimListingAt } from '../listings/lifecycle.js';
-import { recordFills } from '../fills/ledger.js';
+import { recordFills } from '../../trade/fills.js';
 import { fillOffer } from '../offers/lifecycle.js';
 import { buildChild, childVsize, feeFor } from './compose.js';
 import { useAuthorization } from './lifecycle.js';

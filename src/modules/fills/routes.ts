@@ -8,7 +8,7 @@ import { Address, AssetId, Cursor, Limit } from '../../http/validators.js';
 import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
 import { CollectionSlug } from '../market/collections-routes.js';
 import { FillStore, type FillFilters } from './store.js';
-import { FillRow, fillRow } from './row.js';
+import { FillRow, fillRow } from '../../trade/fill-row.js';
 
 const ROUTE = '/v1/fills';
 

@@ -10,8 +10,8 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { addressToScript } from '../../bitcoin/address.js';
 import { cosignedOf } from '../listings/cosigned.js';
-import { outpointKey } from '../listings/rules.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { composeUnitMove } from '../listings/unit-move.js';
 
 export async function composeWithdrawal(ctx: Context, seller: string, at: { txid: string; vout: number }, feeRateIn?: number) {

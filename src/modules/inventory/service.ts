@@ -8,7 +8,7 @@ import { addressLevel, commitments } from '../listings/balances.js';
 import { ListingStore, LIVE } from '../listings/store.js';
 import { listingState } from '../listings/draft-view.js';
 import { nowSeconds } from '../../clock.js';
-import { splitOutpoint } from '../listings/rules.js';
+import { splitOutpoint } from '../../trade/outpoints.js';
 import { mapPool } from '../../util/pool.js';
 
 /** At most this many UTXOs are read per request (each costs a Bitcoin lookup). */

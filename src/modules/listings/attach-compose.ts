@@ -15,7 +15,8 @@ import { XCP } from '../../counterparty/asset-names.js';
 import { addressLevel, commitments } from './balances.js';
 import type { ListingStore } from './store.js';
 import { ASSET_UTXO_SATS, attachOpReturn, buildAttachPsbt, DUST_SATS, planAttach, type FundingInput, type SourceFamily } from './templates.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 
 export interface ComposeParams {
   seller: string;
@@ -129,12 +130,6 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
     network_fee_sats: plan.network_fee_sats,
     protocol_fee_raw: fee.toString(),
   };
-}
-
-/** The chain's half-hour estimate, never below its relay floor. */
-export async function defaultFeeRate(ctx: Context): Promise<number> {
-  const f = await ctx.chain.bitcoin.estimateFees();
-  return Math.max(0.1, Math.ceil(Math.max(f.half_hour, f.minimum) * 10) / 10);
 }
 
 async function explicitCoins(ctx: Context, source: string, family: SourceFamily, funding: { txid: string; vout: number }[]): Promise<FundingInput[]> {

@@ -12,14 +12,16 @@ import { nowSeconds } from '../../clock.js';
 import { isCanonicalAssetId } from '../../counterparty/asset-names.js';
 import { draftView, type DraftView } from './draft-view.js';
 import { newId, type DraftRow, type ListingStore } from './store.js';
-import { checkPrice, DRAFT_TTL_S, outpointKey, tapInternalKeyFor } from './rules.js';
-import { composeAttach, defaultFeeRate } from './attach-compose.js';
+import { checkPrice, DRAFT_TTL_S, tapInternalKeyFor } from './rules.js';
+import { composeAttach } from './attach-compose.js';
 import { composeUnitMove } from './unit-move.js';
 import { ASSET_UTXO_SATS } from './templates.js';
 import { addressToScript } from '../../bitcoin/address.js';
 import { checkReuseUtxo, findReusableUtxo } from './reuse.js';
 import { cosignedOf, cosignKeys } from './cosigned.js';
 import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 
 export interface PreflightInput {
   seller: string;

@@ -39,7 +39,7 @@ import { FINALITY_DEPTH } from '../transactions/service.js';
 import { quantityFromJson } from '../../counterparty/ledger-events.js';
 import { IN_FLIGHT, LIVE, type DraftRow } from './store.js';
 import { activateListing, endListing, forgetEndedHalf, restoreListing } from './lifecycle.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import { followReused, unconfirmReused } from './reuse-watch.js';
 
 const CHUNK = 500;

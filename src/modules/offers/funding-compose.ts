@@ -13,9 +13,9 @@ import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { buyerCoins } from '../checkout/funding.js';
-import { feeFor } from '../checkout/compose.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { buyerCoins } from '../../trade/coins.js';
+import { feeFor } from '../../trade/compose.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { checkOfferPrice, MAX_FUNDING_SLOTS, slotValue } from './rules.js';
 
 export interface FundingBody {

@@ -1,7 +1,7 @@
 /** The bid side's limits and rules (the spec's Limits: offer placement, exact offers). */
 import crypto from 'node:crypto';
 import { ApiError } from '../../http/errors.js';
-import { DELIVERY_UTXO_SATS } from '../checkout/rules.js';
+import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
 import { MIN_PRICE_SATS } from '../listings/rules.js';
 import type { OfferRow } from './store.js';
 

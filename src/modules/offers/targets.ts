@@ -10,7 +10,7 @@ import { ApiError, invalid } from '../../http/errors.js';
 import { unitHolder } from '../listings/cosign-unit.js';
 import { hex } from '@scure/base';
 import { normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from '../market/policy-predicate.js';
-import { outpointKey } from '../listings/rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import { LIVE } from '../listings/store.js';
 
 /** A target as the request gives it: the policy's fields, and an exact unit. */

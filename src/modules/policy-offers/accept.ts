@@ -32,12 +32,12 @@ import { buildPolicyChild, escrowWitness, policyEscrow, POLICY_PROTOCOL_VERSION 
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { buyerSigned } from '../checkout/signed.js';
-import { marketFeeScript } from '../checkout/fee-address.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { buyerSigned } from '../../trade/signed.js';
+import { marketFeeScript } from '../../trade/fee-address.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { claimListingAt } from '../listings/lifecycle.js';
 import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
-import { recordFills } from '../fills/ledger.js';
+import { recordFills } from '../../trade/fills.js';
 import { bestAlternative, sellerUnit } from './eligibility.js';
 import { estimateChildVsize } from './estimate.js';
 import { createAcceptQuote, fillFundingSet, markAccepted, type FundingSetRow } from './lifecycle.js';

@@ -12,8 +12,8 @@ import type { Context } from '../../context.js';
 import { estimateSize } from '../../bitcoin/vsize.js';
 import type { SettlementHandlers } from '../../settlement/journal.js';
 import { spentOutpoints } from '../../settlement/journal.js';
-import { feeFor } from '../checkout/compose.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { feeFor } from '../../trade/compose.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { addAnchors, confirmRefill, releaseRefill, sweepAnchor, unconfirmRefill } from './anchors.js';
 import type { MarketWallet } from './market-wallet.js';
 

@@ -12,7 +12,7 @@ import { ApiError, invalid, notFound } from '../../http/errors.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { checkPresignature, policyEscrow, presignDigest, PRESIGN_SIGHASH } from '../../counterparty/policy-offer.js';
-import { buyerSigned } from '../checkout/signed.js';
+import { buyerSigned } from '../../trade/signed.js';
 import { levelKey } from '../offers/rules.js';
 import { lapseFundingSet, placeFundingSet, type FundingSetRow, type PolicyOfferRow } from './lifecycle.js';
 import { newPolicyId } from './rules.js';

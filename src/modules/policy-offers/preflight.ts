@@ -28,10 +28,10 @@ import {
   presignTemplate,
   PRESIGN_SIGHASH,
 } from '../../counterparty/policy-offer.js';
-import { buyerCoins } from '../checkout/funding.js';
+import { buyerCoins } from '../../trade/coins.js';
 import { policyTargetOf, type PolicyTarget } from '../market/policy-predicate.js';
-import { outpointKey, platformFee } from '../listings/rules.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { platformFee } from '../listings/rules.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { checkOfferExpiry, checkOfferPrice } from '../offers/rules.js';
 import { resolveTargets, type TargetBody } from '../offers/targets.js';
 import { reserveAnchor } from './anchors.js';
@@ -40,6 +40,7 @@ import { LIVE_SET_STATES, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING
 import type { MarketWallet } from './market-wallet.js';
 import type { SignerGate } from './signer-gate.js';
 import { estimateChildVsize } from './estimate.js';
+import { outpointKey } from '../../trade/outpoints.js';
 
 export interface PreflightBody {
   targets: Array<TargetBody & { price_sats: number }>;

@@ -1,4 +1,7 @@
-/** The checkout's fixed rules (spec "Limits" and the market's own choices, documented on the routes). */
+/**
+ * Trade kernel: owns the fixed numbers every settlement composition shares (delivery output, buyer
+ * sequences) and the checkout's limits (spec "Limits" and the market's own choices, documented on the routes).
+ */
 
 /** A quote can be signed and completed for this long (unix s); it reserves nothing meanwhile. */
 export const QUOTE_TTL_S = 10 * 60;

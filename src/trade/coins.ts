@@ -1,4 +1,6 @@
 /**
+ * Trade kernel: owns which of a wallet's coins the market may spend for it.
+ *
  * The buyer's spendable BTC: confirmed UTXOs of the buyer address, largest first, excluding any
  * that carries a Counterparty balance (spending it would move or detach the balance) and any
  * outpoint a settlement in flight claims. Only this asset-free BTC counts as `have_sats`.
@@ -6,8 +8,8 @@
  * So are coins from a block Counterparty has not parsed yet: Core answers "ready" while one
  * block behind, and there a UTXO that block gave a balance still reads as holding nothing.
  */
-import type { Context } from '../../context.js';
-import { outpointKey } from '../listings/rules.js';
+import type { Context } from '../context.js';
+import { outpointKey } from './outpoints.js';
 import type { BuyerCoin } from './compose.js';
 
 export async function buyerCoins(ctx: Pick<Context, 'chain' | 'journal' | 'store'>, buyer: string): Promise<BuyerCoin[]> {
