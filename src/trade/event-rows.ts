@@ -11,8 +11,8 @@ import { appendEvent, appendRetraction } from '../events/append.js';
 import type { Tx } from '../store/db.js';
 import crypto from 'node:crypto';
 import type { DatabaseSchema } from '../store/schema.js';
-import type { FillRecord } from './fills.js';
 
+type FillRecord = DatabaseSchema['fills'];
 type ListingRow = DatabaseSchema['listings'];
 type StoredOwnerEvent = DatabaseSchema['owner_events'];
 

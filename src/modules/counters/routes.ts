@@ -8,7 +8,7 @@ import { ApiError, notFound } from '../../http/errors.js';
 import { sessionSecurity as security } from '../../http/security.js';
 import { requireOwner, requireSession } from '../auth/guard.js';
 import { counterOffer, counterRow, counterStatus, COUNTER_STEP_SATS } from './service.js';
-import { withdrawCounter } from './lifecycle.js';
+import { withdrawCounter } from '../offers/counters.js';
 import { before } from '../../store/keyset.js';
 import { sql } from 'kysely';
 

@@ -35,9 +35,9 @@ import { claimListingAt } from '../listings/lifecycle.js';
 import { recordFills } from '../../trade/fills.js';
 import { fillOffer } from '../offers/lifecycle.js';
 import { buildChild, childVsize, feeFor } from './compose.js';
-import { useAuthorization } from './lifecycle.js';
+import { useAuthorization } from '../offers/authorizations.js';
 import { authorizationStatus } from './view.js';
-import type { ExactOfferTables } from './tables.js';
+import type { ExactOfferTables } from '../offers/authorization-tables.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
 

@@ -22,8 +22,8 @@ import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { offerStatus } from '../offers/rules.js';
 import type { OfferRow } from '../offers/store.js';
 import { buildParent, feeFor, parentVsize, type ParentShape } from './compose.js';
-import { createAuthorizations } from './lifecycle.js';
-import type { ExactOfferTables } from './tables.js';
+import { createAuthorizations } from '../offers/authorizations.js';
+import type { ExactOfferTables } from '../offers/authorization-tables.js';
 import { cosignedUnitAt } from '../listings/cosign-unit.js';
 import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';
 

@@ -15,7 +15,7 @@ import { eventId } from '../../trade/event-rows.js';
 import { releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { unfillOffer } from '../offers/lifecycle.js';
-import { retireAuthorizations, unuseAuthorization } from './lifecycle.js';
+import { retireAuthorizations, unuseAuthorization } from '../offers/authorizations.js';
 import { recordEvent } from '../../trade/owner-events.js';
 
 export function exactOfferHandlers(now: () => number): SettlementHandlers {

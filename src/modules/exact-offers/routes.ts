@@ -11,7 +11,7 @@ import { authorize, MAX_AUTHORIZATION_OUTPOINTS } from './authorize.js';
 import { activate } from './activate.js';
 import { accept, acceptPreflight } from './accept.js';
 import { validateSelection } from './selection.js';
-import { retireAuthorizations } from './lifecycle.js';
+import { retireAuthorizations } from '../offers/authorizations.js';
 import { bidderView, inboxRow } from './view.js';
 import { AcceptBody, AcceptPreflight, AcceptPreflightBody, AcceptResult, Activated, AuthorizeBody, BidderAuthorization, InboxRow, PsbtBody, SelectionBody, SelectionResult } from './schemas.js';
 import { before } from '../../store/keyset.js';

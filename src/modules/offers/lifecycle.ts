@@ -14,7 +14,7 @@ import { eventId } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
 import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../../trade/event-rows.js';
 import type { OfferEndReason, OfferState, OfferTables } from './tables.js';
-import { retireAuthorizations } from '../exact-offers/lifecycle.js';
+import { retireAuthorizations } from './authorizations.js';
 
 type OfferRow = OfferTables['offers'];
 type SlotRow = OfferTables['offer_slots'];

@@ -20,7 +20,7 @@ import { checkOfferExpiry, checkOfferPrice, levelKey, MAX_OFFER_ROWS, newOfferId
 import { resolveTargets, type ResolvedTarget, type TargetBody } from './targets.js';
 import type { OfferTables } from './tables.js';
 import { placementResult, type PlacementResult } from './view.js';
-import { counterFor, takeInPlacement } from '../counters/service.js';
+import { counterFor, takeInPlacement } from './counters.js';
 
 export interface PlacementBody {
   bids: Array<{ txid?: string; vout: number }>;

@@ -6,7 +6,7 @@
 import type { Tx } from '../../store/db.js';
 import { eventId } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
-import type { ExactOfferTables } from './tables.js';
+import type { ExactOfferTables } from './authorization-tables.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
 
