@@ -10,9 +10,9 @@ import type { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { SignerRefused, SignerUnavailable } from '../../signer/port.js';
-import { listingCosigned } from '../listings/cosigned.js';
-import { cosignUnitInput } from '../listings/cosign-unit.js';
-import type { ListingRow } from '../listings/store.js';
+import { listingCosigned } from '../listings/index.js';
+import { cosignUnitInput } from '../listings/index.js';
+import type { ListingRow } from '../listings/index.js';
 import type { Tx } from '../../store/db.js';
 import { finalCheckout } from '../../trade/signed.js';
 

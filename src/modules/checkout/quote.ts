@@ -10,7 +10,7 @@ import { nowSeconds } from '../../clock.js';
 import { decodeAddress, scriptToAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
-import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
+import { platformFee, tapInternalKeyFor } from '../listings/index.js';
 import { resolveCart } from './cart.js';
 import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from '../../trade/compose.js';
 import { marketFeeScript } from '../../trade/fee-address.js';

@@ -9,7 +9,7 @@ import type { Transaction } from '@scure/btc-signer';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { finalFields } from '../../bitcoin/psbt-verify.js';
 import { ApiError } from '../../http/errors.js';
-import type { ListingRow } from '../listings/store.js';
+import type { ListingRow } from '../listings/index.js';
 import { outpointKey } from '../../trade/outpoints.js';
 import type { SellerPair } from '../../trade/compose.js';
 import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';

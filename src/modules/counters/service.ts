@@ -11,12 +11,12 @@ import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { unitHolder } from '../listings/cosign-unit.js';
-import { oneUnitRaw } from '../market/policy-predicate.js';
-import { offerStatus } from '../offers/rules.js';
-import { offerReaches } from '../exact-offers/authorize.js';
-import { createCounter } from '../offers/counters.js';
-import type { CounterTables } from '../offers/counter-tables.js';
+import { unitHolder } from '../listings/index.js';
+import { oneUnitRaw } from '../market/index.js';
+import { offerStatus } from '../offers/index.js';
+import { offerReaches } from '../exact-offers/index.js';
+import { createCounter } from '../offers/index.js';
+import type { CounterTables } from '../offers/index.js';
 
 export const COUNTER_STEP_SATS = 1_000;
 export const MAX_COUNTER_TTL_S = 30 * 24 * 60 * 60;

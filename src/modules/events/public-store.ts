@@ -15,7 +15,7 @@ import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, nullOf, type KeysetPosition } from '../../store/keyset.js';
 import { eventIdSql } from './event-id-sql.js';
-import type { OfferEndReason } from '../offers/tables.js';
+import type { OfferEndReason } from '../offers/index.js';
 import type { PublicEventRow } from '../../trade/event-rows.js';
 
 export type { PublicEventRow };

@@ -12,10 +12,10 @@
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
 import { eventId } from '../../trade/event-rows.js';
-import { releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
-import { unfillOffer } from '../offers/lifecycle.js';
-import { retireAuthorizations, unuseAuthorization } from '../offers/authorizations.js';
+import { unfillOffer } from '../offers/index.js';
+import { retireAuthorizations, unuseAuthorization } from '../offers/index.js';
 import { recordEvent } from '../../trade/owner-events.js';
 
 export function exactOfferHandlers(now: () => number): SettlementHandlers {

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { ListingSubtypeSchema } from '../listings/schemas.js';
+import { ListingSubtypeSchema } from '../listings/index.js';
 import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
 
 export { FillRow, FILL_COLUMNS, fillRow, type Fill } from '../../trade/fill-row.js';

@@ -6,7 +6,7 @@ import { Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { notFound } from '../../http/errors.js';
 import { sessionSecurity } from '../../http/security.js';
-import { requireOwner, requireSession } from '../auth/guard.js';
+import { requireOwner, requireSession } from '../auth/index.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots } from './placement.js';
 import { existingSlots } from './slots.js';
 import { placeFunded } from './funded.js';

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../../http/errors.js';
 import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
-import { MIN_PRICE_SATS } from '../listings/rules.js';
+import { MIN_PRICE_SATS } from '../listings/index.js';
 import type { OfferRow } from './store.js';
 
 export const MAX_BIDS = 20;

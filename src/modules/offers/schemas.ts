@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Hex, Id, Nullable, Outpoint, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { MAX_BIDS, MAX_FUNDING_SLOTS, MAX_TARGETS } from './rules.js';
-import { traitFields } from '../market/book-routes.js';
+import { traitFields } from '../market/index.js';
 
 const SmallInt = (min: number, description: string) => Type.Integer({ minimum: min, maximum: 1_000_000_000, description });
 

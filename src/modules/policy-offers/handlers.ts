@@ -10,7 +10,7 @@
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
-import { releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
 import { eventId } from '../../trade/event-rows.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { anchorFromParent } from './anchors.js';

@@ -13,7 +13,7 @@ import { decodeAddress } from '../../bitcoin/address.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { checkPresignature, policyEscrow, presignDigest, PRESIGN_SIGHASH } from '../../counterparty/policy-offer.js';
 import { buyerSigned } from '../../trade/signed.js';
-import { levelKey } from '../offers/rules.js';
+import { levelKey } from '../offers/index.js';
 import { lapseFundingSet, placeFundingSet, type FundingSetRow, type PolicyOfferRow } from './lifecycle.js';
 import { newPolicyId } from './rules.js';
 import { refused } from './refusals.js';

@@ -29,11 +29,11 @@ import {
   PRESIGN_SIGHASH,
 } from '../../counterparty/policy-offer.js';
 import { buyerCoins } from '../../trade/coins.js';
-import { policyTargetOf, type PolicyTarget } from '../market/policy-predicate.js';
-import { platformFee } from '../listings/rules.js';
+import { policyTargetOf, type PolicyTarget } from '../market/index.js';
+import { platformFee } from '../listings/index.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
-import { checkOfferExpiry, checkOfferPrice } from '../offers/rules.js';
-import { resolveTargets, type TargetBody } from '../offers/targets.js';
+import { checkOfferExpiry, checkOfferPrice } from '../offers/index.js';
+import { resolveTargets, type TargetBody } from '../offers/index.js';
 import { reserveAnchor } from './anchors.js';
 import { createFundingSet, type FundingSetRow } from './lifecycle.js';
 import { LIVE_SET_STATES, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING_SETS, newPolicyId, PREFLIGHT_TTL_S } from './rules.js';

@@ -1,8 +1,8 @@
 /** Collection offers' wire shapes, written once for validation, types and the OpenAPI document. */
 import { Type } from '@sinclair/typebox';
 import { Address, FeeRate, Hex, Id, Nullable, Outpoint, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { traitFields } from '../market/book-routes.js';
-import { OfferTarget } from '../offers/schemas.js';
+import { traitFields } from '../market/index.js';
+import { OfferTarget } from '../offers/index.js';
 import { MAX_ALTERNATIVES, MAX_FUNDING_INPUTS } from './rules.js';
 
 const { target_outpoint: _exact, ...policyTargetFields } = OfferTarget.properties;
