@@ -1,13 +1,5 @@
-/**
- * Trade kernel: owns the fixed numbers every settlement composition shares (delivery output, buyer
- * sequences) and the checkout's limits (spec "Limits" and the market's own choices, documented on the routes).
- */
+/** Trade kernel: owns the fixed numbers every buyer-funded composition shares (delivery output, buyer sequences). */
 
-/** A quote can be signed and completed for this long (unix s); it reserves nothing meanwhile. */
-export const QUOTE_TTL_S = 10 * 60;
-/** Spec "Checkout cart": 10 lines, 20 units. */
-export const MAX_LINES = 10;
-export const MAX_UNITS = 20;
 /** The attached-delivery output: the move destination that carries the unit to the buyer. */
 export const DELIVERY_UTXO_SATS = 330;
 /** Buyer inputs signal replaceability; the sellers' inputs keep the sequence they signed. */
@@ -19,6 +11,3 @@ export const BUYER_SEQUENCE = 0xfffffffd;
 export const BUYER_SEQUENCE_MIN = 0xfffffff0;
 
 export type DeliveryMode = 'detached' | 'attached';
-
-/** A cart line as the body gives it: one listing, or the `quantity` cheapest units of an asset. */
-export type CartLine = { listing_id: string } | { asset: string; quantity: number };

@@ -16,7 +16,7 @@ import { ApiError } from '../../http/errors.js';
 import type { SettlementJournal } from '../../settlement/journal.js';
 import { listingState } from '../listings/index.js';
 import type { ListingRow } from '../listings/index.js';
-import type { CartLine } from '../../trade/rules.js';
+import type { CartLine } from './rules.js';
 import type { CheckoutStore } from './store.js';
 
 export interface ResolvedCart {

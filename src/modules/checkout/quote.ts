@@ -15,8 +15,9 @@ import { resolveCart } from './cart.js';
 import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from '../../trade/compose.js';
 import { marketFeeScript } from '../../trade/fee-address.js';
 import { buyerCoins } from '../../trade/coins.js';
-import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, MAX_UNITS, QUOTE_TTL_S, type CartLine, type DeliveryMode } from '../../trade/rules.js';
+import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, type DeliveryMode } from '../../trade/rules.js';
 import { newQuoteId, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
+import { MAX_UNITS, QUOTE_TTL_S, type CartLine } from './rules.js';
 
 export interface QuoteInput {
   lines: CartLine[];

@@ -5,7 +5,7 @@ import { Ok, errorResponses } from '../../http/envelope.js';
 import { ownedOr404, requireSession } from '../auth/index.js';
 import { CheckoutCompletion } from './complete.js';
 import { createQuote } from './quote.js';
-import { MAX_LINES, MAX_UNITS, QUOTE_TTL_S } from '../../trade/rules.js';
+import { MAX_LINES, MAX_UNITS, QUOTE_TTL_S } from './rules.js';
 import { CompleteBody, Operation, QuoteBody, QuoteParams } from './schemas.js';
 import { CheckoutStore } from './store.js';
 

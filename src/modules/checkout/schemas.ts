@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { TapKey } from '../listings/index.js';
-import { MAX_LINES, MAX_UNITS } from '../../trade/rules.js';
+import { MAX_LINES, MAX_UNITS } from './rules.js';
 
 const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });
 const AssetLine = Type.Object(
