@@ -2,7 +2,8 @@
  * One owner of a wallet's coins (src/trade/coins.ts): the market never spends, on its own, a coin
  * that backs one of the wallet's open offers. A second bid funding leaves the first bid's slot
  * alone; a wallet with an open collection offer funds a bid without ending it (the demo wallet
- * carol's case); a coin the wallet names explicitly is spent, and the answer says which offers end.
+ * carol's case) and an attach the market funds leaves the slot alone; a coin the wallet names
+ * explicitly is spent, and the answer says which offers end (bid funding, attach).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -98,6 +99,28 @@ describe('the coin owner', () => {
     const result = doc.paths['/v1/offer-funding'].post.responses['200'].content['application/json'].schema.properties.result;
     assert.ok(result.properties.ends_offers, 'ends_offers in the OpenAPI document');
     assert.ok(doc.paths['/v1/offer-funding'].post.requestBody.content['application/json'].schema.properties.funding, 'funding in the OpenAPI document');
+  });
+
+  void it("an attach that names a bid's slot as funding says which bids it would end; one the market funds ends none", async () => {
+    const s = await newSeller(m, 'p2wpkh', 'coin-owner-attacher', 2);
+    await m.fund(s.w, 100_000);
+    const placed = await placeFunded(m, s, 30_000, 1, [{ scope: 'asset', asset }]);
+    const slot = placed.funding_slots[0]!;
+    await m.mine();
+    await m.sync();
+    const preflight = (extra: Record<string, unknown>, key: string) =>
+      m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', price_sats: 20_000, idempotency_key: key, ...extra });
+
+    const named = await preflight({ funding: [{ txid: slot.txid, vout: slot.vout }] }, 'co-named');
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    assert.deepEqual(named.body.result.ends_offers, [{ outpoint: `${slot.txid}:${slot.vout}`, kind: 'bid', offer_ids: slot.offer_ids }]);
+    const again = await m.call('GET', `/v1/listing-preflights/${named.body.result.id}`, s.token);
+    assert.deepEqual(again.body.result.ends_offers, named.body.result.ends_offers, 'the draft read says it too');
+
+    const picked = await preflight({}, 'co-picked');
+    assert.equal(picked.status, 200, JSON.stringify(picked.body));
+    assert.ok(!inputsOf(picked.body.result.attach.psbt_hex).includes(`${slot.txid}:${slot.vout}`), 'the market does not pick the slot');
+    assert.deepEqual(picked.body.result.ends_offers, []);
   });
 
   void it('a named coin that is not a spendable coin of the session address is refused, naming the field', async () => {

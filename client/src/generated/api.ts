@@ -3466,6 +3466,23 @@ export interface ListingDraft {
   protocol_subtype: ListingProtocolSubtype;
   cosigned_output?: CosignedOutput;
   /**
+   * On a single draft: offers of the address the unsigned attach would end, because a coin named in `funding` backs them (empty otherwise).
+   */
+  ends_offers?: {
+    /**
+     * The named coin (`txid:vout`)
+     */
+    outpoint: string;
+    /**
+     * `bid`: an open bid slot of the address; `collection_offer`: an input of an open collection offer's funding
+     */
+    kind: 'bid' | 'collection_offer';
+    /**
+     * The open offers that end (retired, or invalidated with funding_spent) once this transaction spends the coin
+     */
+    offer_ids: string[];
+  }[];
+  /**
    * `listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)
    */
   purpose: 'listing' | 'prepare';
