@@ -223,6 +223,46 @@ describe('exact offers', () => {
     assert.equal((await m.ctx.store.db.selectFrom('listings').select('state').where('id', '=', listing.id).executeTakeFirstOrThrow()).state, 'sold');
   });
 
+  void it('the parent lands and the seller\'s child is refused: the sale stands, its claims kept, the seller told; it confirms at the parent\'s fee', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 26_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    await m.sync();
+    const at = await unit();
+    const { a } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, at);
+    m.devnet.feeEstimates = { ...m.devnet.feeEstimates, half_hour: 6 };
+    let r;
+    try {
+      const acc = await acceptWith(a.authorization_id);
+      assert.equal(acc.pf.requires_cpfp, true);
+      // The child pays more than enough but leaves a dust output: Core refuses it alone, after its
+      // parent (which pays its own prefunded fee) already entered the mempool.
+      const dusty = editPsbt(acc.pf.cpfp.psbt_hex, (tx) => tx.updateOutput(0, { amount: 100n }));
+      r = await acc.send({ psbt_hex: acc.parent, cpfp_psbt_hex: signPsbt(dusty, seller.w, [0], SigHash.ALL) });
+    } finally {
+      m.devnet.feeEstimates = { ...m.devnet.feeEstimates, half_hour: 3 };
+    }
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.result.settlement_state, 'relayed');
+    assert.equal(r.body.result.child_state, 'refused');
+    assert.equal(r.body.result.child_reason, 'dust');
+    assert.ok(await m.devnet.bitcoin.getMempoolEntry(a.parent_txid), 'the parent is in the mempool');
+    const s = (await m.ctx.journal.byId(r.body.result.settlement_id))!;
+    assert.equal(s.txid, a.parent_txid, 'the settlement follows the member that landed');
+    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('settlement_id', '=', s.id).execute();
+    assert.deepEqual(claims.map((c) => c.outpoint).sort(), [`${at.txid}:${at.vout}`, `${placed.funding_slots[0]!.txid}:${placed.funding_slots[0]!.vout}`].sort());
+    const feed = (await m.call('GET', `/v1/address/${seller.w.address}/events`, seller.token)).body.result;
+    assert.ok(feed.some((e: any) => e.kind === 'exact_offer_child_refused' && e.txid === a.parent_txid), JSON.stringify(feed.map((e: any) => e.kind)));
+    // Recovery re-relays only what landed (the refused child is never sent again).
+    await m.ctx.journal.recover();
+    assert.equal((await m.ctx.journal.byId(s.id))!.state, 'relayed');
+    await m.mine();
+    await m.sync();
+    assert.equal((await m.ctx.journal.byId(s.id))!.state, 'confirmed');
+    const fill = await m.ctx.store.db.selectFrom('fills').select(['state', 'txid']).where('settlement_id', '=', s.id).executeTakeFirstOrThrow();
+    assert.deepEqual(fill, { state: 'confirmed', txid: a.parent_txid });
+  });
+
   void it('a bidder who spends the funding output after the seller signed wins on chain: conflict_spend, claims released, recorded for the seller', async () => {
     const b = await newBidder(m);
     const placed = await placeFunded(m, b, 27_000, 1, [{ scope: 'asset', asset: seller.asset }]);
