@@ -49,7 +49,7 @@ async function ownAuthorization(ctx: Context, seller: string, id: string): Promi
 
 /** The package fee the current rate needs, and the child's share of it. */
 async function feeNeed(ctx: Context, a: AuthRow, feeRate?: number) {
-  const rate = feeRate ?? (await defaultFeeRate(ctx));
+  const rate = await defaultFeeRate(ctx, feeRate);
   const sellerScript = parseTemplate(a).getOutput(1).script!;
   const spend = scriptFamily(sellerScript) === 'p2tr' ? 'p2tr-key-explicit' : 'p2wpkh';
   const cv = childVsize(spend, sellerScript);

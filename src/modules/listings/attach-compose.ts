@@ -78,7 +78,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   }
 
   // 2. Coins.
-  const feeRate = p.feeRate ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, p.feeRate);
   const coins = p.funding?.length ? await explicitCoins(ctx, p.source, family, p.funding) : await poolCoins(ctx, p.source, family, promised.drafts);
   if (p.sourceTapKey) for (const c of coins) c.tap_internal_key = p.sourceTapKey;
   const opReturn = attachOpReturn(coins[0]?.txid ?? '00'.repeat(32), p.asset, p.quantityRaw);
@@ -132,8 +132,19 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
 }
 
 /** The chain's half-hour estimate, never below its relay floor. */
-export async function defaultFeeRate(ctx: Context): Promise<number> {
+export async function defaultFeeRate(ctx: Context, requested?: number): Promise<number> {
   const f = await ctx.chain.bitcoin.estimateFees();
+  // `minimum` is the node's own floor (getmempoolinfo: the higher of minrelaytxfee and
+  // mempoolminfee): 1 sat/vB on Core up to 29.0, 0.1 from 29.1. Below it the node refuses what we
+  // would compose, so a rate under it is refused here, before anything is built or signed.
+  if (requested !== undefined) {
+    if (requested < f.minimum) {
+      throw new ApiError('mempool_rejected', `fee_rate ${requested} sat/vB is below the node's relay floor of ${f.minimum} sat/vB; quote at ${f.minimum} or more`, {
+        field: 'body.fee_rate', mempool_policy: 'fee_floor', minimum_fee_rate: f.minimum,
+      });
+    }
+    return requested;
+  }
   return Math.max(0.1, Math.ceil(Math.max(f.half_hour, f.minimum) * 10) / 10);
 }
 
