@@ -26,7 +26,7 @@ const floorRefusal = (r: { status: number; body: Record<string, any> }) => {
 };
 
 void test('the fee estimates name the node\'s floor', async () => {
-  const f = await m.call('GET', '/v1/fees', null);
+  const f = await m.call('GET', '/v1/fee-rate', null);
   assert.equal(f.status, 200, JSON.stringify(f.body));
   assert.equal(f.body.result.minimum, 1);
 });

@@ -20,8 +20,8 @@ let seller: Seller;
 
 before(async () => {
   m = await openMarket();
-  seller = await newSeller(m, 'p2wpkh', 'exact-seller', 6);
-  await importCatalog(m.ctx.store.db, { collections: [{ slug: 'exact', name: 'Exact' }], artists: [], assets: [{ asset: seller.asset, collection: 'exact', max_supply_units: 6 }] });
+  seller = await newSeller(m, 'p2wpkh', 'exact-seller', 8);
+  await importCatalog(m.ctx.store.db, { collections: [{ slug: 'exact', name: 'Exact' }], artists: [], assets: [{ asset: seller.asset, collection: 'exact', max_supply_units: 8 }] });
   await m.sync();
 });
 after(async () => m?.close());

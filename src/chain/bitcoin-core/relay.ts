@@ -84,6 +84,10 @@ export function packageResultOf(reply: SubmitPackageReply, hexes: string[]): Pac
   const replaced = reply['replaced-transactions'] ?? [];
   if (reply.package_msg === 'success') return { txids, message: reply.package_msg, members: members.map((m) => ({ txid: m.txid, accepted: true })), replaced };
   if (members.some((m) => m.accepted)) return { txids, message: reply.package_msg, members, replaced };
+  // A package-wide verdict (`package RBF failed: …`, `TRUC-violation, …`) is what decided: the
+  // members then carry only what they got alone (a zero-fee parent's `min relay fee not met`),
+  // which would misname a lost replacement race as a fee floor.
+  if (reply.package_msg !== 'transaction failed') throw new TxRejected(reply.package_msg, RPC.VERIFY_REJECTED);
   const failed = members.find((m) => m.error !== undefined && m.error !== 'unevaluated');
   throw new TxRejected(failed?.error ?? reply.package_msg, RPC.VERIFY_REJECTED, failed?.txid);
 }
