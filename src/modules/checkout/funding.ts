@@ -12,7 +12,7 @@ import type { BuyerCoin } from './compose.js';
 
 export async function buyerCoins(ctx: Pick<Context, 'chain' | 'journal' | 'store'>, buyer: string): Promise<BuyerCoin[]> {
   // Counterparty's height is read before its balances, so every coin at or below it is covered.
-  const [status, all] = await Promise.all([ctx.chain.counterparty.getStatus(), ctx.chain.counterparty.getAddressUtxos(buyer)]);
+  const [status, all] = await Promise.all([ctx.chain.counterparty.getStatus(), ctx.chain.utxos.getAddressUtxos(buyer)]);
   const utxos = all.filter((u) => u.confirmations >= 1 && u.height !== null && u.height <= status.counterparty_height && u.value_sats > 0);
   const keys = utxos.map((u) => outpointKey(u.txid, u.vout));
   const [withBalances, claimed] = await Promise.all([

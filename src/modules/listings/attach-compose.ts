@@ -94,7 +94,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
     const shortfall = plan.need_sats - plan.have_sats;
     const base = { need_sats: plan.need_sats, have_sats: plan.have_sats, shortfall_sats: shortfall };
     if (!p.funding?.length && p.noFundingRetryable) {
-      const confirming = (await ctx.chain.counterparty.getAddressUtxos(p.source)).filter((u) => u.confirmations < 1);
+      const confirming = (await ctx.chain.utxos.getAddressUtxos(p.source)).filter((u) => u.confirmations < 1);
       if (confirming.reduce((s, u) => s + u.value_sats, 0) >= shortfall) {
         throw new ApiError('insufficient_funds', `${p.source} has BTC that is still confirming; retry after the next block or pass the unconfirmed change as funding`, {
           ...base,
@@ -179,7 +179,7 @@ async function explicitCoins(ctx: Context, source: string, family: SourceFamily,
 async function poolCoins(ctx: Context, source: string, family: SourceFamily, openDrafts: { status: string; attach_inputs: string | null }[]): Promise<FundingInput[]> {
   const script = decodeAddress(source, ctx.config.NETWORK);
   if (!script.ok) throw new Error('unreachable');
-  const utxos = (await ctx.chain.counterparty.getAddressUtxos(source)).filter((u) => u.confirmations >= 1);
+  const utxos = (await ctx.chain.utxos.getAddressUtxos(source)).filter((u) => u.confirmations >= 1);
   const keys = utxos.map((u) => outpointKey(u.txid, u.vout));
   const [withBalances, claimed] = await Promise.all([
     keys.length ? ctx.chain.counterparty.getUtxosWithBalances(keys) : Promise.resolve(new Set<string>()),

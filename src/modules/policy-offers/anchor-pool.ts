@@ -37,7 +37,7 @@ export async function poolCounts(ctx: Pick<Context, 'store'>): Promise<PoolCount
 
 /** The wallet's spendable coins that are not anchors: confirmed, unclaimed. */
 async function walletCoins(ctx: Context, wallet: MarketWallet) {
-  const utxos = (await ctx.chain.counterparty.getAddressUtxos(wallet.address)).filter((u) => u.confirmations >= 1 && u.value_sats > 0);
+  const utxos = (await ctx.chain.utxos.getAddressUtxos(wallet.address)).filter((u) => u.confirmations >= 1 && u.value_sats > 0);
   const keys = utxos.map((u) => `${u.txid}:${u.vout}`);
   if (!keys.length) return [];
   const [anchors, claimed] = await Promise.all([
