@@ -54,6 +54,10 @@ export const ConfigSchema = Type.Object({
   CLOCK_SKEW_MS: Type.Integer({ minimum: -60_000, maximum: 60_000, default: 0 }),
   /** Devnet: the attach XCP fee formula, or a fixed fee when set. */
   DEVNET_ATTACH_FEE_RAW: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)$' })),
+  /** Devnet: `-minrelaytxfee` in sat/vB (Core 29.1+: 0.1; set 1 for Core 28 / 29.0). */
+  DEVNET_MIN_RELAY_FEE_RATE: Type.Number({ minimum: 0, maximum: 1000, default: 0.1 }),
+  /** Devnet: `-incrementalrelayfee` in sat/vB (Core 29.1+: 0.1; set 1 for Core 28 / 29.0). */
+  DEVNET_INCREMENTAL_RELAY_FEE_RATE: Type.Number({ minimum: 0, maximum: 1000, default: 0.1 }),
   /** Seed a demo market on an empty store (devnet only). */
   SEED_DEMO: Type.Boolean({ default: true }),
   CATALOG_FILE: Type.Optional(Type.String()),

@@ -83,7 +83,8 @@ const CONFLICT_CODES = new Set([
  */
 export function isConflictReason(reason: string): boolean {
   const code = reasonCode(reason);
-  return CONFLICT_CODES.has(code) || /rejecting replacement/.test(reason);
+  // A package RBF refusal (`package RBF failed: …`, Core 28+) is the package losing to the spends it conflicts with.
+  return CONFLICT_CODES.has(code) || /rejecting replacement/.test(reason) || reason.startsWith('package RBF failed');
 }
 
 export type RejectionClass =

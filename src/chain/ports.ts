@@ -79,10 +79,23 @@ export interface AcceptResult {
   fee_sats?: number;
 }
 
+/** One member of a submitted package, in submit order. */
+export interface PackageMember {
+  txid: string;
+  /** In the mempool now (accepted by this call, or already there). */
+  accepted: boolean;
+  /** The node's reason when refused (`unevaluated` when validation stopped before it). */
+  error?: string;
+}
+
 export interface PackageResult {
   txids: string[];
   /** Bitcoin Core's `package_msg` (`success` when every transaction is in the mempool). */
   message: string;
+  /** Each member's fate: Core validates members one by one first, so a parent can land while its child fails. */
+  members: PackageMember[];
+  /** Mempool transactions the package replaced (Core's `replaced-transactions`). */
+  replaced: string[];
 }
 
 /** What a node says about itself, for the start-up check (docs/operating.md). */
@@ -115,7 +128,11 @@ export interface BitcoinBackend {
   testAccept(hexes: string[]): Promise<AcceptResult[]>;
   /** Relays one transaction; throws TxRejected with the node's reason. Already-known is success. */
   broadcast(hex: string): Promise<string>;
-  /** Submits a 1-parent-1-child package; throws TxRejected when any member is refused. */
+  /**
+   * Submits a child with its parents. Returns when at least one member is in the mempool
+   * (`message` is `success` only when all are; `members` says which were refused); throws
+   * TxRejected when none is.
+   */
   submitPackage(hexes: string[]): Promise<PackageResult>;
 }
 

@@ -29,6 +29,8 @@ export async function serveStandaloneDevnet(config: Config): Promise<void> {
   const devnet = await Devnet.open(store, systemClock, {
     blockIntervalMs: config.DEVNET_BLOCK_INTERVAL_MS,
     attachFeeRaw: config.DEVNET_ATTACH_FEE_RAW ?? null,
+    minRelayFeeRate: config.DEVNET_MIN_RELAY_FEE_RATE,
+    incrementalRelayFeeRate: config.DEVNET_INCREMENTAL_RELAY_FEE_RATE,
     onError: (err: unknown) => logger.error({ err }, 'devnet: interval mining failed'),
   });
   if (config.DEVNET_BLOCK_INTERVAL_MS > 0) devnet.startMining();

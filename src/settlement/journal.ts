@@ -6,7 +6,7 @@ import type { Db, Tx } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
-import { relayOnce, type RelayOutcome } from './relay.js';
+import { relayOnce, type RefusedMember, type RelayOutcome } from './relay.js';
 import { mempoolPolicyOf } from '../chain/errors.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
 import type { Lease } from '../cluster/fence.js';
@@ -19,6 +19,13 @@ export interface SettlementHandlers {
   /** In the transaction that released the claims: put the claimed things back (or end them). */
   onReleased?(tx: Tx, s: SettlementRow, outcome: 'rejected' | 'conflicted', reason: string): Promise<void>;
   onRelayed?(tx: Tx, s: SettlementRow): Promise<void>;
+  /**
+   * Some members of the package reached the mempool and others were refused (in the transaction
+   * that recorded it; `s` is the settlement after it: `relayed`, its `txid` the last member that
+   * landed). The claims of what landed are kept; what only refused members spent is free again.
+   * Tell the parties what really happened.
+   */
+  onPartial?(tx: Tx, s: SettlementRow, refused: RefusedMember[]): Promise<void>;
   onConfirmed?(tx: Tx, s: SettlementRow, block: { height: number; hash: string; seenAt: number }): Promise<void>;
   onUnconfirmed?(tx: Tx, s: SettlementRow): Promise<void>;
 }
@@ -133,6 +140,10 @@ export class SettlementJournal {
       confirmed_at: null,
     };
     await tx.insertInto('settlements').values(row).execute();
+    await tx
+      .insertInto('settlement_members')
+      .values(txs.map((t, position) => ({ settlement_id: id, position, txid: t.txid, state: 'pending' as const, reason: null, updated_at: now })))
+      .execute();
     return row;
   }
 
@@ -155,9 +166,27 @@ export class SettlementJournal {
     }
     if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
     await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
-    const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);
+    const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
     await this.apply(s, outcome, false);
     return outcome;
+  }
+
+  /**
+   * The transactions of a settlement still worth relaying: all of them, less the package members
+   * the node refused while others landed (re-sending a refused child with its parent is the same
+   * refusal; the parent alone is what must stay on the network).
+   */
+  async liveTxs(db: Db | Tx, s: SettlementRow): Promise<SignedTx[]> {
+    const txs = JSON.parse(s.txs) as SignedTx[];
+    if (txs.length === 1) return txs;
+    const refused = await db.selectFrom('settlement_members').select('txid').where('settlement_id', '=', s.id).where('state', '=', 'refused').execute();
+    const out = new Set(refused.map((r) => r.txid));
+    return txs.filter((t) => !out.has(t.txid));
+  }
+
+  /** Each member's fate, in submit order (empty for settlements journaled before members were tracked). */
+  async members(db: Db | Tx, id: string): Promise<Array<{ position: number; txid: string; state: string; reason: string | null }>> {
+    return db.selectFrom('settlement_members').select(['position', 'txid', 'state', 'reason']).where('settlement_id', '=', id).orderBy('position').execute();
   }
 
   /** `lease`: recovery on the elected instance; its state writes are fenced (a stale leader's fail). */
@@ -172,8 +201,11 @@ export class SettlementJournal {
           .where('id', '=', s.id)
           .where('state', '=', 'journaled')
           .executeTakeFirst();
+        await tx.updateTable('settlement_members').set({ state: 'relayed', updated_at: now }).where('settlement_id', '=', s.id).where('state', '=', 'pending').execute();
         if (Number(res.numUpdatedRows) === 1) await this.handlers.get(s.kind)?.onRelayed?.(tx, { ...s, state: 'relayed' });
       });
+    } else if (outcome.status === 'partial') {
+      await this.applyPartial(s, outcome, lease);
     } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
       this.failpoint('relay-refused-before-release');
@@ -182,6 +214,44 @@ export class SettlementJournal {
       const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;
       await this.db.updateTable('settlements').set({ last_error: error.slice(0, 500), updated_at: now }).where('id', '=', s.id).execute();
     }
+  }
+
+  /**
+   * Part of a package landed. What landed is on the network and keeps every claim it spends:
+   * the settlement is `relayed` and identified from now on by the last member that landed (its
+   * block confirms the settlement). Outpoints only the refused members spent are released. The
+   * kind's `onPartial` tells the parties, in the same transaction.
+   */
+  private async applyPartial(s: SettlementRow, outcome: Extract<RelayOutcome, { status: 'partial' }>, lease?: Lease): Promise<void> {
+    const now = this.clock.now();
+    const txs = JSON.parse(s.txs) as SignedTx[];
+    const landed = txs.filter((t) => outcome.landed.includes(t.txid));
+    const refused = txs.filter((t) => outcome.refused.some((r) => r.txid === t.txid));
+    const main = landed[landed.length - 1];
+    if (!main) return;
+    const reason = outcome.refused.map((r) => r.reason).join('; ').slice(0, 500);
+    await this.db.transaction().execute(async (tx) => {
+      await lease?.check(tx);
+      const res = await tx
+        .updateTable('settlements')
+        .set({ state: 'relayed', txid: main.txid, relayed_at: s.relayed_at ?? now, updated_at: now, last_error: null, mempool_reason: reason })
+        .where('id', '=', s.id)
+        .where('state', 'in', LIVE)
+        .where('txid', '=', s.txid)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return;
+      await tx.updateTable('settlement_members').set({ state: 'relayed', reason: null, updated_at: now }).where('settlement_id', '=', s.id).where('txid', 'in', landed.map((t) => t.txid)).execute();
+      for (const r of outcome.refused) {
+        await tx.updateTable('settlement_members').set({ state: 'refused', reason: r.reason.slice(0, 500), updated_at: now }).where('settlement_id', '=', s.id).where('txid', '=', r.txid).execute();
+      }
+      const kept = new Set(spentOutpoints(landed));
+      const free = spentOutpoints(refused).filter((o) => !kept.has(o) && !landed.some((t) => o.startsWith(`${t.txid}:`)));
+      if (free.length) await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', s.id).where('outpoint', 'in', free).execute();
+      const after: SettlementRow = { ...s, state: 'relayed', txid: main.txid, relayed_at: s.relayed_at ?? now, updated_at: now, mempool_reason: reason };
+      if (s.state === 'journaled') await this.handlers.get(s.kind)?.onRelayed?.(tx, after);
+      await this.handlers.get(s.kind)?.onPartial?.(tx, after, outcome.refused);
+      this.log.warn({ settlement: s.id, kind: s.kind, landed: outcome.landed, refused: outcome.refused }, 'package partly relayed');
+    });
   }
 
   /** Ends a live settlement and releases its claims, atomically with the domain's own release. */
@@ -197,6 +267,7 @@ export class SettlementJournal {
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) return false;
       await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', id).execute();
+      await tx.updateTable('settlement_members').set({ state: 'refused', reason: reason.slice(0, 500), updated_at: now }).where('settlement_id', '=', id).execute();
       const s = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       await this.handlers.get(s.kind)?.onReleased?.(tx, s, outcome, reason);
       this.log.info({ settlement: id, kind: s.kind, outcome, reason }, 'settlement released');
@@ -281,7 +352,7 @@ export class SettlementJournal {
     let released = 0;
     for (const s of live) {
       if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
-      const outcome = await relayOnce(this.bitcoin, JSON.parse(s.txs) as SignedTx[]);
+      const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
       await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
       await this.apply(s, outcome, s.state === 'relayed', lease);
       if (outcome.status === 'relayed') relayed++;

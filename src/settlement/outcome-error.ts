@@ -1,5 +1,6 @@
 import { ApiError } from '../http/errors.js';
 import type { RelayOutcome } from './relay.js';
+import { mempoolPolicyOf } from '../chain/errors.js';
 
 /**
  * How a completion route answers when its journaled settlement did not relay.
@@ -29,6 +30,15 @@ export function relayOutcomeError(outcome: Exclude<RelayOutcome, { status: 'rela
         ...(wait ? { wait_for_confirmation: true } : {}),
         settlement_id: settlementId,
       });
+    }
+    case 'partial': {
+      // Part of the package is on the network and keeps its claims; the refused member is named.
+      const first = outcome.refused[0]!;
+      const extras = { mempool_reason: first.reason, claims_released: false, landed_txids: outcome.landed, refused_txid: first.txid, settlement_id: settlementId };
+      if (first.conflict) return new ApiError('conflict_spend', 'Part of the package is in the mempool; another member lost to a conflicting spend', extras);
+      const policy = mempoolPolicyOf(first.reason);
+      const text = `Part of the package is in the mempool; the node refused ${first.txid}: ${first.reason}`;
+      return policy ? new ApiError('mempool_rejected', text, { ...extras, mempool_policy: policy }) : new ApiError('invalid_transaction', text, extras);
     }
     case 'unknown':
       return new ApiError('broadcast_unknown', 'The broadcast outcome is not known; the signed settlement is journaled and recovery will relay it. Read the operation status; do not re-sign.', {

@@ -1,23 +1,48 @@
 import { TxRejected, UpstreamUnavailable, type BitcoinBackend } from '../chain/ports.js';
 import { classifyRejection, type MempoolPolicy } from '../chain/errors.js';
 
+/** A package member the node refused, with its reason and the reason's class. */
+export interface RefusedMember {
+  txid: string;
+  reason: string;
+  conflict: boolean;
+}
+
 export type RelayOutcome =
   | { status: 'relayed' }
   | { status: 'rejected'; reason: string; policy?: MempoolPolicy | null }
   | { status: 'conflicted'; reason: string }
+  /**
+   * Some members of a package are in the mempool and others were refused (Core validates each
+   * member alone first: a parent that pays its own way stays when its child fails). What landed
+   * is on the network and will confirm; it is never reported as failed.
+   */
+  | { status: 'partial'; landed: string[]; refused: RefusedMember[] }
   /** The outcome is not known (timeout, node down): keep the journal entry, never re-sign. */
   | { status: 'unknown'; error: string };
 
 /**
- * One attempt to put signed bytes on the network: a single transaction or a
- * 1-parent-1-child package. Already-known bytes count as relayed (the adapters
- * map Bitcoin Core's "already in mempool / in chain" answers to success).
+ * One attempt to put signed bytes on the network: a single transaction or a child with its
+ * parents. Already-known bytes count as relayed (the adapters map Bitcoin Core's "already in
+ * mempool / in chain" answers to success).
  */
 export async function relayOnce(bitcoin: BitcoinBackend, txs: Array<{ txid: string; hex: string }>): Promise<RelayOutcome> {
   try {
-    if (txs.length === 1) await bitcoin.broadcast(txs[0]!.hex);
-    else await bitcoin.submitPackage(txs.map((t) => t.hex));
-    return { status: 'relayed' };
+    if (txs.length === 1) {
+      await bitcoin.broadcast(txs[0]!.hex);
+      return { status: 'relayed' };
+    }
+    const r = await bitcoin.submitPackage(txs.map((t) => t.hex));
+    const refused = r.members.filter((m) => !m.accepted);
+    if (refused.length === 0) return { status: 'relayed' };
+    return {
+      status: 'partial',
+      landed: r.members.filter((m) => m.accepted).map((m) => m.txid),
+      refused: refused.map((m) => {
+        const reason = m.error ?? r.message;
+        return { txid: m.txid, reason, conflict: classifyRejection(reason).kind === 'conflict' };
+      }),
+    };
   } catch (e) {
     if (e instanceof TxRejected) {
       const verdict = classifyRejection(e.reason);

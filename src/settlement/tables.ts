@@ -10,6 +10,9 @@ export type SettlementState =
   /** An input was spent by another transaction: provably dead; claims released. */
   | 'conflicted';
 
+/** One member's fate: `pending` (not yet answered), `relayed` (in the mempool or a block), `refused` (the node said no; `reason`). */
+export type MemberState = 'pending' | 'relayed' | 'refused';
+
 export interface SettlementTables {
   /** The journal: every signed settlement, stored before it is broadcast. */
   settlements: {
@@ -36,6 +39,15 @@ export interface SettlementTables {
    * One row per outpoint a live settlement spends: the primary key makes the
    * first claimer win across checkout, exact offers and policy accepts.
    */
+  settlement_members: {
+    settlement_id: string;
+    /** Submit order: 0 for the only transaction or the package's parent, 1 for its child. */
+    position: number;
+    txid: string;
+    state: MemberState;
+    reason: string | null;
+    updated_at: number;
+  };
   outpoint_claims: {
     outpoint: string;
     settlement_id: string;

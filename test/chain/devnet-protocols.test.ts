@@ -101,12 +101,22 @@ void describe('Bitcoin Core adapter ↔ devnet RPC face', () => {
     const parent = buildTx([{ wallet: alice, coin: c }], [{ script: bob.script, amount: 40_000n }], { version: 3 });
     const child = buildTx([{ wallet: bob, coin: outCoin(parent, 0, 40_000n) }], [{ script: bob.script, amount: 39_500n }], { version: 3 });
     await assert.rejects(f.btc.broadcast(parent), (e: unknown) => e instanceof TxRejected && /^min relay fee not met/.test(e.reason));
-    assert.deepEqual(await f.btc.submitPackage([parent, child]), { txids: [txidOf(parent), txidOf(child)], message: 'success' });
+    assert.deepEqual(await f.btc.submitPackage([parent, child]), {
+      txids: [txidOf(parent), txidOf(child)],
+      message: 'success',
+      members: [
+        { txid: txidOf(parent), accepted: true },
+        { txid: txidOf(child), accepted: true },
+      ],
+      replaced: [],
+    });
     assert.equal((await f.btc.getMempoolEntry(txidOf(child)))?.ancestor_count, 2);
   });
 
   void it('estimates fees from estimatesmartfee and the mempool floor (sat/vB)', async () => {
-    assert.deepEqual(await f.btc.estimateFees(), { fastest: 5, half_hour: 3, hour: 2, economy: 1, minimum: 1 });
+    // `minimum` is the node's floor: Core 29.1's 0.1 sat/vB by default.
+    assert.deepEqual(await f.btc.estimateFees(), { fastest: 5, half_hour: 3, hour: 2, economy: 1, minimum: 0.1 });
+    assert.deepEqual(await f.btc.estimateFees(), await f.t.devnet.bitcoin.estimateFees());
   });
 
   void it('invalidateblock returns the block’s transactions to the mempool', async () => {

@@ -150,7 +150,7 @@ void describe('arguments and methods', () => {
     assert.deepEqual((await call('testmempoolaccept', [[]])).error, { code: -8, message: 'Array must contain between 1 and 25 transactions.' });
     assert.deepEqual((await call('testmempoolaccept', [['zz']])).error, { code: -22, message: 'TX decode failed: zz Make sure the tx has at least one input.' });
     assert.deepEqual((await call('sendrawtransaction', ['00'])).error, { code: -22, message: 'TX decode failed. Make sure the tx has at least one input.' });
-    assert.deepEqual((await call('submitpackage', [['00']])).error, { code: -8, message: 'Array must contain between 2 and 25 transactions.' });
+    assert.deepEqual((await call('submitpackage', [[]])).error, { code: -8, message: 'Array must contain between 1 and 25 transactions.' });
     const a = buildTx([{ wallet: dave, coin: await fund(f.t.devnet, dave, 10_000) }], [{ script: dave.script, amount: 9_000n }]);
     const b = buildTx([{ wallet: dave, coin: await fund(f.t.devnet, dave, 10_000) }], [{ script: dave.script, amount: 9_000n }]);
     const topo = await call('submitpackage', [[a, b]]);

@@ -14,7 +14,24 @@ import { spentOutpoints } from '../../src/settlement/journal.js';
 
 let m: Market;
 before(async () => {
-  m = await openMarket();
+  // A node relaying from 1 sat/vB (Core up to 29.0) whose floor the market read as 0.1: the node's
+  // floor rose after the market read it (a filling mempool raises `mempoolminfee`), so a quote the
+  // market accepted is refused at relay, after its claims were taken.
+  m = await openMarket(
+    { DEVNET_MIN_RELAY_FEE_RATE: '1', DEVNET_INCREMENTAL_RELAY_FEE_RATE: '1' },
+    {
+      wrapChain: (chain) => ({
+        ...chain,
+        bitcoin: new Proxy(chain.bitcoin, {
+          get(target, prop) {
+            if (prop === 'estimateFees') return async () => ({ ...(await target.estimateFees()), minimum: 0.1 });
+            const v = Reflect.get(target, prop) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        }),
+      }),
+    },
+  );
 });
 after(async () => m.close());
 
@@ -32,7 +49,7 @@ async function quoted(label: string, body: Record<string, unknown> = {}) {
 
 void test('below the relay floor: 422 mempool_rejected fee_floor, claims released, listing active again, fill dropped', async () => {
   const { l, buyer, q } = await quoted('floor', { fee_rate: 0.1 });
-  assert.ok(q.totals.network_fee_sats < 100, 'a 0.1 sat/vB quote is below the devnet\'s 1 sat/vB relay floor');
+  assert.ok(q.totals.network_fee_sats < 100, 'a 0.1 sat/vB quote is below this node\'s 1 sat/vB relay floor');
   const signed = signQuote(q, buyer.w);
   const r = await complete(m, buyer, q.id, signed);
   assert.equal(r.status, 422, JSON.stringify(r.body));

@@ -66,6 +66,8 @@ void test('a deeper reorg re-applies control operations and drops spends of vani
   t.after(() => d.cleanup());
   const dn = d.devnet;
   const [cbBlock] = await dn.mine(1, other.address);
+  // A coinbase output is spendable 100 blocks after its own (Core's COINBASE_MATURITY).
+  await dn.mine(99);
   const cb = (await dn.bitcoin.getBlock(cbBlock!))!.txs[0]!;
   const cbCoin = coinOf(dn, cb.txid, 0);
   const spendCb = buildTx([{ wallet: other, coin: cbCoin, sighash: 0 }], [{ script: other.script, amount: cbCoin.amount - 1_000n }]);

@@ -58,13 +58,13 @@ void test('rule 3: a higher fee rate but less absolute fee than everything evict
   assert.equal(e.reason, `insufficient fee, rejecting replacement ${txidOf(buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 47_500n }]))}, less fees than conflicting txs; 0.000025 < 0.00004`);
 });
 
-void test('rule 4: the extra fee must pay 1 sat/vB for the replacement\'s own size', async () => {
+void test('rule 4: the extra fee must pay the incremental relay fee (Core 29.1: 0.1 sat/vB) for the replacement\'s own size', async () => {
   const coin = await fund(d.devnet, alice, 20_000);
   await d.devnet.sendRawTransaction(buildTx([{ wallet: alice, coin }], [{ script: bob.script, amount: 19_000n }]));
-  const stingy = buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 18_950n }]);
+  const stingy = buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 18_995n }]);
   const e = await rejection(stingy);
-  assert.match(e.reason, /^insufficient fee, rejecting replacement [0-9a-f]{64}, not enough additional fees to relay; 0\.0000005 < 0\.0000011\d?$/);
-  const enough = buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 18_800n }]);
+  assert.match(e.reason, /^insufficient fee, rejecting replacement [0-9a-f]{64}, not enough additional fees to relay; 0\.00000005 < 0\.00000011$/);
+  const enough = buildTx([{ wallet: alice, coin }], [{ script: alice.script, amount: 18_980n }]);
   await d.devnet.sendRawTransaction(enough);
   assert.ok(await inMempool(enough));
 });
@@ -118,13 +118,14 @@ void test('TRUC sibling eviction: a second child of a v3 parent evicts the first
   const cheap = buildTx([{ wallet: mallory, coin: out(parent, 1, 29_000n) }], [{ script: mallory.script, amount: 28_500n }], { version: 3 });
   const e = await rejection(cheap);
   assert.match(e.reason, /^insufficient fee \(including sibling eviction\), rejecting replacement/);
-  // A package never evicts a sibling (Core: single submissions only); testmempoolaccept of one does.
-  const pkg = await d.devnet.submitPackage([parent, buildTx([{ wallet: mallory, coin: out(parent, 1, 29_000n) }], [{ script: mallory.script, amount: 26_000n }], { version: 3 })]);
-  assert.match(Object.values(pkg['tx-results']).find((r) => r.error)!.error!, /^TRUC-violation, tx \w+ \(wtxid=\w+\) would exceed descendant count limit$/);
+  // Core 29: a package whose parent is already in the mempool tries its child alone, with sibling
+  // eviction (the old devnet refused it with a descendant-count TRUC violation).
   const [alone] = await d.devnet.testMempoolAccept([buildTx([{ wallet: mallory, coin: out(parent, 1, 29_000n) }], [{ script: mallory.script, amount: 27_000n }], { version: 3 })]);
   assert.equal(alone?.allowed, true);
   const sibling = buildTx([{ wallet: mallory, coin: out(parent, 1, 29_000n) }], [{ script: mallory.script, amount: 27_000n }], { version: 3 });
-  await d.devnet.sendRawTransaction(sibling);
+  const pkg = await d.devnet.submitPackage([parent, sibling]);
+  assert.equal(pkg.package_msg, 'success');
+  assert.deepEqual(pkg['replaced-transactions'], [txidOf(first)]);
   assert.equal(await inMempool(first), false);
   assert.ok(await inMempool(sibling));
 });
@@ -138,7 +139,8 @@ void test('submitpackage reports replaced-transactions; several txs in testmempo
   const [p, c] = await d.devnet.testMempoolAccept([parent, child]);
   assert.equal(p?.allowed, false);
   assert.equal((p as { 'reject-reason': string })['reject-reason'], 'bip125-replacement-disallowed');
-  assert.equal(c?.allowed, false);
+  // Core 29 stops at the parent's refusal: the child comes back unevaluated, without `allowed`.
+  assert.deepEqual(c, { txid: txidOf(child), wtxid: c!.wtxid });
   const reply = await d.devnet.submitPackage([parent, child]);
   assert.equal(reply.package_msg, 'success');
   assert.deepEqual(reply['replaced-transactions'], [txidOf(original)]);

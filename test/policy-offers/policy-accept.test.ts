@@ -13,7 +13,7 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { signMessageBip322 } from '../helpers/wallets.js';
-import { buildTx } from '../helpers/devnet.js';
+import { buildTx, txidOf as buildTxid } from '../helpers/devnet.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { finalize, newBidder } from '../offers/exact-helpers.js';
 import { SigHash } from '@scure/btc-signer';
@@ -22,11 +22,34 @@ import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
 
 let m: Market;
 let seller: Seller;
+/** Runs once just before the market's next submitpackage: a bidder's spend arriving between the accept's checks and its relay. */
+let beforeSubmit: (() => Promise<unknown>) | null = null;
 let outsider: Seller;
 let s2: Seller;
 
 before(async () => {
-  m = await openMarket({ ANCHOR_POOL_SIZE: '8' });
+  m = await openMarket(
+    { ANCHOR_POOL_SIZE: '8' },
+    {
+      wrapChain: (chain) => ({
+        ...chain,
+        bitcoin: new Proxy(chain.bitcoin, {
+          get(target, prop) {
+            if (prop === 'submitPackage') {
+              return async (hexes: string[]) => {
+                const hook = beforeSubmit;
+                beforeSubmit = null;
+                if (hook) await hook();
+                return target.submitPackage(hexes);
+              };
+            }
+            const v = Reflect.get(target, prop) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        }),
+      }),
+    },
+  );
   seller = await newSeller(m, 'p2wpkh', 'pa-seller', 20);
   outsider = await newSeller(m, 'p2tr', 'pa-outsider', 2);
   s2 = await newSeller(m, 'p2wpkh', 'pa-seller-2', 1);
@@ -141,6 +164,50 @@ describe('policy accept: the bidder wins a race after the accept', () => {
     assert.deepEqual(fills.map((f) => f.state), ['dropped']);
     // The unit is still the seller's: it can be sold again.
     assert.ok(await m.ctx.chain.bitcoin.getTxOut(u.txid, u.vout));
+  });
+});
+
+describe('policy accept: the hard-cancel race, both ways (package RBF as on Core 28+)', () => {
+  /** The hard cancel at `feeRate`, broadcast just before the accept's package reaches the node. */
+  async function raceAt(feeRate: number) {
+    const { b, parent, set } = await offer();
+    const u = await unit(seller);
+    const acc = await acceptQuote(m, seller.w, seller.token, parent, u);
+    const ct = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: feeRate });
+    assert.equal(ct.status, 200, JSON.stringify(ct.body));
+    const cancelHex = finalize(signPsbt(ct.body.result.psbt_hex, b.w, ct.body.result.signing.inputs_to_sign, SigHash.DEFAULT));
+    beforeSubmit = () => m.devnet.bitcoin.broadcast(cancelHex);
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed });
+    return { b, set, r, cancelTxid: buildTxid(cancelHex) };
+  }
+
+  void it('the accept package pays more: it replaces the unconfirmed hard cancel, the fill stands and confirms', async () => {
+    const { b, set, r, cancelTxid } = await raceAt(1);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(await m.devnet.bitcoin.getTransaction(cancelTxid), null, 'the hard cancel was replaced');
+    await m.mine();
+    await m.sync();
+    const s = await m.ctx.store.db.selectFrom('settlements').select('state').where('id', '=', r.body.result.settlement_id).executeTakeFirstOrThrow();
+    assert.equal(s.state, 'confirmed');
+    const fills = await m.ctx.store.db.selectFrom('fills').select('state').where('settlement_id', '=', r.body.result.settlement_id).execute();
+    assert.deepEqual(fills.map((f) => f.state), ['confirmed']);
+    const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'filled');
+    const bidderFeed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
+    assert.ok(bidderFeed.includes('collection_offer_filled'), JSON.stringify(bidderFeed));
+  });
+
+  void it('the hard cancel pays more: the package loses (conflict_spend), the set ends invalid, the seller is told', async () => {
+    const { set, r, cancelTxid } = await raceAt(60);
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'conflict_spend');
+    assert.ok(await m.devnet.bitcoin.getMempoolEntry(cancelTxid), 'the hard cancel stays');
+    const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'invalid');
+    const told = await m.ctx.store.db.selectFrom('owner_events').select('kind').where('address', '=', seller.w.address).where('kind', '=', 'collection_offer_accept_conflicted').execute();
+    assert.ok(told.length >= 1);
+    await m.mine();
+    await m.sync();
   });
 });
 

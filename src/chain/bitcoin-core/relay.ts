@@ -64,15 +64,31 @@ export function acceptResultOf(entry: TestMempoolAcceptEntry): AcceptResult {
 }
 
 /**
- * A submitpackage reply as a PackageResult, or TxRejected naming the first
- * member the node refused (its own error, e.g. `min relay fee not met, 0 < 110`,
- * else the package message).
+ * A submitpackage reply as a PackageResult. Core validates each member alone first, so a parent
+ * that pays its own way can be in the mempool while its child was refused: such a reply is a
+ * result (with each member's fate), not a refusal. Only when no member is in the mempool is it
+ * TxRejected, naming the first member the node refused (its own error, e.g.
+ * `min relay fee not met, 0 < 110`), else the package message. A member Core did not evaluate
+ * is missing from `tx-results` (Core 29 skips it) and counts as refused, `unevaluated`.
  */
 export function packageResultOf(reply: SubmitPackageReply, hexes: string[]): PackageResult {
-  const results = Object.values(reply['tx-results'] ?? {});
-  const txids = hexes.map((h, i) => txidOfHex(h) ?? results[i]?.txid ?? '');
-  if (reply.package_msg === 'success') return { txids, message: reply.package_msg };
-  const failed = results.find((r) => typeof r.error === 'string' && r.error !== 'unevaluated');
+  const byTxid = new Map(Object.values(reply['tx-results'] ?? {}).map((r) => [r.txid, r]));
+  const ordered = Object.values(reply['tx-results'] ?? {});
+  const txids = hexes.map((h, i) => txidOfHex(h) ?? ordered[i]?.txid ?? '');
+  const members = txids.map((txid) => {
+    const r = byTxid.get(txid);
+    if (!r) return { txid, accepted: false, error: 'unevaluated' };
+    if (typeof r.error === 'string') return { txid, accepted: false, error: r.error };
+    return { txid, accepted: true };
+  });
+  const replaced = reply['replaced-transactions'] ?? [];
+  if (reply.package_msg === 'success') return { txids, message: reply.package_msg, members: members.map((m) => ({ txid: m.txid, accepted: true })), replaced };
+  if (members.some((m) => m.accepted)) return { txids, message: reply.package_msg, members, replaced };
+  // A package-wide verdict (`package RBF failed: …`, `TRUC-violation, …`) is what decided: the
+  // members then carry only what they got alone (a zero-fee parent's `min relay fee not met`),
+  // which would misname a lost replacement race as a fee floor.
+  if (reply.package_msg !== 'transaction failed') throw new TxRejected(reply.package_msg, RPC.VERIFY_REJECTED);
+  const failed = members.find((m) => m.error !== undefined && m.error !== 'unevaluated');
   throw new TxRejected(failed?.error ?? reply.package_msg, RPC.VERIFY_REJECTED, failed?.txid);
 }
 

@@ -6,6 +6,8 @@ import {
   type FeeEstimates, type MempoolEntry, type PackageResult,
 } from '../ports.js';
 import type { Devnet } from './devnet.js';
+import { acceptResultOf, packageResultOf } from '../bitcoin-core/relay.js';
+import { btcPerKvbToSatPerVb } from '../bitcoin-core/fees.js';
 import { RPC_VERIFY_ALREADY_IN_CHAIN } from './validation.js';
 
 export class DevnetBitcoinBackend implements BitcoinBackend {
@@ -59,17 +61,18 @@ export class DevnetBitcoinBackend implements BitcoinBackend {
     return { txid, vsize: e.tx.vsize, fee_sats: Number(e.fee), ancestor_count: r.ancestorcount, descendant_count: r.descendantcount, time: e.time };
   }
 
+  /** The configured estimates; `minimum` is the node's floor (`getmempoolinfo`), as the Core adapter reads it. */
   async estimateFees(): Promise<FeeEstimates> {
-    return { ...this.d.feeEstimates };
+    const info = this.d.rpc.getmempoolinfo();
+    const floor = btcPerKvbToSatPerVb(Math.max(info.mempoolminfee, info.minrelaytxfee));
+    const f = this.d.feeEstimates;
+    const at = (r: number) => Math.max(r, floor);
+    return { fastest: at(f.fastest), half_hour: at(f.half_hour), hour: at(f.hour), economy: at(f.economy), minimum: floor };
   }
 
+  /** Read as a real node's reply is (a member validation did not reach has no `allowed`). */
   async testAccept(hexes: string[]): Promise<AcceptResult[]> {
-    const rows = await this.d.testMempoolAccept(hexes);
-    return rows.map((r) =>
-      r.allowed
-        ? { txid: r.txid, allowed: true, vsize: r.vsize, fee_sats: Math.round(r.fees.base * 1e8) }
-        : { txid: r.txid, allowed: false, reject_reason: r['reject-reason'] },
-    );
+    return (await this.d.testMempoolAccept(hexes)).map(acceptResultOf);
   }
 
   /** Already-known (mempool or chain) counts as success, as the port promises. */
@@ -82,13 +85,8 @@ export class DevnetBitcoinBackend implements BitcoinBackend {
     }
   }
 
+  /** The reply read as a real node's is (bitcoin-core/relay.ts): a parent that landed is a result. */
   async submitPackage(hexes: string[]): Promise<PackageResult> {
-    const reply = await this.d.submitPackage(hexes);
-    const results = Object.values(reply['tx-results']);
-    if (reply.package_msg !== 'success') {
-      const failed = results.find((r) => r.error);
-      throw new TxRejected(failed?.error ?? reply.package_msg, -26, failed?.txid);
-    }
-    return { txids: results.map((r) => r.txid), message: reply.package_msg };
+    return packageResultOf(await this.d.submitPackage(hexes), hexes);
   }
 }

@@ -25,7 +25,7 @@ import { planIssuance, planCredit, planTransfer, type IssueParams } from './issu
 import { loadDevnet, writeDevnet, type ChainWrite } from './persistence.js';
 import { BitcoinRpcViews } from './rpc-views.js';
 import { decodeTx, TxDecodeError, type DecodedTx } from './tx-decode.js';
-import { rejectText, RPC_DESERIALIZATION_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR } from './validation.js';
+import { COINBASE_MATURITY, rejectText, RPC_DESERIALIZATION_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR } from './validation.js';
 import { defaultInputVerifier, type InputVerifier } from './verifier.js';
 import { Mempool } from './mempool.js';
 import type { CpLedger } from './ledger.js';
@@ -38,8 +38,10 @@ export interface DevnetOptions {
   attachFeeRaw?: bigint | string | null;
   /** Overrides of the formula's parameters (e.g. a short period for tests). */
   attachGas?: Partial<GasParams>;
-  /** Relay floor in sat/vB (Core: 1). */
+  /** `-minrelaytxfee` in sat/vB (Core 29.1+: 0.1; Core up to 29.0: 1). */
   minRelayFeeRate?: number;
+  /** `-incrementalrelayfee` in sat/vB, the RBF step (Core 29.1+: 0.1; Core up to 29.0: 1). */
+  incrementalRelayFeeRate?: number;
   /** Blocks mined to the miner when the store is empty (default 101, so the faucet has mature coins). */
   initialBlocks?: number;
   minerSeed?: string;
@@ -53,6 +55,10 @@ export interface DevnetOptions {
   /** Start with the Counterparty face answering as a node catching up, or without a working Electrs. */
   counterpartyFault?: CounterpartyFault;
 }
+
+/** Core 29.1's defaults (sat/vB); Core 28 and 29.0 had 1 for both. */
+export const DEFAULT_MIN_RELAY_FEE_RATE = 0.1;
+export const DEFAULT_INCREMENTAL_RELAY_FEE_RATE = 0.1;
 
 /**
  * Failures a real Counterparty Core shows that the devnet can put on, so a market or an integrator
@@ -119,7 +125,8 @@ export class Devnet implements DevnetControl {
     const fixed = o.attachFeeRaw === undefined || o.attachFeeRaw === null ? undefined : BigInt(o.attachFeeRaw);
     return new DevnetNode({
       ledger: { network: this.network, attachFee: { ...(fixed === undefined ? {} : { fixedRaw: fixed }), gas: { ...ATTACH_GAS_PARAMS, ...o.attachGas } } },
-      minRelayFeeRate: BigInt(Math.round((o.minRelayFeeRate ?? 1) * 1000)),
+      minRelayFeeRate: BigInt(Math.round((o.minRelayFeeRate ?? DEFAULT_MIN_RELAY_FEE_RATE) * 1000)),
+      incrementalRelayFeeRate: BigInt(Math.round((o.incrementalRelayFeeRate ?? DEFAULT_INCREMENTAL_RELAY_FEE_RATE) * 1000)),
       verify: o.verifyInput ?? defaultInputVerifier,
     });
   }
@@ -192,7 +199,11 @@ export class Devnet implements DevnetControl {
     if (!Number.isSafeInteger(amountSats) || amountSats <= 0) throw new DevnetUsageError('devnet: faucet amount must be a positive integer of sats');
     return this.lock.run(async () => {
       const script = this.payoutScript(address);
-      const coins = this.node.chain.coinsOf(this.miner.script).filter((c) => !this.node.mempool.spender(c.txid, c.vout));
+      // Mature coins only: a coinbase output waits 100 blocks, as on Core.
+      const next = this.node.chain.height + 1;
+      const coins = this.node.chain
+        .coinsOf(this.miner.script)
+        .filter((c) => !this.node.mempool.spender(c.txid, c.vout) && (!c.coinbase || next - c.height >= COINBASE_MATURITY));
       const tx = decodeTx(this.miner.pay(coins, { script, amount: BigInt(amountSats) }, 2n));
       const r = this.node.accept(tx, this.nowSeconds());
       if (!r.ok) throw new TxRejected(rejectText(r.reject), r.reject.rpcCode, tx.txid);
@@ -322,16 +333,17 @@ export class Devnet implements DevnetControl {
     });
   }
 
-  /** `submitpackage` (child with parents; see DevnetNode.acceptPackage). Core's reply shape. */
+  /**
+   * `submitpackage` (child with parents; see DevnetNode.acceptPackage). Core's reply shape; what
+   * entered the mempool stays there whatever happened to the other members.
+   */
   async submitPackage(hexes: string[]) {
     return this.lock.run(async () => {
       const txs = hexes.map((h) => this.decodeOrThrow(h));
       const outcome = this.node.acceptPackage(txs, this.nowSeconds());
-      if (outcome.ok) {
-        const added = outcome.results.filter((r) => !r.alreadyInMempool).map((r) => this.node.mempool.get(r.tx.txid)!);
-        // A failed write reloads memory from the store (commit): members out, replaced back.
-        await this.commit({ removeMempool: outcome.replaced, addMempool: added });
-      }
+      if (outcome.rpcError) throw new TxRejected(outcome.rpcError, RPC_VERIFY_ERROR);
+      // A failed write reloads memory from the store (commit): members out, replaced back.
+      if (outcome.added.length || outcome.replaced.length) await this.commit({ removeMempool: outcome.replaced, addMempool: outcome.added });
       return this.rpc.packageReply(outcome);
     });
   }

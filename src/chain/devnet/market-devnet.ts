@@ -14,6 +14,8 @@ export async function openDevnetForMarket(config: Config, store: Store, clock: C
   const devnet = await Devnet.open(store, clock, {
     blockIntervalMs: config.DEVNET_BLOCK_INTERVAL_MS,
     attachFeeRaw: config.DEVNET_ATTACH_FEE_RAW ?? null,
+    minRelayFeeRate: config.DEVNET_MIN_RELAY_FEE_RATE,
+    incrementalRelayFeeRate: config.DEVNET_INCREMENTAL_RELAY_FEE_RATE,
     onError: (err: unknown) => logger.error({ err }, 'devnet: interval mining failed'),
     counterpartyFault: config.DEVNET_COUNTERPARTY_FAULT,
   });

@@ -12,31 +12,49 @@ import { CpLedger } from './ledger.js';
 import { Mempool, type MempoolEntry } from './mempool.js';
 import { decodeTx, type DecodedTx } from './tx-decode.js';
 import { checkMempoolAccept, feeFor, RPC_VERIFY_REJECTED, type AcceptOptions, type Reject, type Verdict } from './validation.js';
+import { packageReplacementChecks } from './package-rbf.js';
+import { feeRatePerKvB } from './rbf.js';
 import type { InputVerifier } from './verifier.js';
 
 export interface NodeParams {
   ledger: LedgerParams;
-  /** sat/kvB. */
+  /** `-minrelaytxfee`, sat/kvB. */
   minRelayFeeRate: bigint;
+  /** `-incrementalrelayfee`, sat/kvB. */
+  incrementalRelayFeeRate: bigint;
   verify: InputVerifier;
 }
 
 /** One package member's outcome (Core's `tx-results` entry). */
 export interface PackageMemberResult {
   tx: DecodedTx;
-  /** Already in the mempool before the package (Core reports it without an error). */
-  alreadyInMempool: boolean;
+  /**
+   * `accepted` (entered by this call), `in-mempool` (there before, same wtxid), `other-witness`
+   * (same txid, other wtxid, there before), `refused` (its `reject`), `unevaluated` (validation
+   * stopped before it: Core leaves it out of `tx-results`).
+   */
+  status: 'accepted' | 'in-mempool' | 'other-witness' | 'refused' | 'unevaluated';
   fee?: bigint;
   reject?: Reject;
+  /** The feerate it was judged at (sat/kvB) and whose fees made it (wtxids): alone, or the package's. */
+  effective?: { rate: bigint; wtxids: string[] };
 }
 
 export interface PackageOutcome {
+  /** Every member is in the mempool. */
   ok: boolean;
   /** Mempool transactions the members replaced (Core's `replaced-transactions`). */
   replaced: string[];
   /** Core's `package_msg`: `success`, `transaction failed`, or a package policy reason. */
   message: string;
   results: PackageMemberResult[];
+  /** Entries this call added to the mempool (members accepted alone or as a package). */
+  added: MempoolEntry[];
+  /**
+   * The RPC error Core raises instead of a reply (a package that is not a child with its
+   * parents): `-25` and its message.
+   */
+  rpcError?: string;
 }
 
 const MAX_BLOCK_WEIGHT = 4_000_000;
@@ -90,8 +108,10 @@ export class DevnetNode {
     return this.chain.disconnectTip();
   }
 
-  verdict(tx: DecodedTx, pool: Mempool, now: number, extra: Pick<AcceptOptions, 'bypassLimits' | 'packageFeerates' | 'allowReplacement' | 'allowSiblingEviction'> = {}): Verdict {
-    return checkMempoolAccept(tx, this.chain, pool, this.params.verify, { now, minRelayFeeRate: this.params.minRelayFeeRate, ...extra });
+  verdict(tx: DecodedTx, pool: Mempool, now: number, extra: Pick<AcceptOptions, 'bypassLimits' | 'packageFeerates' | 'allowReplacement' | 'allowSiblingEviction' | 'deferReplacement'> = {}): Verdict {
+    return checkMempoolAccept(tx, this.chain, pool, this.params.verify, {
+      now, minRelayFeeRate: this.params.minRelayFeeRate, incrementalRelayFeeRate: this.params.incrementalRelayFeeRate, ...extra,
+    });
   }
 
   /**
@@ -112,56 +132,133 @@ export class DevnetNode {
   }
 
   /**
-   * `testmempoolaccept`: one transaction may replace (as Core's single test accept); several
-   * are a package test, where any conflict is `bip125-replacement-disallowed`.
+   * `testmempoolaccept`. One transaction is judged as sendrawtransaction would (it may replace).
+   * Several are a package test (Core's `PackageTestAccept`): no replacement (a conflict is
+   * `bip125-replacement-disallowed`), no package feerate (each pays the floor itself), and
+   * validation stops at the first failure: members before it whose script checks had not run
+   * yet, and every member after it, are left `unevaluated` (Core returns them without `allowed`).
    */
-  testAccept(txs: DecodedTx[], now: number): { tx: DecodedTx; verdict: Verdict }[] {
+  testAccept(txs: DecodedTx[], now: number): { tx: DecodedTx; verdict: Verdict | null }[] {
     const scratch = this.mempool.clone();
     const single = txs.length === 1;
-    return txs.map((tx) => {
-      const verdict = this.verdict(tx, scratch, now, { allowReplacement: single, allowSiblingEviction: single });
-      if (verdict.ok) scratch.add({ tx, fee: verdict.fee, time: now, height: this.chain.height });
-      return { tx, verdict };
-    });
+    const out: { tx: DecodedTx; verdict: Verdict | null }[] = txs.map((tx) => ({ tx, verdict: null }));
+    for (let k = 0; k < txs.length; k++) {
+      const verdict = this.verdict(txs[k]!, scratch, now, { allowReplacement: single, allowSiblingEviction: single });
+      out[k]!.verdict = verdict;
+      if (verdict.ok) {
+        scratch.add({ tx: txs[k]!, fee: verdict.fee, time: now, height: this.chain.height });
+        continue;
+      }
+      // A PreChecks failure ends validation before any member's script checks ran.
+      if (!verdict.reject.script) for (let j = 0; j < k; j++) out[j]!.verdict = null;
+      break;
+    }
+    return out;
   }
 
   /**
-   * `submitpackage` for a child with its unconfirmed parents (Core 28): parents first, child
-   * last, every parent spent by the child. Members are checked with package feerates (a TRUC
-   * parent may pay nothing), then the package as a whole must pay the relay floor. All or none
-   * enter the mempool.
+   * `submitpackage` as Core 29's `AcceptPackage`: a child with its unconfirmed parents (child
+   * last). Each member not already in the mempool is first tried alone (replacement and TRUC
+   * sibling eviction allowed), and one that passes enters the mempool at once: a parent that
+   * pays its own way stays even when its child then fails. Members refused alone for their
+   * feerate or a missing (package) parent are then judged together with package feerates and
+   * package RBF; any other refusal ends the attempt. Nothing is rolled back.
    */
   acceptPackage(txs: DecodedTx[], now: number): PackageOutcome {
-    const topology = packageTopologyError(txs);
-    const results: PackageMemberResult[] = txs.map((tx) => ({ tx, alreadyInMempool: Boolean(this.mempool.get(tx.txid)) }));
-    if (topology) return { ok: false, message: topology, results, replaced: [] };
-    const scratch = this.mempool.clone();
-    let fees = 0n;
-    let vsize = 0;
+    const results: PackageMemberResult[] = txs.map((tx) => ({ tx, status: 'unevaluated' }));
+    const topology = packageTopologyError(txs, this.chain);
+    if (topology) {
+      const rpc = topology.startsWith('package topology disallowed');
+      return { ok: false, message: topology, results, replaced: [], added: [], ...(rpc ? { rpcError: topology } : {}) };
+    }
+    const added: MempoolEntry[] = [];
     const replaced: string[] = [];
+    const admitOne = (r: PackageMemberResult, v: Extract<Verdict, { ok: true }>) => {
+      const done = this.admit(v, now);
+      added.push(done.entry);
+      replaced.push(...done.replaced.map((e) => e.tx.txid));
+      r.status = 'accepted';
+      r.fee = v.fee;
+      r.reject = undefined;
+      r.effective = { rate: feeRatePerKvB(v.fee, r.tx.vsize), wtxids: [r.tx.wtxid] };
+    };
+    let quitEarly = false;
+    const retry: PackageMemberResult[] = [];
     for (const r of results) {
-      if (r.alreadyInMempool) continue;
-      // Each member replaces on its own fee (Core's first, individual attempt); package RBF,
-      // where the child pays for its parent's replacement, is not emulated.
-      const v = this.verdict(r.tx, scratch, now, { packageFeerates: true, allowReplacement: true });
+      const pooled = this.mempool.get(r.tx.txid);
+      if (pooled) {
+        r.status = pooled.tx.wtxid === r.tx.wtxid ? 'in-mempool' : 'other-witness';
+        r.fee = pooled.fee;
+        continue;
+      }
+      const v = this.verdict(r.tx, this.mempool, now, { allowReplacement: true, allowSiblingEviction: true });
+      if (v.ok) admitOne(r, v);
+      else {
+        r.status = 'refused';
+        r.reject = v.reject;
+        if (txs.length === 1 || !v.reject.retry) quitEarly = true;
+        else retry.push(r);
+      }
+    }
+    let message = quitEarly ? 'transaction failed' : 'success';
+    if (!quitEarly && retry.length === 1) {
+      // One member left: tried alone again (its parent may have entered meanwhile).
+      const r = retry[0]!;
+      const v = this.verdict(r.tx, this.mempool, now, { allowReplacement: true, allowSiblingEviction: true });
+      if (v.ok) admitOne(r, v);
+      else {
+        r.reject = v.reject;
+        message = 'transaction failed';
+      }
+    } else if (!quitEarly && retry.length > 1) {
+      message = this.acceptTogether(retry, now, added, replaced);
+    }
+    const ok = results.every((r) => r.status !== 'refused' && r.status !== 'unevaluated');
+    return { ok, message: ok ? 'success' : message, results, replaced, added };
+  }
+
+  /**
+   * Core's `AcceptMultipleTransactions` for the members refused alone: every member's checks on a
+   * scratch mempool (conflicts collected, package feerates), the package's feerate against the
+   * floor, package RBF when there are conflicts, then all enter or none. Returns `package_msg`;
+   * a member's result changes only when the package judged it (else it keeps its refusal alone).
+   */
+  private acceptTogether(members: PackageMemberResult[], now: number, added: MempoolEntry[], replaced: string[]): string {
+    const scratch = this.mempool.clone();
+    const judged: Array<{ r: PackageMemberResult; v: Extract<Verdict, { ok: true }> }> = [];
+    for (const r of members) {
+      const v = this.verdict(r.tx, scratch, now, { allowReplacement: true, packageFeerates: true, deferReplacement: true });
       if (!v.ok) {
         r.reject = v.reject;
-        return { ok: false, message: 'transaction failed', results, replaced: [] };
+        return 'transaction failed';
       }
-      r.fee = v.fee;
-      fees += v.fee;
-      vsize += r.tx.vsize;
-      replaced.push(...evict(scratch, v.replaced).map((e) => e.tx.txid));
+      judged.push({ r, v });
       scratch.add({ tx: r.tx, fee: v.fee, time: now, height: this.chain.height });
     }
+    const fees = judged.reduce((s, j) => s + j.v.fee, 0n);
+    const vsize = judged.reduce((s, j) => s + j.r.tx.vsize, 0);
     const floor = feeFor(vsize, this.params.minRelayFeeRate);
     if (fees < floor) {
-      results.at(-1)!.reject = { reason: 'min relay fee not met', debug: `${fees} < ${floor}`, rpcCode: RPC_VERIFY_REJECTED };
-      return { ok: false, message: 'transaction failed', results, replaced: [] };
+      judged.at(-1)!.r.reject = { reason: 'min relay fee not met', debug: `${fees} < ${floor}`, rpcCode: RPC_VERIFY_REJECTED, retry: true };
+      return 'transaction failed';
     }
-    evict(this.mempool, replaced);
-    for (const r of results) if (!r.alreadyInMempool) this.mempool.add({ tx: r.tx, fee: r.fee!, time: now, height: this.chain.height });
-    return { ok: true, message: 'success', results, replaced };
+    let evicted: string[] = [];
+    if (judged.some((j) => j.v.conflicts.size > 0)) {
+      const rbf = packageReplacementChecks(judged.map((j) => ({ tx: j.r.tx, fee: j.v.fee, conflicts: j.v.conflicts })), this.mempool, this.params.incrementalRelayFeeRate);
+      if (!rbf.ok) return rbf.message;
+      evicted = rbf.evicted;
+    }
+    replaced.push(...evict(this.mempool, evicted).map((e) => e.tx.txid));
+    const rate = feeRatePerKvB(fees, vsize);
+    const wtxids = judged.map((j) => j.r.tx.wtxid);
+    for (const { r, v } of judged) {
+      added.push(this.mempool.add({ tx: r.tx, fee: v.fee, time: now, height: this.chain.height }));
+      r.status = 'accepted';
+      r.fee = v.fee;
+      r.reject = undefined;
+      r.effective = { rate, wtxids };
+    }
+    return 'success';
   }
 
   /** Mempool transactions for the next block, in acceptance order, within the weight limit. */
@@ -205,12 +302,18 @@ function evict(pool: Mempool, txids: readonly string[]): MempoolEntry[] {
   return out;
 }
 
-/** Core's package checks, reduced to what a child-with-parents package needs. */
-function packageTopologyError(txs: DecodedTx[]): string | null {
-  if (txs.length < 2) return 'package topology disallowed. not child-with-parents or parents depend on each other.';
+const TOPOLOGY = 'package topology disallowed. not child-with-parents or parents depend on each other.';
+
+/**
+ * Core's package checks before validation: `IsWellFormedPackage` (count, duplicates, sorted, no
+ * two members spending one outpoint), the child-with-parents shape (the RPC raises that one as
+ * error -25), and every input of the child a package parent or a confirmed output.
+ */
+function packageTopologyError(txs: DecodedTx[], chain: ChainState): string | null {
   if (txs.length > 25) return 'package-too-many-transactions';
   const ids = new Set(txs.map((t) => t.txid));
   if (ids.size !== txs.length) return 'package-contains-duplicates';
+  if (txs.length === 1) return null;
   const spent = new Set<string>();
   for (const t of txs) {
     for (const i of t.inputs) {
@@ -224,8 +327,9 @@ function packageTopologyError(txs: DecodedTx[]): string | null {
   const childSpends = new Set(child.inputs.map((i) => i.txid));
   const parentIds = new Set(parents.map((p) => p.txid));
   for (const p of parents) {
-    if (!childSpends.has(p.txid)) return 'package topology disallowed. not child-with-parents or parents depend on each other.';
-    if (p.inputs.some((i) => parentIds.has(i.txid))) return 'package topology disallowed. not child-with-parents or parents depend on each other.';
+    if (!childSpends.has(p.txid)) return TOPOLOGY;
+    if (p.inputs.some((i) => parentIds.has(i.txid))) return TOPOLOGY;
   }
+  if (!child.inputs.every((i) => parentIds.has(i.txid) || chain.coin(i.txid, i.vout))) return 'package-not-child-with-unconfirmed-parents';
   return null;
 }

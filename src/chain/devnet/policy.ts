@@ -48,8 +48,8 @@ export function scriptType(s: Uint8Array): ScriptType {
   }
   if (s.length >= 1 && s[0] === 0x6a) {
     const items = readScript(s.subarray(1));
-    // NULL_DATA is OP_RETURN followed by push-only data (OP_1..OP_16 count as pushes).
-    if (items && items.every((it) => 'push' in it || (it.op >= 0x4f && it.op <= 0x60 && it.op !== 0x50))) return 'nulldata';
+    // NULL_DATA is OP_RETURN followed by push-only data (Core's IsPushOnly: every opcode up to OP_16, OP_RESERVED included).
+    if (items && items.every((it) => 'push' in it || (it.op >= 0x4f && it.op <= 0x60))) return 'nulldata';
     return 'nonstandard';
   }
   const items = readScript(s);
@@ -100,7 +100,8 @@ export const isDust = (out: TxOut): boolean => out.value < dustThreshold(out);
 
 function isPushOnly(script: Uint8Array): boolean {
   const items = readScript(script);
-  return items !== null && items.every((it) => 'push' in it || (it.op >= 0x4f && it.op <= 0x60 && it.op !== 0x50));
+  // Core's `IsPushOnly`: any opcode up to OP_16 (OP_RESERVED, 0x50, included).
+  return items !== null && items.every((it) => 'push' in it || (it.op >= 0x4f && it.op <= 0x60));
 }
 
 /** `IsStandardTx` (plus `tx-size-small` from PreChecks): the first failing reason, or null. */

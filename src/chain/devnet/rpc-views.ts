@@ -199,10 +199,11 @@ export class BitcoinRpcViews {
   getmempoolinfo() {
     const entries = this.node.mempool.ordered();
     const relay = Number(this.node.params.minRelayFeeRate) / 1e8;
+    const incremental = Number(this.node.params.incrementalRelayFeeRate) / 1e8;
     return {
       loaded: true, size: entries.length, bytes: entries.reduce((n, e) => n + e.tx.vsize, 0), usage: entries.reduce((n, e) => n + e.tx.size, 0),
       total_fee: toBtc(entries.reduce((s, e) => s + e.fee, 0n)), maxmempool: 300_000_000, mempoolminfee: relay, minrelaytxfee: relay,
-      incrementalrelayfee: 0.00001, unbroadcastcount: 0, fullrbf: true,
+      incrementalrelayfee: incremental, unbroadcastcount: 0, fullrbf: true,
     };
   }
 
@@ -213,28 +214,41 @@ export class BitcoinRpcViews {
     return { feerate: (Math.max(rate, f.minimum) * 1000) / 1e8, blocks: Math.max(1, confTarget) };
   }
 
-  testAcceptReply(results: { tx: DecodedTx; verdict: Verdict }[]) {
+  /** Core 29's testmempoolaccept entries; a member validation did not reach has no `allowed`. */
+  testAcceptReply(results: { tx: DecodedTx; verdict: Verdict | null }[]) {
     return results.map(({ tx, verdict }) =>
-      verdict.ok
-        ? { txid: tx.txid, wtxid: tx.wtxid, allowed: true as const, vsize: tx.vsize, fees: { base: toBtc(verdict.fee), 'effective-feerate': toBtc((verdict.fee * 1000n) / BigInt(tx.vsize)), 'effective-includes': [tx.wtxid] } }
-        : {
-            txid: tx.txid, wtxid: tx.wtxid, allowed: false as const,
-            // testmempoolaccept names a missing input `missing-inputs`, not the sendrawtransaction text.
-            'reject-reason': verdict.reject.reason === 'bad-txns-inputs-missingorspent' ? 'missing-inputs' : verdict.reject.reason,
-            ...(verdict.reject.debug ? { 'reject-details': rejectText(verdict.reject) } : {}),
-          },
+      verdict === null
+        ? { txid: tx.txid, wtxid: tx.wtxid }
+        : verdict.ok
+          ? { txid: tx.txid, wtxid: tx.wtxid, allowed: true as const, vsize: tx.vsize, fees: { base: toBtc(verdict.fee), 'effective-feerate': toBtc((verdict.fee * 1000n) / BigInt(tx.vsize)), 'effective-includes': [tx.wtxid] } }
+          : verdict.reject.reason === 'bad-txns-inputs-missingorspent'
+            // testmempoolaccept names a missing input `missing-inputs`, without details.
+            ? { txid: tx.txid, wtxid: tx.wtxid, allowed: false as const, 'reject-reason': 'missing-inputs' }
+            : { txid: tx.txid, wtxid: tx.wtxid, allowed: false as const, 'reject-reason': verdict.reject.reason, 'reject-details': rejectText(verdict.reject) },
     );
   }
 
+  /**
+   * Core 29's submitpackage reply: each evaluated member under its wtxid (in the mempool: vsize
+   * and fees, with the effective feerate when this call added it; refused: its `error`); a
+   * member validation never reached is left out, as Core leaves it.
+   */
   packageReply(o: PackageOutcome) {
-    const results: Record<string, { txid: string; vsize?: number; fees?: { base: number }; error?: string }> = {};
+    type Entry = { txid: string; 'other-wtxid'?: string; vsize?: number; fees?: { base: number; 'effective-feerate'?: number; 'effective-includes'?: string[] }; error?: string };
+    const results: Record<string, Entry> = {};
     for (const r of o.results) {
-      results[r.tx.wtxid] = r.reject
-        ? { txid: r.tx.txid, error: rejectText(r.reject) }
-        : r.fee !== undefined || r.alreadyInMempool
-          ? { txid: r.tx.txid, vsize: r.tx.vsize, fees: { base: toBtc(r.fee ?? this.node.mempool.get(r.tx.txid)?.fee ?? 0n) } }
-          : { txid: r.tx.txid };
+      const txid = r.tx.txid;
+      if (r.status === 'unevaluated') continue;
+      if (r.status === 'refused') results[r.tx.wtxid] = { txid, error: rejectText(r.reject!) };
+      else if (r.status === 'other-witness') results[r.tx.wtxid] = { txid, 'other-wtxid': this.node.mempool.get(txid)?.tx.wtxid ?? '' };
+      else if (r.status === 'in-mempool') results[r.tx.wtxid] = { txid, vsize: r.tx.vsize, fees: { base: toBtc(r.fee ?? 0n) } };
+      else {
+        results[r.tx.wtxid] = {
+          txid, vsize: r.tx.vsize,
+          fees: { base: toBtc(r.fee ?? 0n), 'effective-feerate': toBtc(r.effective?.rate ?? 0n), 'effective-includes': r.effective?.wtxids ?? [r.tx.wtxid] },
+        };
+      }
     }
-    return { package_msg: o.message, 'tx-results': results, 'replaced-transactions': o.replaced };
+    return { package_msg: o.message, 'tx-results': results, 'replaced-transactions': [...new Set(o.replaced)] };
   }
 }

@@ -1,12 +1,11 @@
 /**
- * Mempool acceptance as Bitcoin Core 28 does it (validation.cpp `PreChecks`,
+ * Mempool acceptance as Bitcoin Core 29 does it (validation.cpp `PreChecks`,
  * `PolicyScriptChecks`, `ConsensusScriptChecks`), in Core's order so the first failure gives
  * Core's reason: context-free consensus checks, standardness, finality, conflicts, missing
  * inputs, amounts, input standardness, fee floor, ancestor limits, TRUC (with sibling
  * eviction), replacement (rbf.ts), then signatures.
  *
- * Deliberate differences, documented in README.md: no sigop limits, coinbase maturity not
- * enforced, no package RBF (each package member replaces on its own fee).
+ * Deliberate differences, documented in docs/devnet.md: no sigop limits, no full mempool.
  */
 import { prepareTransaction } from '../../bitcoin/input-signature.js';
 import type { Prevout } from '../../bitcoin/transaction.js';
@@ -41,6 +40,13 @@ export interface Reject {
   reason: string;
   debug?: string;
   rpcCode: number;
+  /**
+   * Core's TX_RECONSIDERABLE or TX_MISSING_INPUTS: a fee-rate or replacement-fee failure, or a
+   * parent not yet known, that validating with the rest of a package may change.
+   */
+  retry?: boolean;
+  /** Failed in the script checks (Core runs them after every member's PreChecks). */
+  script?: boolean;
 }
 
 export const RPC_VERIFY_ERROR = -25;
@@ -67,13 +73,25 @@ export interface AcceptOptions {
   allowReplacement?: boolean;
   /** TRUC sibling eviction (Core: single-transaction submission only). */
   allowSiblingEviction?: boolean;
+  /**
+   * Package evaluation (Core's AcceptMultipleTransactions): conflicts are collected, not judged
+   * one transaction at a time; the caller runs package RBF over the whole package.
+   */
+  deferReplacement?: boolean;
+  /** `-incrementalrelayfee` in sat/kvB (Core 29.1+: 100). */
+  incrementalRelayFeeRate: bigint;
 }
+
+/** Core's COINBASE_MATURITY: a coinbase output is spendable in the block 100 above its own. */
+export const COINBASE_MATURITY = 100;
 
 export type Verdict =
   | {
     ok: true; tx: DecodedTx; fee: bigint; parents: Set<string>; prevouts: Prevout[];
     /** Mempool transactions this one evicts (conflicts, their descendants, an evicted sibling), in mempool order. */
     replaced: string[];
+    /** Direct conflicts left for the package's replacement checks (`deferReplacement`). */
+    conflicts: Set<string>;
   }
   | { ok: false; reject: Reject };
 
@@ -83,9 +101,9 @@ export const ANCESTOR_SIZE_LIMIT_VB = 101_000;
 const SEQUENCE_FINAL = 0xffffffff;
 const LOCKTIME_THRESHOLD = 500_000_000;
 
-const fail = (reason: string, debug?: string, rpcCode = RPC_VERIFY_REJECTED): Verdict => ({
+const fail = (reason: string, debug?: string, rpcCode = RPC_VERIFY_REJECTED, extra: Pick<Reject, 'retry' | 'script'> = {}): Verdict => ({
   ok: false,
-  reject: debug === undefined ? { reason, rpcCode } : { reason, debug, rpcCode },
+  reject: { reason, ...(debug === undefined ? {} : { debug }), rpcCode, ...extra },
 });
 
 /** `CFeeRate::GetFee`: fee for `vsize` at `rate` sat/kvB, rounded up. */
@@ -140,12 +158,18 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   for (const i of tx.inputs) {
     const confirmed = chain.coin(i.txid, i.vout);
     const unconfirmed = confirmed ? undefined : pool.output(i.txid, i.vout);
-    if (!confirmed && !unconfirmed) return fail('bad-txns-inputs-missingorspent', undefined, RPC_VERIFY_ERROR);
+    if (!confirmed && !unconfirmed) return fail('bad-txns-inputs-missingorspent', undefined, RPC_VERIFY_ERROR, { retry: true });
     if (unconfirmed) parents.add(i.txid);
     coins.push(confirmed ?? { value: unconfirmed!.value, script: unconfirmed!.script, height: chain.height + 1, coinbase: false });
   }
   if (!sequenceLocksOk(tx, coins, chain)) return fail('non-BIP68-final');
 
+  // Core's CheckTxInputs: a coinbase output matures 100 blocks after its own (spent in the next block).
+  for (const c of coins) {
+    if (c.coinbase && chain.height + 1 - c.height < COINBASE_MATURITY) {
+      return fail('bad-txns-premature-spend-of-coinbase', `tried to spend coinbase at depth ${chain.height + 1 - c.height}`);
+    }
+  }
   let valueIn = 0n;
   for (const c of coins) {
     valueIn += c.value;
@@ -163,10 +187,11 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   let siblingEviction = false;
   if (!opts.bypassLimits) {
     const floor = feeFor(tx.vsize, opts.minRelayFeeRate);
-    // Core 28: a non-TRUC transaction must pay the relay floor itself even inside a package;
-    // only TRUC transactions (and package members, checked on the package) may pay less.
-    const individual = !opts.packageFeerates || tx.version !== 3;
-    if (individual && fee < floor) return fail('min relay fee not met', `${fee} < ${floor}`);
+    // Core: no non-TRUC transaction below the relay floor, package or not (TX_MEMPOOL_POLICY);
+    // outside a package a TRUC one fails the same check as reconsiderable (CheckFeeRate), so a
+    // child may pay for it; inside a package the package pays (checked by the caller).
+    if (tx.version !== 3 && fee < floor) return fail('min relay fee not met', `${fee} < ${floor}`);
+    if (!opts.packageFeerates && fee < floor) return fail('min relay fee not met', `${fee} < ${floor}`, RPC_VERIFY_REJECTED, { retry: true });
     const ancestors = pool.ancestorsOf(parents);
     if (ancestors.size + 1 > ANCESTOR_LIMIT) return fail('too-long-mempool-chain', `too many unconfirmed ancestors [limit: ${ANCESTOR_LIMIT}]`);
     let ancestorSize = tx.vsize;
@@ -177,17 +202,18 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
         return fail('too-long-mempool-chain', `too many descendants for tx ${a} [limit: ${DESCENDANT_LIMIT}]`);
       }
     }
-    for (const a of ancestors) if (conflicts.has(a)) return fail('bad-txns-spends-conflicting-tx', `${tx.txid} spends conflicting transaction ${a}`);
+    // Core's order: TRUC (with sibling eviction) first, then the replacement-spends-what-it-replaces check.
     const truc = trucViolation(tx, ancestors, pool, conflicts);
     if (truc && truc.sibling && opts.allowSiblingEviction) {
       conflicts.add(truc.sibling);
       siblingEviction = true;
     } else if (truc) return fail('TRUC-violation', truc.debug);
+    for (const a of ancestors) if (conflicts.has(a)) return fail('bad-txns-spends-conflicting-tx', `${tx.txid} spends conflicting transaction ${a}`);
   }
   let replaced: string[] = [];
-  if (conflicts.size > 0) {
-    const r = replacementChecks(tx, fee, conflicts, pool, siblingEviction);
-    if (!r.ok) return fail(r.refusal.reason, r.refusal.debug);
+  if (conflicts.size > 0 && !opts.deferReplacement) {
+    const r = replacementChecks(tx, fee, conflicts, pool, siblingEviction, opts.incrementalRelayFeeRate);
+    if (!r.ok) return fail(r.refusal.reason, r.refusal.debug, RPC_VERIFY_REJECTED, r.refusal.retry ? { retry: true } : {});
     replaced = r.evicted;
   }
 
@@ -196,11 +222,14 @@ export function checkMempoolAccept(tx: DecodedTx, chain: ChainView, pool: Mempoo
   for (let k = 0; k < tx.inputs.length; k++) {
     const standard = verify(digests, k, 'standard');
     if (standard.ok) continue;
+    // Core 29.2's texts (29.3 and 30 say `mempool-script-verify-flag-failed (…)` for both; docs/devnet.md).
+    const input = tx.inputs[k]!;
+    const where = `input ${k} of ${tx.txid} (wtxid ${tx.wtxid}), spending ${input.txid}:${input.vout}`;
     const consensusOnly = verify(digests, k, 'consensus');
-    if (consensusOnly.ok) return fail(`non-mandatory-script-verify-flag (${standard.error})`);
-    return fail(`mandatory-script-verify-flag-failed (${consensusOnly.error})`);
+    if (consensusOnly.ok) return fail(`non-mandatory-script-verify-flag (${standard.error})`, where, RPC_VERIFY_REJECTED, { script: true });
+    return fail(`mandatory-script-verify-flag-failed (${consensusOnly.error})`, where, RPC_VERIFY_REJECTED, { script: true });
   }
-  return { ok: true, tx, fee, parents, prevouts, replaced };
+  return { ok: true, tx, fee, parents, prevouts, replaced, conflicts };
 }
 
 const btc = (sats: bigint): string => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;

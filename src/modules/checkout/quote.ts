@@ -92,7 +92,7 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
   const [unspent, assets, feeRate] = await Promise.all([
     Promise.all(cart.listings.map((l) => ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, true))),
     Promise.all([...new Set(cart.listings.map((l) => l.asset))].map((a) => ctx.chain.counterparty.getAsset(a))),
-    body.fee_rate === undefined ? defaultFeeRate(ctx) : Promise.resolve(body.fee_rate),
+    defaultFeeRate(ctx, body.fee_rate),
   ]);
   const gone = cart.listings.find((_, i) => !unspent[i]);
   if (gone) throw new ApiError('state_changed', `the asset UTXO of listing ${gone.id} is spent`, { listing_id: gone.id, state: 'spent' });

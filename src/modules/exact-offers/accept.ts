@@ -49,7 +49,7 @@ async function ownAuthorization(ctx: Context, seller: string, id: string): Promi
 
 /** The package fee the current rate needs, and the child's share of it. */
 async function feeNeed(ctx: Context, a: AuthRow, feeRate?: number) {
-  const rate = feeRate ?? (await defaultFeeRate(ctx));
+  const rate = await defaultFeeRate(ctx, feeRate);
   const sellerScript = parseTemplate(a).getOutput(1).script!;
   const spend = scriptFamily(sellerScript) === 'p2tr' ? 'p2tr-key-explicit' : 'p2wpkh';
   const cv = childVsize(spend, sellerScript);
@@ -250,7 +250,9 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
     throw e;
   }
   const outcome = await ctx.journal.relay(settlementId);
-  if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, settlementId);
+  // The parent is the trade: when it landed and only the seller's child was refused, the sale is on its way.
+  const parentLanded = outcome.status === 'partial' && outcome.landed.includes(parent.txid);
+  if (outcome.status !== 'relayed' && !parentLanded) throw relayOutcomeError(outcome, settlementId);
   return result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0);
 }
 
@@ -272,6 +274,7 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
 async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, childFee: number | null) {
   const s = a.settlement_id ? await ctx.journal.byId(a.settlement_id) : undefined;
   const txs = s ? (JSON.parse(s.txs) as Array<{ txid: string }>) : [];
+  const childMember = s && txs.length > 1 ? (await ctx.journal.members(ctx.store.db, s.id)).find((m) => m.position === 1) : undefined;
   return {
     authorization_id: a.id,
     offer_id: a.offer_id,
@@ -280,6 +283,8 @@ async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, child
     settlement_state: s?.state ?? null,
     txid: a.parent_txid,
     child_txid: txs.length > 1 ? txs[1]!.txid : null,
+    child_state: childMember?.state ?? null,
+    child_reason: childMember?.reason ?? null,
     delivery: { mode: a.delivery_mode, address: a.receive_address },
     requires_buyer_action: false,
     already_completed: alreadyCompleted,

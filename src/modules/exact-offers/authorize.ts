@@ -61,7 +61,7 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
   const slotScript = hex.decode(slotOut.script_hex);
   const slotSpend = spendOf(slotScript);
   if (!slotSpend) throw new ApiError('unsupported_address_type', 'the funding output is not P2WPKH or P2TR');
-  const feeRate = body.fee_rate ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, body.fee_rate);
   const feeScript = marketFeeScript(ctx.config);
   const delivery = {
     mode: offer.delivery_mode,

@@ -45,6 +45,26 @@ export function exactOfferHandlers(now: () => number): SettlementHandlers {
       }
       await dropFills(tx, s.id, at);
     },
+    // The parent (the trade) landed and the seller's CPFP child was refused: the sale stands and
+    // confirms at the parent's own fee; the seller's feed says the child did not go.
+    onPartial: async (tx, s, refused) => {
+      const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+      if (!a) return;
+      const parentRefused = refused.some((r) => r.txid === a.parent_txid);
+      await recordEvent(tx, {
+        event_id: eventId('exact_offer_child_refused', s.id),
+        address: a.seller,
+        role: 'seller',
+        kind: 'exact_offer_child_refused',
+        at: now(),
+        listing_id: a.claimed_listing_id,
+        asset: a.asset,
+        price_sats: a.price_sats,
+        txid: a.parent_txid,
+        status: parentRefused ? 'refused' : 'relayed',
+        data: JSON.stringify({ offer_id: a.offer_id, authorization_id: a.id, refused: refused.map((r) => ({ txid: r.txid, reason: r.reason })) }),
+      });
+    },
     onConfirmed: async (tx, s, block) => {
       const at = Math.floor(block.seenAt / 1000);
       await confirmFills(tx, s.id, block.height, at);

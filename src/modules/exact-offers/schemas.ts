@@ -105,6 +105,9 @@ export const AcceptResult = Type.Object({
   settlement_state: Nullable(Type.String()),
   txid: Txid,
   child_txid: Nullable(Txid),
+  /** `relayed`, `pending` or `refused`: the node can take the parent and refuse the child (the trade still settles at the parent's own fee). */
+  child_state: Nullable(Type.String()),
+  child_reason: Nullable(Type.String()),
   delivery: Delivery,
   requires_buyer_action: Type.Boolean(),
   already_completed: Type.Boolean(),

@@ -38,7 +38,7 @@ export function feeRoutes(app: App, ctx: Context): void {
       schema: {
         tags: ['market'],
         summary: 'Current Bitcoin fee rates',
-        description: 'From the node’s fee estimator, in sat/vB, rounded up to 0.1. 502/503 upstream_unavailable when the node cannot answer.',
+        description: 'From the node’s fee estimator, in sat/vB, rounded up to 0.1. `minimum` is the node’s relay floor (the higher of its `minrelaytxfee` and `mempoolminfee`: 1 sat/vB up to Bitcoin Core 29.0, 0.1 from 29.1); a `fee_rate` below it is refused (422 mempool_rejected, `mempool_policy: fee_floor`, `minimum_fee_rate`). 502/503 upstream_unavailable when the node cannot answer.',
         response: { 200: Ok(FeeRateResult), ...errorResponses },
       },
     },

@@ -28,7 +28,7 @@ export async function composeWithdrawal(ctx: Context, seller: string, at: { txid
   const out = await ctx.chain.bitcoin.getTxOut(at.txid, at.vout, true);
   if (!out) throw new ApiError('state_changed', `${key} is spent (or not yet seen); nothing to withdraw`, { outpoint: key });
   const sellerScript = addressToScript(seller, ctx.config.NETWORK)!;
-  const feeRate = feeRateIn ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, feeRateIn);
   const move = await composeUnitMove(ctx, {
     seller,
     sellerScript,

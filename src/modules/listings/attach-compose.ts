@@ -80,7 +80,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   }
 
   // 2. Coins.
-  const feeRate = p.feeRate ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, p.feeRate);
   const coins = p.funding?.length ? await explicitCoins(ctx, p.source, family, p.funding) : await poolCoins(ctx, p.source, family, promised.drafts);
   if (p.sourceTapKey) for (const c of coins) c.tap_internal_key = p.sourceTapKey;
   const opReturn = attachOpReturn(coins[0]?.txid ?? '00'.repeat(32), p.asset, p.quantityRaw);

@@ -211,7 +211,7 @@ export class PreflightService {
     const network = this.ctx.config.NETWORK;
     const co = cosignedOf({ ...base, seller_key: base.seller_tap_key }, network)!;
     const sellerScript = addressToScript(base.seller, network)!;
-    const rate = feeRate ?? (await defaultFeeRate(this.ctx));
+    const rate = await defaultFeeRate(this.ctx, feeRate);
     const move = await composeUnitMove(this.ctx, {
       seller: base.seller,
       sellerScript,

@@ -64,7 +64,7 @@ export class Rotation {
   async compose(l: ListingRow, feeRateIn?: number): Promise<RotationTemplate> {
     requireExposed(l);
     const seller = this.sellerOf(l);
-    const feeRate = feeRateIn ?? (await defaultFeeRate(this.ctx));
+    const feeRate = await defaultFeeRate(this.ctx, feeRateIn);
     const coins = await buyerCoins(this.ctx, l.seller);
     const unitValue = l.utxo_value_sats;
     const picked: typeof coins = [];

@@ -36,7 +36,7 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
   if (body.slots < 1 || body.slots > MAX_FUNDING_SLOTS) throw new ApiError('invalid_request', `body.slots must be 1 to ${MAX_FUNDING_SLOTS}`, { field: 'body.slots' });
   const mode = body.delivery_mode ?? 'detached';
   const value = slotValue(body.price_sats, mode);
-  const feeRate = body.fee_rate ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, body.fee_rate);
   const spend: InputSpend = d.family === 'p2tr' ? 'p2tr-key-explicit' : 'p2wpkh';
   const outs = Array<Uint8Array>(body.slots).fill(d.script);
   const pay = value * body.slots;

@@ -24,7 +24,7 @@ const PLACEMENT = `**Placement.** ${MAX_BIDS} bids at most × ${MAX_TARGETS} tar
 
 **Delivery.** \`delivery_mode\` detached (default): the unit is detached to \`receive_address\` (default the session address; any Counterparty address family). attached: one 330-sat output to \`receive_address\` (P2WPKH or P2TR) carries the unit.
 
-**Expiry.** \`expires_at\` is the market's expiry (at most 180 days ahead; the offer reads \`expired\` after it). On Bitcoin a bid stays valid until its funding output is spent (\`signature_validity\`): cancelling at the market does not unlock the coins — spend the output to make the bid dead on chain.
+**Expiry.** \`expires_at\` is the market's expiry (at most 180 days ahead; the offer reads \`expired\` after it). On Bitcoin a bid stays valid until its funding output is spent (\`signature_validity\`): cancelling at the market does not unlock the coins — spend the output to make the bid dead on chain. Until that spend confirms it can still lose: a seller holding a signed authorization can accept with a package (parent plus CPFP child) that pays more than your spend, and nodes from Bitcoin Core 28 on replace your unconfirmed spend with it (package RBF) — the trade then happens. Spend at a high fee rate and wait for a confirmation before counting the bid dead.
 
 **Idempotency.** An identical request (same bidder, outputs, targets, expiry and delivery) answers the placement already made.`;
 

@@ -90,7 +90,7 @@ export async function acceptPreflight(ctx: Context, gate: SignerGate, seller: st
   await fundingUnspent(ctx, set);
   const tapKey = tapInternalKeyFor(seller, body.seller_tap_internal_key, network, 'body.seller_tap_internal_key');
 
-  const rate = body.fee_rate ?? (await defaultFeeRate(ctx));
+  const rate = await defaultFeeRate(ctx, body.fee_rate);
   const price = Number(offer.price_sats);
   const fee = platformFee(ctx.config, price);
   // A co-signed unit's proceeds go to the seller's own address, and its input is the leaf spend.

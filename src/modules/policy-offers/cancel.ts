@@ -71,7 +71,7 @@ export async function cancelTransaction(ctx: Context, gate: SignerGate, bidder: 
   const found = await Promise.all(all.map((f) => ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true)));
   const unspent = all.filter((_, i) => !!found[i]);
   if (!unspent.length) throw new ApiError('state_changed', 'every funding input is already spent: the offer is dead on chain', { funding_set_id: set.id });
-  const rate = body.fee_rate ?? (await defaultFeeRate(ctx));
+  const rate = await defaultFeeRate(ctx, body.fee_rate);
   const spend = d.family === 'p2tr' ? 'p2tr-key' : 'p2wpkh';
   const vsize = estimateSize(unspent.map(() => spend), [d.script]).vsize;
   const fee = feeFor(vsize, rate);

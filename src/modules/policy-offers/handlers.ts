@@ -9,7 +9,8 @@
  *   back to the market wallet) joins the pool as a free anchor.
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
-import type { SettlementHandlers } from '../../settlement/journal.js';
+import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
+import type { Tx } from '../../store/db.js';
 import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
 import { eventId } from '../../trade/event-rows.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
@@ -19,38 +20,20 @@ import { recordEvent } from '../../trade/owner-events.js';
 
 export function policyAcceptHandlers(now: () => number): SettlementHandlers {
   return {
-    onReleased: async (tx, s, outcome) => {
-      const at = now();
-      const a = await tx.selectFrom('policy_accepts').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
-      if (a) {
-        if (a.listing_id) await releaseListing(tx, a.listing_id, 'active', at);
-        const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
-        if (set) await failFilledSet(tx, set, outcome === 'conflicted' ? 'package_conflicted' : 'package_rejected', at);
-        // The seller signed and someone's spend won (typically the bidder moving its funding): say so in the seller's feed.
-        if (outcome === 'conflicted') {
-          await recordEvent(tx, {
-            event_id: eventId('collection_offer_accept_conflicted', s.id),
-            address: a.seller,
-            role: 'seller',
-            kind: 'collection_offer_accept_conflicted',
-            at,
-            listing_id: a.listing_id,
-            asset: a.asset,
-            price_sats: a.price_sats,
-            txid: a.expected_txid,
-            status: 'conflicted',
-            data: JSON.stringify({ accept_id: a.id, offer_id: a.offer_id, funding_set_id: a.funding_set_id, parent_txid: set?.parent_txid ?? null, mempool_reason: s.mempool_reason }),
-          });
-        }
-      }
-      await dropFills(tx, s.id, at);
-    },
+    onReleased: async (tx, s, outcome) => tradeFailed(tx, s, outcome === 'conflicted', now()),
+    // The parent landed (its escrow is on the network and keeps its claims) and the accept child
+    // was refused: the trade did not happen. The unit's claim was freed by the journal; the set
+    // ends as on a release (the signer never signs another child), the bidder refunds the escrow
+    // by its refund leaf.
+    onPartial: async (tx, s, refused) => tradeFailed(tx, s, refused.some((r) => r.conflict), now()),
     onConfirmed: async (tx, s, block) => {
       const at = Math.floor(block.seenAt / 1000);
-      await confirmFills(tx, s.id, block.height, at);
       const a = await tx.selectFrom('policy_accepts').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+      // Only the parent confirmed (its child was refused): no sale; the anchor's value is back.
+      const tradeConfirmed = !a || s.txid === a.expected_txid;
+      if (tradeConfirmed) await confirmFills(tx, s.id, block.height, at);
       if (!a) return;
-      if (a.listing_id) await sellListings(tx, [a.listing_id], at);
+      if (tradeConfirmed && a.listing_id) await sellListings(tx, [a.listing_id], at);
       const set = await tx.selectFrom('policy_funding_sets').select(['parent_txid', 'anchor_value_sats']).where('id', '=', a.funding_set_id).executeTakeFirst();
       if (set) await anchorFromParent(tx, set.parent_txid, Number(set.anchor_value_sats), at);
     },
@@ -61,4 +44,31 @@ export function policyAcceptHandlers(now: () => number): SettlementHandlers {
       if (a?.listing_id) await unsellListings(tx, [a.listing_id], at);
     },
   };
+}
+
+/** The seller signed and the trade did not happen: the listing back, the set ended, the fill dropped, a conflict in the seller's feed. */
+async function tradeFailed(tx: Tx, s: SettlementRow, conflicted: boolean, at: number): Promise<void> {
+  const a = await tx.selectFrom('policy_accepts').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+  if (a) {
+    if (a.listing_id) await releaseListing(tx, a.listing_id, 'active', at);
+    const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
+    if (set) await failFilledSet(tx, set, conflicted ? 'package_conflicted' : 'package_rejected', at);
+    // The seller signed and someone's spend won (typically the bidder moving its funding): say so in the seller's feed.
+    if (conflicted) {
+      await recordEvent(tx, {
+        event_id: eventId('collection_offer_accept_conflicted', s.id),
+        address: a.seller,
+        role: 'seller',
+        kind: 'collection_offer_accept_conflicted',
+        at,
+        listing_id: a.listing_id,
+        asset: a.asset,
+        price_sats: a.price_sats,
+        txid: a.expected_txid,
+        status: 'conflicted',
+        data: JSON.stringify({ accept_id: a.id, offer_id: a.offer_id, funding_set_id: a.funding_set_id, parent_txid: set?.parent_txid ?? null, mempool_reason: s.mempool_reason }),
+      });
+    }
+  }
+  await dropFills(tx, s.id, at);
 }

@@ -148,7 +148,7 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
   const escrow = policyEscrow(key, hex.decode(marketKey.pubkey), network);
   const setId = newPolicyId('pf');
   const preflightExpires = now + PREFLIGHT_TTL_S;
-  const feeRate = body.fee_rate ?? (await defaultFeeRate(ctx));
+  const feeRate = await defaultFeeRate(ctx, body.fee_rate);
 
   const built = await db.transaction().execute(async (tx) => {
     const anchor = await reserveAnchor(tx, setId, preflightExpires, now);

@@ -152,7 +152,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Hard cancel: the unsigned self-send of every still-unspent funding input',
-        description: `Session required (the bidder's offer). A version-2 PSBT spending every funding input still unspent back to the bidder address, less the fee at \`fee_rate\` (default the market's estimate). Sign and broadcast it yourself; once mined, every alternative of the funding set dies on chain and reads \`invalid\` (a soft-cancelled one turns from collection_offer_cancelled to collection_offer_retired). Every input already spent: 409 state_changed. ${DOWN}`,
+        description: `Session required (the bidder's offer). A version-2 PSBT spending every funding input still unspent back to the bidder address, less the fee at \`fee_rate\` (default the market's estimate). Sign and broadcast it yourself. Until it confirms it can still lose: an accept package (the held parent and a seller's child) paying more replaces it on nodes from Bitcoin Core 28 on (package RBF), and the fill stands; a soft cancel recorded first is what stops new accepts. Once mined, every alternative of the funding set dies on chain and reads \`invalid\` (a soft-cancelled one turns from collection_offer_cancelled to collection_offer_retired). Every input already spent: 409 state_changed. ${DOWN}`,
         params: IdParams,
         body: CancelTxBody,
         response: { 200: Ok(CancelTxResult), ...errorResponses },

@@ -104,6 +104,11 @@ void describe('BitcoinCoreBackend relay', () => {
     assert.deepEqual(await btc.submitPackage([txs.tx_a.hex, txs.tx_b.hex]), {
       txids: [txs.tx_a.txid, txs.tx_b.txid],
       message: 'success',
+      members: [
+        { txid: txs.tx_a.txid, accepted: true },
+        { txid: txs.tx_b.txid, accepted: true },
+      ],
+      replaced: [],
     });
     assert.deepEqual(calls.at(-1), { method: 'submitpackage', params: [[txs.tx_a.hex, txs.tx_b.hex]] });
   });
@@ -117,6 +122,23 @@ void describe('BitcoinCoreBackend relay', () => {
       assert.deepEqual(classifyRejection(e.reason), { kind: 'policy', policy: 'truc' });
       return true;
     });
+  });
+
+  void it('submitPackage: a parent in the mempool with its child refused is a result, not a refusal (Core validates members alone first)', async () => {
+    serve('submitpackage', fixture('submitpackage-partial'));
+    const r = await btc.submitPackage([txs.tx_a.hex, txs.tx_b.hex]);
+    assert.equal(r.message, 'transaction failed');
+    assert.deepEqual(r.members, [
+      { txid: txs.tx_a.txid, accepted: true },
+      { txid: txs.tx_b.txid, accepted: false, error: 'dust' },
+    ]);
+  });
+
+  void it('submitPackage: a member Core left out of tx-results (Core 29 omits unevaluated ones) counts as refused', async () => {
+    const reply = fixture('submitpackage-failed') as { result: { 'tx-results': Record<string, unknown> } };
+    delete reply.result['tx-results']['b8aa71b65266bedf723a5f5dd84cb0695d1cb88ba612dae910d604ef86d9d153'];
+    serve('submitpackage', reply as RpcFixture);
+    await assert.rejects(btc.submitPackage([txs.tx_a.hex, txs.tx_b.hex]), (e: unknown) => e instanceof TxRejected && /^TRUC-violation/.test(e.reason));
   });
 
   void it('submitPackage: a topology error (-25) → TxRejected', async () => {

@@ -62,6 +62,10 @@ const CONFLICTS = [
   'Missing inputs',
   'Inputs missing or spent',
   'insufficient fee, rejecting replacement 6c0f…, less fees than conflicting txs; 0.00001 < 0.00002',
+  // Core 28+ package RBF refusals: the package lost to what it tried to replace.
+  'package RBF failed: insufficient anti-DoS fees, rejecting replacement 45f7…, less fees than conflicting txs; 0.00003 < 0.00005',
+  'package RBF failed: insufficient feerate: does not improve feerate diagram',
+  'package RBF failed: 6c0f… has 2 descendants, max 1 allowed',
 ];
 
 void describe('mempoolPolicyOf', () => {

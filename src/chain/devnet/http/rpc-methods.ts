@@ -13,7 +13,6 @@ import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_METHOD_NOT_FOUND
 import { bindArgs, parseHash, parseInt32, verbosityOf, type ArgSpec } from './rpc-args.js';
 
 const RPC_DESERIALIZATION_ERROR = -22;
-const RPC_VERIFY_ERROR = -25;
 const MAX_PACKAGE_COUNT = 25;
 /** Core's fee estimator horizon. */
 const MAX_CONF_TARGET = 1008;
@@ -131,11 +130,9 @@ const METHODS: Record<string, Method> = {
     args: [{ name: 'package', type: 'array', required: true }, { name: 'maxfeerate', type: 'amount' }, { name: 'maxburnamount', type: 'amount' }],
     run: async (d, [pkg]) => {
       const list = pkg as unknown[];
-      packageSize(list, 2);
-      const reply = await d.submitPackage(requireDecodable(list, false));
-      // Core checks the child-with-parents shape before validation and raises it as an RPC error.
-      if (reply.package_msg.startsWith('package topology disallowed')) throw new RpcFault(RPC_VERIFY_ERROR, reply.package_msg);
-      return reply;
+      // Core 29 takes 1 to 25; a bad child-with-parents shape is raised as error -25 (TxRejected).
+      packageSize(list, 1);
+      return d.submitPackage(requireDecodable(list, false));
     },
   },
   generatetoaddress: {
