@@ -91,7 +91,11 @@ export class CacheFrontDoor {
   /** Wraps Fastify's node:http handler. */
   handler(next: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
-      const known = (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined ? this.urls.get(req.url) : undefined;
+      // A request with Transfer-Encoding goes to the framework: Node emits the request when its
+      // headers end and refuses a non-chunked coding only after (RFC 9112 6.1: 400 and close), so
+      // a hit sent here would be a second answer on that connection before the 400.
+      const known =
+        (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined && req.headers['transfer-encoding'] === undefined ? this.urls.get(req.url) : undefined;
       if (!known) return next(req, res);
       if (this.cache.peek) {
         const hit = this.cache.peek(known.key);
