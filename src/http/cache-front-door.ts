@@ -15,6 +15,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import type { RequestIds } from './request-ids.js';
+import { redactUrl } from './log-redaction.js';
 
 const MAX_URLS = 20_000;
 /** What @fastify/cors (origin: true) exposes; kept equal by test/http/cache-front-door.test.ts. */
@@ -144,7 +145,7 @@ export class CacheFrontDoor {
     const origin = given.origin;
     if (origin) headers = [...headers, 'access-control-allow-origin', origin, 'access-control-expose-headers', EXPOSED];
     if (this.logEvery > 0 && this.hits % this.logEvery === 0) {
-      this.log.info({ reqId: id, method: req.method, url: req.url, statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
+      this.log.info({ reqId: id, method: req.method, url: redactUrl(req.url), statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
     }
     res.writeHead(status, headers);
     if (fresh || req.method === 'HEAD') res.end();
