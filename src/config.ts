@@ -71,6 +71,8 @@ export const ConfigSchema = Type.Object({
   /** Webhooks: the retry delays after the 1st, 2nd, … failure in ms, comma-separated (the last repeats); unset: Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, …). */
   WEBHOOK_RETRY_SCHEDULE_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}(,[0-9]{1,9})*$' })),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
+  /** Webhooks: how long registration waits for the URL's host to resolve; a slower resolver defers the address check to delivery. */
+  WEBHOOK_DNS_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 10_000, default: 1_000 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** The event log (after=, the stream) keeps this many days; an older position answers 410 resync_required. */
