@@ -10,7 +10,7 @@
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
-import { recordEvent, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
+import { recordEvent, releaseClaimAt, sellListings, unsellListings } from '../listings/lifecycle.js';
 import { eventId } from '../listings/store.js';
 import { confirmFills, dropFills, unconfirmFills } from '../fills/ledger.js';
 import { anchorFromParent } from './anchors.js';
@@ -22,7 +22,7 @@ export function policyAcceptHandlers(now: () => number): SettlementHandlers {
       const at = now();
       const a = await tx.selectFrom('policy_accepts').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
       if (a) {
-        if (a.listing_id) await releaseListing(tx, a.listing_id, 'active', at);
+        if (a.listing_id) await releaseClaimAt(tx, a.listing_id, at);
         const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
         if (set) await failFilledSet(tx, set, outcome === 'conflicted' ? 'package_conflicted' : 'package_rejected', at);
         // The seller signed and someone's spend won (typically the bidder moving its funding): say so in the seller's feed.
