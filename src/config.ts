@@ -65,6 +65,10 @@ export const ConfigSchema = Type.Object({
   ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
   /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
   ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
+  /** Anchors one bidder address may hold through unplaced preflights: its next preflight releases its oldest. */
+  ANCHOR_HOLDS_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+  /** Anchors the unplaced preflights from one IP (its /64 for IPv6) may hold: beyond, 429 rate_limited until one is placed, released or lapses. */
+  ANCHOR_HOLDS_PER_IP: Type.Integer({ minimum: 1, maximum: 1_000, default: 4 }),
   /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
   WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),

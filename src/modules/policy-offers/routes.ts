@@ -10,6 +10,8 @@ import { accept, acceptPreflight } from './accept.js';
 import { cancelTransaction, softCancel } from './cancel.js';
 import { place } from './place.js';
 import { preflight } from './preflight.js';
+import { ipBucketId } from '../../limits/ip-key.js';
+import { releasePreflight } from './holds.js';
 import { assetOffers, bidderOffers, cancelledParents, fundingSetRecord, viewOffers } from './reads.js';
 import { poolCounts } from './anchor-pool.js';
 import { SignerGate } from './signer-gate.js';
@@ -33,6 +35,8 @@ import {
 } from './schemas.js';
 import { CANCEL_MESSAGE_PREFIX, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING_SETS } from './rules.js';
 
+/** The bounds on anchors held by unplaced preflights (holds.ts). */
+const HOLDS = `**Anchor holds.** One bidder address holds at most ANCHOR_HOLDS_PER_ADDRESS (default 2) anchors through unplaced preflights: its next preflight releases its oldest (which then answers 410 expired on placement). The unplaced preflights from one IP (IPv6: its /64) hold at most ANCHOR_HOLDS_PER_IP (default 4), whatever addresses signed in: beyond, 429 rate_limited with \`reason: anchor_holds_per_ip\` and Retry-After (until its oldest hold lapses) — place, release (POST /v1/policy-offers/preflights/{id}/release) or let one lapse. The pool refills to ANCHOR_POOL_SIZE free anchors as anchors are reserved.`;
 const tags = ['collection offers'];
 const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
 const Paging = Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
@@ -52,12 +56,12 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Preflight a collection offer: the parent to sign and one child template per alternative',
-        description: `Session required (P2WPKH or P2TR). Body: 1 to ${MAX_ALTERNATIVES} alternatives (asset, collection or trait policies, each with its price), \`bidder_pubkey\` (the key for the escrow leaves), optional \`funding\` (at most ${MAX_FUNDING_INPUTS} coins; default the session's confirmed asset-free coins, largest first), \`delivery_address\` (default the session address; SegWit or taproot — the unit arrives on a 330-sat output), \`expires_at\`. Reserves one anchor for 15 minutes: none free is 503 offer_capacity_full (retry shortly; the pool refills itself). ${MAX_OPEN_FUNDING_SETS} open funding sets per address: the next is 409 open_offer_limit. Not enough funding: 422 insufficient_funds. Sign the parent's \`inputs_to_sign\` and pre-sign every alternative's \`child_template\` input 0 with SINGLE|ANYONECANPAY over the accept leaf, then POST /v1/policy-offers. ${DOWN}\n\n${LAYOUT}`,
+        description: `Session required (P2WPKH or P2TR). Body: 1 to ${MAX_ALTERNATIVES} alternatives (asset, collection or trait policies, each with its price), \`bidder_pubkey\` (the key for the escrow leaves), optional \`funding\` (at most ${MAX_FUNDING_INPUTS} coins; default the session's confirmed asset-free coins, largest first), \`delivery_address\` (default the session address; SegWit or taproot — the unit arrives on a 330-sat output), \`expires_at\`. Reserves one anchor for 15 minutes: none free is 503 offer_capacity_full (retry shortly; the pool refills itself). ${HOLDS} ${MAX_OPEN_FUNDING_SETS} open funding sets per address: the next is 409 open_offer_limit. Not enough funding: 422 insufficient_funds. Sign the parent's \`inputs_to_sign\` and pre-sign every alternative's \`child_template\` input 0 with SINGLE|ANYONECANPAY over the accept leaf, then POST /v1/policy-offers. ${DOWN}\n\n${LAYOUT}`,
         body: PolicyPreflightBody,
         response: { 200: Ok(PolicyPreflightResult), ...errorResponses },
       },
     },
-    async (req) => ({ result: await preflight(ctx, gate, wallet(), requireSession(req), req.body) }),
+    async (req) => ({ result: await preflight(ctx, gate, wallet(), requireSession(req), req.body, ipBucketId(req.ip)) }),
   );
 
   app.post(
@@ -159,6 +163,22 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
       },
     },
     async (req) => ({ result: await cancelTransaction(ctx, gate, requireSession(req), req.params.id, req.body) }),
+  );
+
+  app.post(
+    '/v1/policy-offers/preflights/:id/release',
+    {
+      config: { limit: 'account_maintenance', cache: 'no-store', optionalBody: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Release an unplaced preflight: its anchor is free again at once',
+        description: `Session required (the preflight's bidder; another's or a missing id: 404). \`id\`: the preflight's \`funding_set_id\`. An unplaced preflight holds one anchor for 15 minutes; releasing it gives the anchor back now, and the preflight can no longer be placed (410 expired). Again on a released or lapsed preflight: \`released: false\`. A placed set: 409 state_changed (cancel it instead). ${HOLDS}`,
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ funding_set_id: Type.String(), state: Type.Literal('lapsed'), released: Type.Boolean() })), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await releasePreflight(ctx, requireSession(req), req.params.id) }),
   );
 
   app.get(
