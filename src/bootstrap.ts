@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { notifierFor } from './events/notifier.js';
 import pino, { type Logger } from 'pino';
 import { Redis } from 'ioredis';
@@ -63,7 +64,12 @@ export async function bootstrap(
   const clock = over.clock ?? systemClock;
   const closers: Array<() => Promise<void>> = [];
 
-  const store = over.store ?? (await openStore(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA, readUrl: config.DATABASE_READ_URL }));
+  const store = over.store ?? (await openStore(config.DATABASE_URL, {
+    schema: config.DATABASE_SCHEMA,
+    readUrl: config.DATABASE_READ_URL,
+    applicationName: `market ${os.hostname()}:${process.pid}`,
+    onConnectionError: (err) => logger.warn({ err: err.message }, 'database session ended by the server; the pool opens another'),
+  }));
   if (!over.store) closers.push(() => store.close());
   await migrate(store);
 

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from './errors.js';
 import { UpstreamUnavailable } from '../chain/ports.js';
+import { isStoreUnavailable } from '../store/db.js';
 
 interface AjvErrorLike {
   instancePath?: string;
@@ -80,6 +81,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return fe.statusCode === 404
       ? new ApiError('not_found', 'not found')
       : new ApiError('invalid_request', 'malformed request', {}, { status: fe.statusCode });
+  }
+  if (isStoreUnavailable(error)) {
+    // The database went away under the request (a failover or restart): nothing was committed by
+    // a transaction that failed, so the same request can be sent again in a moment.
+    return new ApiError('service_unavailable', 'the database is unavailable; retry shortly', { retry_after_seconds: 2 }, { headers: { 'retry-after': '2' } });
   }
   return new ApiError('internal_error', 'internal error');
 }
