@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SigHash } from '@scure/btc-signer';
+import fc from 'fast-check';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { openMarket, signPsbt, type Market, type Reply } from '../helpers/market.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
@@ -70,7 +71,19 @@ describe('fee spikes up to 500 sat/vB', () => {
     const seen = new Set<string>();
     for (const rate of RATES) seen.add(judged(await m.call('POST', url, seller.token, { fee_rate: rate }), `exact accept-preflight at ${rate}`));
     assert.deepEqual([...seen].sort(), ['ok', 'refused']);
+    // Fuzzed: any rate in the contract's range answers 200 or the 422 with its numbers, and the
+    // 200s never quote proceeds below dust.
+    m.clock.advance(61_000);
+    await fc.assert(
+      fc.asyncProperty(fc.double({ min: 0.1, max: 500, noNaN: true }), async (rate) => {
+        m.clock.advance(3_100); // the route's expensive-write budget (20 a minute), not the property under test
+        const r = await m.call('POST', url, seller.token, { fee_rate: rate });
+        if (judged(r, `exact accept-preflight at ${rate}`) === 'ok') assert.ok(r.body.result.seller_proceeds_sats >= 294, JSON.stringify(r.body.result));
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 25), ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
+    );
 
+    m.clock.advance(61_000);
     // The accept itself reads the current rate: a spike after the preflight is the same 422.
     const pf = await m.call('POST', url, seller.token, { fee_rate: 1 });
     assert.equal(pf.status, 200, JSON.stringify(pf.body));
