@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Context, DevnetHandle } from './context.js';
 import type { Chain } from './chain/ports.js';
-import { systemClock, type Clock } from './clock.js';
+import { skewedClock, type Clock } from './clock.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { loadSecret } from './store/meta.js';
@@ -61,7 +61,7 @@ export async function bootstrap(
   over: { store?: Store; clock?: Clock; chain?: { chain: Chain; devnet?: DevnetHandle }; logger?: Logger; areas?: readonly Area[] } = {},
 ): Promise<Bootstrapped> {
   const logger = over.logger ?? createLogger(config);
-  const clock = over.clock ?? systemClock;
+  const clock = over.clock ?? skewedClock(config.CLOCK_SKEW_MS);
   const closers: Array<() => Promise<void>> = [];
 
   const store = over.store ?? (await openStore(config.DATABASE_URL, {

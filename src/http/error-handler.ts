@@ -53,7 +53,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return new ApiError('invalid_request', message, { field });
   }
   if (error instanceof UpstreamUnavailable) {
-    return new ApiError('upstream_unavailable', `${error.backend} backend unavailable`, { retryable: true }, { status: error.status });
+    // The spec's code for a Bitcoin or Counterparty backend that is down or not serving (an
+    // Electrs failure behind Counterparty Core included): retryable, with when to retry.
+    const secs = error.detail.retryAfterSeconds ?? (error.status === 503 ? 10 : 2);
+    const what = error.detail.cause === 'electrs' ? 'counterparty backend unavailable (its address index, Electrs, failed)' : `${error.backend} backend unavailable`;
+    return new ApiError('upstream_unavailable', what, { retryable: true, retry_after_seconds: secs }, { status: error.status, headers: { 'retry-after': String(secs) } });
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

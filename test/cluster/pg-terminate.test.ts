@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { terminateSessionsOf as terminate } from '../../sim/pg-sessions.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { backend, pgUrl, redisUrl } from '../helpers/store.js';
 import { call, until, type Market } from '../helpers/crash.js';
@@ -17,22 +17,7 @@ import { clusterRig } from '../helpers/cluster.js';
 const SKIP = backend !== 'postgres' || !redisUrl ? 'several instances need PostgreSQL and Redis (TEST_BACKEND=postgres with TEST_POSTGRES_URL and TEST_REDIS_URL)' : false;
 const cluster = clusterRig('pt');
 
-/** Terminates every session a market process holds (they carry its pid in application_name). */
-async function terminateSessionsOf(markets: Market[]): Promise<number> {
-  const admin = new pg.Client({ connectionString: pgUrl! });
-  await admin.connect();
-  try {
-    const pids = markets.map((m) => String(m.proc.pid));
-    const r = await admin.query(
-      `select pg_terminate_backend(pid) from pg_stat_activity
-        where application_name like 'market%' and substring(application_name from ':(\\d+)') = any($1::text[])`,
-      [pids],
-    );
-    return r.rowCount ?? 0;
-  } finally {
-    await admin.end();
-  }
-}
+const terminateSessionsOf = (markets: Market[]) => terminate(pgUrl, markets.map((m) => m.proc.pid!));
 
 const alive = (m: Market) => m.proc.exitCode === null && m.proc.signalCode === null;
 

@@ -16,7 +16,7 @@ import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { listThroughSeller, newSeller, type Seller } from '../helpers/listing.js';
 import { authorizeOne, newBidder, placeFunded } from './exact-helpers.js';
 import { claimListingAt, releaseClaimAt } from '../../src/modules/listings/lifecycle.js';
-import { eventId } from '../../src/modules/listings/store.js';
+import { eventId } from '../../src/trade/event-rows.js';
 
 let m: Market;
 let seller: Seller;
