@@ -10,6 +10,7 @@ import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { loadSecret } from './store/meta.js';
 import { Cursors } from './http/cursor.js';
+import { requestLogValue } from './http/log-redaction.js';
 import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { connectRedisLimiter } from './limits/redis-limiter.js';
@@ -35,14 +36,19 @@ export interface Bootstrapped {
 }
 
 /** Pino with the secrets of this service kept out of the logs. */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({
-    level: config.LOG_LEVEL,
-    redact: {
-      paths: ['req.headers["x-session-token"]', 'req.headers.authorization', 'req.headers.cookie', '*.psbt_hex', '*.signature', '*.token', '*.raw_hex'],
-      censor: '[redacted]',
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level: config.LOG_LEVEL,
+      redact: {
+        paths: ['req.headers["x-session-token"]', 'req.headers.authorization', 'req.headers.cookie', '*.psbt_hex', '*.signature', '*.token', '*.raw_hex'],
+        censor: '[redacted]',
+      },
+      // The request line's URL as sent, less the values of credential-looking query parameters.
+      serializers: { req: requestLogValue },
     },
-  });
+    destination,
+  );
 }
 
 /**

@@ -87,12 +87,18 @@ export const ConfigSchema = Type.Object({
   ANCHOR_POOL_SIZE: Type.Integer({ minimum: 0, maximum: 1000, default: 10 }),
   /** The value of one anchor output (P2TR, at least its 330-sat dust limit). */
   ANCHOR_VALUE_SATS: Type.Integer({ minimum: 330, maximum: 100_000, default: 1_000 }),
+  /** Anchors one bidder address may hold through unplaced preflights: its next preflight releases its oldest. */
+  ANCHOR_HOLDS_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+  /** Anchors the unplaced preflights from one IP (its /64 for IPv6) may hold: beyond, 429 rate_limited until one is placed, released or lapses. */
+  ANCHOR_HOLDS_PER_IP: Type.Integer({ minimum: 1, maximum: 1_000, default: 4 }),
   /** Webhooks: the dispatcher's period, one attempt's timeout, and how long an endpoint may fail before it is disabled. */
   WEBHOOK_INTERVAL_MS: Type.Integer({ minimum: 50, default: 5_000 }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000 }),
   /** Webhooks: the retry delays after the 1st, 2nd, … failure in ms, comma-separated (the last repeats); unset: Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, …). */
   WEBHOOK_RETRY_SCHEDULE_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}(,[0-9]{1,9})*$' })),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8_760, default: 72 }),
+  /** Webhooks: how long registration waits for the URL's host to resolve; a slower resolver defers the address check to delivery. */
+  WEBHOOK_DNS_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 10_000, default: 1_000 }),
   /** When set, GET /metrics asks for it as a bearer token. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** The event log (after=, the stream) keeps this many days; an older position answers 410 resync_required. */

@@ -32,7 +32,7 @@ export async function seedDemoPolicyOffers(ctx: Context, devnet: DevnetControl, 
     ],
     bidder_pubkey: hex.encode(carol.xOnly),
     expires_at: nowSeconds(ctx.clock) + OFFER_TTL_S,
-  });
+  }, 'demo-seed');
   const { set } = await place(ctx, gate, carol.address, {
     funding_set_id: pf.funding_set_id,
     parent_psbt_hex: signPsbt(pf.parent.psbt_hex, carol, pf.parent.signing.inputs_to_sign, SigHash.ALL),

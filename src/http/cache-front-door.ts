@@ -15,6 +15,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import type { RequestIds } from './request-ids.js';
+import { redactUrl } from './log-redaction.js';
 
 const MAX_URLS = 20_000;
 /** What @fastify/cors (origin: true) exposes; kept equal by test/http/cache-front-door.test.ts. */
@@ -91,7 +92,11 @@ export class CacheFrontDoor {
   /** Wraps Fastify's node:http handler. */
   handler(next: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
-      const known = (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined ? this.urls.get(req.url) : undefined;
+      // A request with Transfer-Encoding goes to the framework: Node emits the request when its
+      // headers end and refuses a non-chunked coding only after (RFC 9112 6.1: 400 and close), so
+      // a hit sent here would be a second answer on that connection before the 400.
+      const known =
+        (req.method === 'GET' || req.method === 'HEAD') && req.url !== undefined && req.headers['transfer-encoding'] === undefined ? this.urls.get(req.url) : undefined;
       if (!known) return next(req, res);
       if (this.cache.peek) {
         const hit = this.cache.peek(known.key);
@@ -140,7 +145,7 @@ export class CacheFrontDoor {
     const origin = given.origin;
     if (origin) headers = [...headers, 'access-control-allow-origin', origin, 'access-control-expose-headers', EXPOSED];
     if (this.logEvery > 0 && this.hits % this.logEvery === 0) {
-      this.log.info({ reqId: id, method: req.method, url: req.url, statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
+      this.log.info({ reqId: id, method: req.method, url: redactUrl(req.url), statusCode: status, cache: 'hit', sampledOneIn: this.logEvery }, 'cache hit');
     }
     res.writeHead(status, headers);
     if (fresh || req.method === 'HEAD') res.end();

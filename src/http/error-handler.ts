@@ -114,6 +114,13 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; message: str
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // An answer already begun on this connection (a handler replied before the parser failed on
+  // what followed its headers): a second status line would be a second response. Close only,
+  // as Node's own default handler does.
+  if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy(err);
+    return;
+  }
   const known = CLIENT_ERRORS[err.code ?? ''];
   const status = known?.status ?? 400;
   const body = JSON.stringify({ error: known?.message ?? 'malformed HTTP request', code: 'invalid_request' });

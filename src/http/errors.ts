@@ -88,3 +88,21 @@ export class ApiError extends Error {
 export const invalid = (message: string, extras?: ErrorExtras) => new ApiError('invalid_request', message, extras);
 export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}`);
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+
+/**
+ * A network fee that would leave an output below what it must carry (its dust limit, or a
+ * positive amount): 422 insufficient_funds with the numbers, so the caller can lower
+ * `fee_rate` or wait for fees to fall. Every composer checks this before building outputs: an
+ * amount it cannot encode (negative) would otherwise be a 500.
+ * `have_sats`: what the output is paid from; `need_sats`: the fee plus the least the output may carry.
+ */
+export function feeExceedsValue(what: string, o: { have_sats: number; need_sats: number; fee_rate: number; network_fee_sats: number }): ApiError {
+  return new ApiError('insufficient_funds', `${what}: at ${o.fee_rate} sat/vB the network fee of ${o.network_fee_sats} sats leaves too little (need ${o.need_sats} sats, have ${o.have_sats}); use a lower fee_rate or wait for fees to fall`, {
+    need_sats: o.need_sats,
+    have_sats: o.have_sats,
+    shortfall_sats: Math.max(1, o.need_sats - o.have_sats),
+    fee_rate: o.fee_rate,
+    network_fee_sats: o.network_fee_sats,
+    reason: 'fee_exceeds_value',
+  });
+}

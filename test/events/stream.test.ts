@@ -223,3 +223,27 @@ void test('PostgreSQL: a commit through another store (another instance) wakes t
     await other.close();
   }
 });
+
+void test('HEAD on a stream answers at once with the stream\'s headers and no body, and holds no stream slot (it once never answered)', async () => {
+  const head = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { method: 'HEAD', headers, signal: AbortSignal.timeout(5_000) });
+  // More HEADs than STREAM_MAX_PER_IP (6): none of them holds a slot.
+  for (let i = 0; i < 8; i++) {
+    const r = await head('/v1/stream/events?kind=sales');
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(r.headers.get('cache-control'), 'no-store');
+    assert.equal((await r.arrayBuffer()).byteLength, 0);
+  }
+  const c = await openSse(`${base}/v1/stream/events`, {}, () => {});
+  assert.equal(c.status, 200, 'a GET still opens: the HEADs took no slot');
+  c.close();
+  await c.closed;
+  // The same refusals as GET, without a body.
+  assert.equal((await head('/v1/stream/events', { 'last-event-id': 'x' })).status, 400);
+  const w = makeWallet('p2wpkh', 'stream-head-owner');
+  assert.equal((await head(`/v1/address/${w.address}/stream`)).status, 401);
+  const token = await m.signIn(w);
+  const own = await head(`/v1/address/${w.address}/stream`, { 'x-session-token': token });
+  assert.equal(own.status, 200);
+  assert.match(own.headers.get('content-type') ?? '', /^text\/event-stream/);
+});

@@ -41,6 +41,8 @@ export async function testApp(
     beforeReady?: (app: App, ctx: Context) => void;
     /** The areas the service is made of (default: every area of modules/areas.ts). */
     areas?: readonly Area[];
+    /** The service's logger (default: silent). */
+    logger?: pino.Logger;
   } = {},
 ): Promise<TestApp> {
   const storeHandle = await testStore();
@@ -56,7 +58,7 @@ export async function testApp(
     ...(useRedis ? { REDIS_URL: redisUrl, REDIS_PREFIX: `t${crypto.randomBytes(5).toString('hex')}:` } : {}),
     ...opts.env,
   });
-  const logger = pino({ level: 'silent' });
+  const logger = opts.logger ?? pino({ level: 'silent' });
   let chain = opts.chain;
   let closeChain = async () => {};
   if (!chain && opts.wrapChain) {

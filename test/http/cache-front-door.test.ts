@@ -5,7 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { tableChain } from '../helpers/chain.js';
 import http from 'node:http';
@@ -203,4 +203,27 @@ test('etagMatches: star, lists and weak forms', () => {
   assert.ok(etagMatches('"b", W/"a"', '"a"'));
   assert.ok(!etagMatches('"b"', '"a"'));
   assert.ok(!etagMatches(undefined, '"a"'));
+});
+
+test('a cached GET whose framing Node refuses (Transfer-Encoding other than chunked) gets exactly one answer, a 400, on its connection', async () => {
+  await get('/v1/fee-rate');
+  assert.equal((await get('/v1/fee-rate')).headers['x-cache'], 'hit', 'the door knows the URL');
+  const raw = (head: string) =>
+    new Promise<string>((resolve, reject) => {
+      const s = net.connect((t.app.server.address() as AddressInfo).port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      s.on('data', (c) => chunks.push(c));
+      s.on('error', () => {});
+      s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      s.setTimeout(5_000, () => reject(new Error('no close within 5 s')));
+      s.write(head);
+    });
+  for (const te of ['identity', 'gzip', 'chunked, identity']) {
+    for (const method of ['GET', 'HEAD']) {
+      const out = await raw(`${method} /v1/fee-rate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ${te}\r\n\r\n`);
+      const statuses = [...out.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((x) => Number(x[1]));
+      assert.deepEqual(statuses, [400], `${method} with Transfer-Encoding: ${te}: ${JSON.stringify(out.slice(0, 300))}`);
+    }
+  }
+  assert.equal((await get('/v1/fee-rate')).headers['x-cache'], 'hit', 'a well-framed GET is still a hit');
 });

@@ -90,6 +90,7 @@ const TABLE: Record<string, Row> = {
   // Collection offers: the preflight and placement are the bidder's, the accept any unit holder's.
   'POST /v1/policy-offers/preflight': { limit: 'expensive_write', session: true },
   'POST /v1/policy-offers': { limit: 'expensive_write', session: true },
+  'POST /v1/policy-offers/preflights/:id/release': { limit: 'account_maintenance', session: 'id' },
   'GET /v1/policy-offers/capacity': { limit: 'uncached_read' },
   'GET /v1/policy-offers/cancelled': { limit: 'uncached_read' },
   'POST /v1/policy-offers/:id/cancel': { limit: 'account_maintenance', session: 'id' },

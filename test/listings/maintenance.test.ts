@@ -303,3 +303,14 @@ void test('a listing past its expiry (derived at read time) does not block listi
   const ev = await m.ctx.store.db.selectFrom('owner_events').selectAll().where('listing_id', '=', old.id).execute();
   assert.deepEqual(ev.map((e) => [e.kind, e.at]), [['listing_expired', old.expires_at]]);
 });
+
+void test('batch: a reprice_preflight naming only missing or foreign listings is a 404 with refused_listings on every backend (PostgreSQL once answered 500 for an empty IN ())', async () => {
+  const s = await sellerWith(1);
+  const other = await sellerWith(1);
+  const theirs = await listUnit(other, 12_000);
+  for (const listings of [[{ listing_id: 'lst_000000000000000000000000', price_sats: 10_000 }], [{ listing_id: theirs.id, price_sats: 10_000 }, { listing_id: 'lst_nope', price_sats: 10_000 }]]) {
+    const r = await m.call('POST', '/v1/listings/batch', s.token, { action: 'reprice_preflight', listings });
+    assert.deepEqual([r.status, r.body.code], [404, 'not_found'], JSON.stringify(r.body));
+    assert.deepEqual(r.body.refused_listings.map((x: any) => [x.index, x.listing_id, x.code]), listings.map((l, i) => [i, l.listing_id, 'not_found']));
+  }
+});

@@ -17,7 +17,8 @@ let m: Market;
 let seller: Seller;
 
 before(async () => {
-  m = await openMarket({ ANCHOR_POOL_SIZE: '2' });
+  // One bidder exhausts the pool below: its holds are not the bound under test (anchor-holds.test.ts).
+  m = await openMarket({ ANCHOR_POOL_SIZE: '2', ANCHOR_HOLDS_PER_ADDRESS: '5' });
   seller = await newSeller(m, 'p2wpkh', 'pp-seller', 3);
   await importCatalog(m.ctx.store.db, { collections: [{ slug: 'pp', name: 'PP' }], artists: [], assets: [{ asset: seller.asset, collection: 'pp', max_supply_units: 3 }] });
   await fillPool(m);
@@ -122,7 +123,8 @@ describe('collection-offer expiry', () => {
 
 describe('the open-offer limit', () => {
   void it('the 26th live funding set of one address is 409 open_offer_limit', { timeout: 120_000 }, async () => {
-    const big = await openMarket({ ANCHOR_POOL_SIZE: '26' });
+    // 25 unplaced preflights of one address: above the default anchor holds, which anchor-holds.test.ts covers.
+    const big = await openMarket({ ANCHOR_POOL_SIZE: '26', ANCHOR_HOLDS_PER_ADDRESS: '30', ANCHOR_HOLDS_PER_IP: '30' });
     try {
       const s = await newSeller(big, 'p2wpkh', 'limit-seller', 1);
       await importCatalog(big.ctx.store.db, { collections: [{ slug: 'lim', name: 'Lim' }], artists: [], assets: [{ asset: s.asset, collection: 'lim' }] });

@@ -9,6 +9,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { openMarket, type Market } from '../helpers/market.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
@@ -106,6 +108,27 @@ void describe('registration', () => {
     const del = await m.call('DELETE', `${base()}/${ok.body.result.id}`, token);
     assert.deepEqual(del.body.result, { id: ok.body.result.id, deleted: true });
     assert.equal((await m.call('GET', base(), token)).body.result.length, 0);
+  });
+
+  void it('a host whose lookup does not answer never holds the registration: it is accepted and judged at delivery (it once held the request for the resolver\'s 5 s)', async () => {
+    // A resolver that never answers (the registration's lookup is Node's dns.promises.lookup).
+    const real = dns.promises.lookup;
+    let asked = 0;
+    (dns.promises as { lookup: unknown }).lookup = () => {
+      asked++;
+      return new Promise(() => {});
+    };
+    try {
+      const r = await Promise.race([
+        m.call('POST', base(), token, { url: 'https://slow-resolver.example/hook' }),
+        sleep(4_000).then(() => ({ status: 0, body: { error: 'no answer within 4 s' } })),
+      ]);
+      assert.equal(asked, 1);
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      assert.equal((await m.call('DELETE', `${base()}/${(r.body as any).result.id}`, token)).status, 200);
+    } finally {
+      (dns.promises as { lookup: unknown }).lookup = real;
+    }
   });
 
   void it("an owner sees only its own endpoints: 403 for another's address, 404 for another's id", async () => {

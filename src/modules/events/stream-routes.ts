@@ -21,6 +21,8 @@ const PUBLIC_STREAM = '/v1/stream/events';
 const OWNER_STREAM = '/v1/address/:address/stream';
 /** How long an EventSource waits before reconnecting (the `retry:` field). */
 const RETRY_MS = 2_000;
+/** What a stream answers with (a HEAD gets the same, then ends). */
+const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' };
 
 const KIND_FILTER: Record<string, string[]> = {
   sales: ['sale'],
@@ -32,7 +34,7 @@ const FRAMES = `Server-Sent Events (\`text/event-stream\`). Each event is one fr
 
 Position: \`Last-Event-ID\` (sent by EventSource on reconnect) or \`after\` (a seq; Last-Event-ID wins when both are present); without either the stream starts at the newest event (only what follows). Reconnecting with the last \`id\` received gives exactly what was missed: every entry after it, once, in seq order. A position older than the retention (EVENT_LOG_RETENTION_DAYS, default 7) is 410 \`resync_required\`: read the feed again (newest first, or \`after=\` from a fresh position) and reconnect.
 
-Comments (\`: heartbeat\`) keep the connection alive every STREAM_HEARTBEAT_MS (default 15 s). A client that reads too slowly (more than STREAM_MAX_BUFFER_BYTES pending, default 1 MiB) is disconnected and resumes with Last-Event-ID; nothing is buffered without bound. Concurrent streams are limited per IP (STREAM_MAX_PER_IP, default 20) and per address (STREAM_MAX_PER_ADDRESS, default 5): 429 \`rate_limited\` with Retry-After. Opening a stream counts against the uncached-read budget. The stream is never cached.`;
+Comments (\`: heartbeat\`) keep the connection alive every STREAM_HEARTBEAT_MS (default 15 s). A client that reads too slowly (more than STREAM_MAX_BUFFER_BYTES pending, default 1 MiB) is disconnected and resumes with Last-Event-ID; nothing is buffered without bound. \`HEAD\` answers at once with the status and headers a \`GET\` would get (the same checks: position, session, owner), no body, and holds no stream slot. Concurrent streams are limited per IP (STREAM_MAX_PER_IP, default 20) and per address (STREAM_MAX_PER_ADDRESS, default 5): 429 \`rate_limited\` with Retry-After. Opening a stream counts against the uncached-read budget. The stream is never cached.`;
 
 const Gone = { ...ErrorEnvelope, description: 'resync_required: the position is older than the retained event log' };
 const TooMany = { ...ErrorEnvelope, description: 'rate_limited: too many concurrent streams from this IP or for this address, or the uncached-read budget' };
@@ -102,6 +104,13 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
       if (e instanceof ResyncRequired) throw new ApiError('resync_required', 'this position is older than the retained event log: read the feed again and reconnect', { pruned_through: e.oldest });
       throw e;
     }
+    // HEAD (which Fastify serves from every GET route) gets the stream's status and headers and
+    // ends: there is no body to hold open, so it takes no slot and never reaches the hub.
+    // Holding it open would never send the headers (Node drops a HEAD's writes until it ends).
+    if (req.method === 'HEAD') {
+      void reply.code(200).headers(STREAM_HEADERS).send();
+      return;
+    }
     let release: () => void;
     try {
       release = await hub.admit(ipBucketId(req.ip), address);
@@ -111,7 +120,7 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
     }
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': String(req.id) });
+    res.writeHead(200, { ...STREAM_HEADERS, connection: 'keep-alive', 'x-request-id': String(req.id) });
     res.write(`retry: ${RETRY_MS}\n: stream open after ${position}\n\n`);
     await hub.open(res, scope, position, release);
   }

@@ -18,7 +18,8 @@ import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer/script.js';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, feeExceedsValue, notFound } from '../../http/errors.js';
+import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { scriptFamily } from '../../bitcoin/address.js';
@@ -47,7 +48,7 @@ async function ownAuthorization(ctx: Context, seller: string, id: string): Promi
   return a;
 }
 
-/** The package fee the current rate needs, and the child's share of it. */
+/** The package fee the current rate needs, and the child's share of it; 422 insufficient_funds when the proceeds cannot pay it. */
 async function feeNeed(ctx: Context, a: AuthRow, feeRate?: number) {
   const rate = await defaultFeeRate(ctx, feeRate);
   const sellerScript = parseTemplate(a).getOutput(1).script!;
@@ -56,6 +57,17 @@ async function feeNeed(ctx: Context, a: AuthRow, feeRate?: number) {
   const parentOnly = feeFor(a.parent_vsize, rate);
   const needsChild = Number(a.prefunded_fee_sats) < parentOnly;
   const childFee = needsChild ? feeFor(a.parent_vsize + cv, rate) - Number(a.prefunded_fee_sats) : 0;
+  // The child pays its fee out of the seller's proceeds: a rate whose child would leave less
+  // than dust (or a negative amount, a RangeError where the child is built) is refused here.
+  const dust = DUST_LIMITS[scriptFamily(sellerScript) ?? 'p2wpkh'];
+  if (needsChild && Number(a.seller_proceeds_sats) - childFee < dust) {
+    throw feeExceedsValue('the bid no longer covers the package fee', {
+      have_sats: Number(a.seller_proceeds_sats),
+      need_sats: childFee + dust,
+      fee_rate: rate,
+      network_fee_sats: Number(a.prefunded_fee_sats) + childFee,
+    });
+  }
   return { rate, needsChild, childFee, childVsize: cv, sellerScript };
 }
 
@@ -86,9 +98,6 @@ export async function acceptPreflight(ctx: Context, seller: string, id: string, 
   requireAcceptable(a, now);
   const need = await feeNeed(ctx, a, body.fee_rate);
   const child = need.needsChild ? buildChild(a.parent_txid, Number(a.seller_proceeds_sats), need.sellerScript, need.childFee) : null;
-  if (child && Number(a.seller_proceeds_sats) - need.childFee < 330) {
-    throw new ApiError('mempool_rejected', 'at the current fee rate the package fee exceeds the seller proceeds', { mempool_policy: 'fee_floor' });
-  }
   return {
     authorization_id: a.id,
     psbt_hex: a.psbt,

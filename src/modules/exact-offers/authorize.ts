@@ -21,7 +21,7 @@ import { marketFeeScript } from '../../trade/fee-address.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { offerStatus } from '../offers/index.js';
 import type { OfferRow } from '../offers/index.js';
-import { buildParent, feeFor, parentVsize, type ParentShape } from './compose.js';
+import { buildParent, feeFor, parentVsize, proceedsOf, type ParentShape } from './compose.js';
 import { createAuthorizations } from '../offers/index.js';
 import type { ExactOfferTables } from '../offers/index.js';
 import { cosignedUnitAt } from '../listings/index.js';
@@ -106,8 +106,17 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     };
     const vsize = parentVsize(shape);
     const fee = feeFor(vsize, feeRate);
+    // Checked before the parent is built: a negative proceeds output cannot be encoded (a 500).
+    const proceeds = proceedsOf(shape, fee);
+    if (proceeds < 330) {
+      throw new ApiError('price_below_minimum', `the offer of ${offer.price_sats} sats does not cover the platform fee and a network fee of ${fee} sats at ${feeRate} sat/vB`, {
+        outpoint: key,
+        minimum_price_sats: Number(offer.price_sats) + 330 - proceeds,
+        fee_rate: feeRate,
+        network_fee_sats: fee,
+      });
+    }
     const parent = buildParent(shape, fee);
-    if (parent.proceeds < 330) throw new ApiError('price_below_minimum', `the offer of ${offer.price_sats} sats does not cover the platform fee and a network fee of ${fee} sats`, { outpoint: key });
     rows.push({
       id: newAuthorizationId(),
       offer_id: offer.id,

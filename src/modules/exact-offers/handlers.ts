@@ -4,7 +4,7 @@
  * - released (the node refused the package, or an input was spent elsewhere — typically the
  *   bidder moving its funding output after the seller signed): the authorization is active again
  *   and the offer too (its superseded siblings come back), the listing the accept reserved is
- *   active again, the fill dropped. A conflict is recorded in the seller's feed
+ *   back as the chain has the unit (active, or pending when the accept came before its activation), the fill dropped. A conflict is recorded in the seller's feed
  *   (`exact_offer_accept_conflicted`): the seller signed, and the bidder's spend won.
  * - confirmed: the fill confirmed, the listing sold; other authorizations over the same asset
  *   outpoint retire (the unit moved).
@@ -12,7 +12,7 @@
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
 import { eventId } from '../../trade/event-rows.js';
-import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
+import { releaseClaimAt, sellListings, unsellListings } from '../listings/index.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { unfillOffer } from '../offers/index.js';
 import { retireAuthorizations, unuseAuthorization } from '../offers/index.js';
@@ -24,7 +24,7 @@ export function exactOfferHandlers(now: () => number): SettlementHandlers {
       const at = now();
       const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
       if (a) {
-        if (a.claimed_listing_id) await releaseListing(tx, a.claimed_listing_id, 'active', at);
+        if (a.claimed_listing_id) await releaseClaimAt(tx, a.claimed_listing_id, at);
         await unuseAuthorization(tx, s.id, at);
         await unfillOffer(tx, a.offer_id, a.parent_txid, at);
         if (s.state === 'conflicted') {

@@ -6,11 +6,13 @@
  *
  *   (insert) → pending | active        create
  *   pending  → active                  activate (attach verified / reused unit confirmed)
+ *   pending  → reserved                claim by outpoint (an accept that landed before the activation)
  *   active   → pending                  suspend (a reorg unconfirmed a reused unit's UTXO)
  *   active   → reserved                claim (a buyer's or seller's signed settlement: checkout by
  *                                      version, exact-offer and policy accepts by outpoint; first valid
  *                                      signature wins through the settlement's outpoint claims)
- *   reserved → active | pending        release (the claiming settlement was refused or conflicted)
+ *   reserved → active | pending        release (the claiming settlement was refused or conflicted;
+ *                                      an accept's claim goes back as the chain has the unit now)
  *   reserved → exposed(reason)         expose: the released checkout had reached the network, so
  *                                      the seller's half is public (+ listing_exposed owner event)
  *   exposed  → ended(owner | rotated)  delist, or the seller's rotation moved the unit
@@ -84,21 +86,45 @@ export async function claimListing(tx: Tx, id: string, version: number, at: numb
 }
 
 /**
- * active → reserved for a settlement that takes the unit by its outpoint (an exact-offer or
- * policy accept): the listing of that outpoint, whatever its price or version, leaves the book.
- * The outpoint claim of the settlement is what makes the claim exclusive across flows; this only
- * keeps the listing's state true. Returns the listing reserved, if one was active there.
+ * pending | active → reserved for a settlement that takes the unit by its outpoint (an
+ * exact-offer or policy accept): the listing of that outpoint, whatever its price or version,
+ * leaves the book. A `pending` one too: an accept checks the unit on chain itself and may land
+ * before the indexer activates the listing; left pending, the activation would put a listing of
+ * a sold unit on the book, and its sale (the claimer's own spend) would never end it. One
+ * guarded UPDATE, so a later activation (pending only) changes nothing. The outpoint claim of
+ * the settlement is what makes the claim exclusive across flows; this keeps the listing's
+ * state true. Returns the listing reserved, if one was open there.
  */
 export async function claimListingAt(tx: Tx, outpoint: string, at: number): Promise<string | null> {
-  const l = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', outpoint).where('state', '=', 'active').executeTakeFirst();
-  if (!l) return null;
-  const res = await tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('id', '=', l.id).where('state', '=', 'active').executeTakeFirst();
-  return changed(res) ? l.id : null;
+  const l = await tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('utxo_outpoint', '=', outpoint).where('state', 'in', OPEN).returning('id').executeTakeFirst();
+  return l?.id ?? null;
 }
 
 /** reserved → `to`: the claiming settlement was released. */
 export async function releaseListing(tx: Tx, id: string, to: 'active' | 'pending', at: number): Promise<boolean> {
   return changed(await tx.updateTable('listings').set({ state: to, updated_at: at }).where('id', '=', id).where('state', '=', 'reserved').executeTakeFirst());
+}
+
+/**
+ * reserved → pending | active for a released accept (claimListingAt), as the chain has it now:
+ * `pending` while the indexer has not verified the unit (the attach not yet `completed`, a
+ * reused unit's UTXO unconfirmed), else `active` — with its `listed` event when it was claimed
+ * before it was ever activated.
+ */
+export async function releaseClaimAt(tx: Tx, id: string, at: number): Promise<boolean> {
+  const r = await tx
+    .selectFrom('listings')
+    .leftJoin('listing_drafts', 'listing_drafts.id', 'listings.draft_id')
+    .select(['listings.activated_at', 'listings.utxo_height', 'listing_drafts.mode', 'listing_drafts.status'])
+    .where('listings.id', '=', id)
+    .executeTakeFirst();
+  if (!r) return false;
+  const verified = r.mode === 'reuse' ? r.utxo_height !== null : r.mode === 'attach' ? r.status === 'completed' : true;
+  if (!verified) return releaseListing(tx, id, 'pending', at);
+  if (r.activated_at !== null) return releaseListing(tx, id, 'active', at);
+  const l = await tx.updateTable('listings').set({ state: 'active', activated_at: at, updated_at: at }).where('id', '=', id).where('state', '=', 'reserved').returningAll().executeTakeFirst();
+  if (l && isPublicListing(l)) logListingEvent(tx, l, 'listed', null, at);
+  return l !== undefined;
 }
 
 /**

@@ -108,9 +108,6 @@ export class ListingMaintenance {
 
   async batchPreflight(me: string, items: { listing_id: string; price_sats: number }[]) {
     const { rows, refused } = await this.owned(me, items.map((i) => i.listing_id));
-    const drafts = new Map(
-      (await this.store.db.selectFrom('listing_drafts').select(['id', 'seller_tap_key']).where('id', 'in', rows.map((r) => r.draft_id)).execute()).map((d) => [d.id, d.seller_tap_key]),
-    );
     const indexOf = new Map(items.map((i, index) => [i.listing_id, index]));
     for (const l of rows) {
       const index = indexOf.get(l.id)!;
@@ -121,7 +118,12 @@ export class ListingMaintenance {
         refused.push(refusalOf(index, l.id, e));
       }
     }
+    // Refuse before reading the drafts: with every item refused, `rows` is empty, and an empty
+    // `IN ()` is a syntax error on PostgreSQL (SQLite accepts it).
     refuseAll(refused, items.length);
+    const drafts = new Map(
+      (await this.store.db.selectFrom('listing_drafts').select(['id', 'seller_tap_key']).where('id', 'in', rows.map((r) => r.draft_id)).execute()).map((d) => [d.id, d.seller_tap_key]),
+    );
     return rows.map((l, index) => {
       const price = items[index]!.price_sats;
       const tapKey = drafts.get(l.draft_id);

@@ -20,7 +20,7 @@
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, feeExceedsValue, notFound } from '../../http/errors.js';
 import { addressToScript, decodeAddress, scriptFamily } from '../../bitcoin/address.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { COSIGNED_LEAF_SPEND, leafScriptField } from '../../counterparty/cosigned-listing.js';
@@ -102,7 +102,8 @@ export async function acceptPreflight(ctx: Context, gate: SignerGate, seller: st
   const proceeds = price - fee - networkFee;
   const family = scriptFamily(sellerScript);
   if (!family || proceeds + unit.value_sats < DUST_LIMITS[family] || proceeds < 1) {
-    throw new ApiError('mempool_rejected', 'at this fee rate the package fee and the platform fee leave the seller nothing', { mempool_policy: 'fee_floor' });
+    const least = Math.max(1, (family ? DUST_LIMITS[family] : 330) - unit.value_sats);
+    throw feeExceedsValue('the offer no longer covers the package fee and the platform fee', { have_sats: price, need_sats: fee + networkFee + least, fee_rate: rate, network_fee_sats: networkFee });
   }
   if (body.seller_min_net_sats !== undefined && proceeds < body.seller_min_net_sats) {
     throw refused('seller_net_below_minimum', `the seller would net ${proceeds} sats, below seller_min_net_sats ${body.seller_min_net_sats}`, { seller_proceeds_sats: proceeds, seller_min_net_sats: body.seller_min_net_sats });

@@ -16,7 +16,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, feeExceedsValue, notFound } from '../../http/errors.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { verifyMessage } from '../../bitcoin/message-signature.js';
@@ -77,7 +77,7 @@ export async function cancelTransaction(ctx: Context, gate: SignerGate, bidder: 
   const fee = feeFor(vsize, rate);
   const total = unspent.reduce((s, f) => s + f.value_sats, 0);
   const output = total - fee;
-  if (output < DUST_LIMITS[d.family]) throw new ApiError('mempool_rejected', `at ${rate} sat/vB the fee leaves ${output} sats, below dust`, { mempool_policy: 'fee_floor' });
+  if (output < DUST_LIMITS[d.family]) throw feeExceedsValue('the funding inputs cannot pay this cancel', { have_sats: total, need_sats: fee + DUST_LIMITS[d.family], fee_rate: rate, network_fee_sats: fee });
   const tx = new Transaction({ version: 2 });
   for (const f of unspent) tx.addInput({ txid: f.txid, index: f.vout, sequence: 0xfffffffd, witnessUtxo: { script: d.script, amount: BigInt(f.value_sats) } });
   tx.addOutput({ script: d.script, amount: BigInt(output) });

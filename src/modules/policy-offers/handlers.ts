@@ -11,7 +11,7 @@
  */
 import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
 import type { Tx } from '../../store/db.js';
-import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
+import { releaseClaimAt, sellListings, unsellListings } from '../listings/index.js';
 import { eventId } from '../../trade/event-rows.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { anchorFromParent } from './anchors.js';
@@ -50,7 +50,7 @@ export function policyAcceptHandlers(now: () => number): SettlementHandlers {
 async function tradeFailed(tx: Tx, s: SettlementRow, conflicted: boolean, at: number): Promise<void> {
   const a = await tx.selectFrom('policy_accepts').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
   if (a) {
-    if (a.listing_id) await releaseListing(tx, a.listing_id, 'active', at);
+    if (a.listing_id) await releaseClaimAt(tx, a.listing_id, at);
     const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
     if (set) await failFilledSet(tx, set, conflicted ? 'package_conflicted' : 'package_rejected', at);
     // The seller signed and someone's spend won (typically the bidder moving its funding): say so in the seller's feed.

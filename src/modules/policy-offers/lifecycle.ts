@@ -73,9 +73,14 @@ export async function placeFundingSet(tx: Tx, set: FundingSetRow, signedParent: 
   return true;
 }
 
-/** awaiting_signatures → lapsed: never placed; the anchor's signature never left, so it is free again at once. */
-export async function lapseFundingSet(tx: Tx, set: FundingSetRow, at: number): Promise<void> {
-  if (await setState(tx, set.id, ['awaiting_signatures'], 'lapsed', at, { end_reason: 'preflight_expired' })) await freeAnchor(tx, set.anchor_outpoint, set.id, at);
+/**
+ * awaiting_signatures → lapsed: never placed (it expired, the bidder released it, or the bidder's
+ * next preflight replaced it, holds.ts); the anchor's signature never left, so it is free again at once.
+ */
+export async function lapseFundingSet(tx: Tx, set: FundingSetRow, at: number, reason: 'preflight_expired' | 'preflight_released' | 'preflight_replaced' = 'preflight_expired'): Promise<boolean> {
+  if (!(await setState(tx, set.id, ['awaiting_signatures'], 'lapsed', at, { end_reason: reason }))) return false;
+  await freeAnchor(tx, set.anchor_outpoint, set.id, at);
+  return true;
 }
 
 /**

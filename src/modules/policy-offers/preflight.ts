@@ -35,6 +35,7 @@ import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { checkOfferExpiry, checkOfferPrice } from '../offers/index.js';
 import { resolveTargets, type TargetBody } from '../offers/index.js';
 import { reserveAnchor } from './anchors.js';
+import { makeRoomForHold, underHoldLocks } from './holds.js';
 import { createFundingSet, type FundingSetRow } from './lifecycle.js';
 import { LIVE_SET_STATES, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING_SETS, newPolicyId, PREFLIGHT_TTL_S } from './rules.js';
 import type { MarketWallet } from './market-wallet.js';
@@ -88,7 +89,8 @@ async function explicitFunding(ctx: Context, bidder: string, funding: Array<{ tx
   });
 }
 
-export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWallet, bidder: string, body: PreflightBody) {
+/** `ip`: the requester's IP bucket (limits/ip-key.ts), whose anchor holds are bounded (holds.ts). */
+export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWallet, bidder: string, body: PreflightBody, ip: string) {
   const marketKey = await gate.require();
   const network = ctx.config.NETWORK;
   const signer = requireAddressRole(bidder, 'signing', network, 'session address');
@@ -150,7 +152,8 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
   const preflightExpires = now + PREFLIGHT_TTL_S;
   const feeRate = await defaultFeeRate(ctx, body.fee_rate);
 
-  const built = await db.transaction().execute(async (tx) => {
+  const built = await underHoldLocks(ctx, bidder, ip, () => db.transaction().execute(async (tx) => {
+    await makeRoomForHold(ctx, tx, bidder, ip, now);
     const anchor = await reserveAnchor(tx, setId, preflightExpires, now);
     if (!anchor) return null;
     const parent = buildPolicyParent({
@@ -192,13 +195,14 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
       settlement_id: null,
       accept_id: null,
       preflight_expires_at: preflightExpires,
+      preflight_ip: ip,
       expires_at: body.expires_at,
       created_at: now,
       updated_at: now,
     };
     await createFundingSet(tx, row, coins.map((c) => outpointKey(c.txid, c.vout)));
     return { row, parent, anchor };
-  });
+  }));
   if (!built) {
     throw new ApiError('offer_capacity_full', 'no collection-offer anchor is free right now; the pool refills itself, retry shortly', { retry_after_seconds: 60 }, { headers: { 'retry-after': '60' } });
   }

@@ -10,6 +10,8 @@ import { accept, acceptPreflight } from './accept.js';
 import { cancelTransaction, softCancel } from './cancel.js';
 import { place } from './place.js';
 import { preflight } from './preflight.js';
+import { ipBucketId } from '../../limits/ip-key.js';
+import { releasePreflight } from './holds.js';
 import { assetOffers, bidderOffers, cancelledParents, fundingSetRecord, viewOffers } from './reads.js';
 import { poolCounts } from './anchor-pool.js';
 import { SignerGate } from './signer-gate.js';
@@ -33,6 +35,8 @@ import {
 } from './schemas.js';
 import { CANCEL_MESSAGE_PREFIX, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING_SETS } from './rules.js';
 
+/** The bounds on anchors held by unplaced preflights (holds.ts). */
+const HOLDS = `**Anchor holds.** One bidder address holds at most ANCHOR_HOLDS_PER_ADDRESS (default 2) anchors through unplaced preflights: its next preflight releases its oldest (which then answers 410 expired on placement). The unplaced preflights from one IP (IPv6: its /64) hold at most ANCHOR_HOLDS_PER_IP (default 4), whatever addresses signed in: beyond, 429 rate_limited with \`reason: anchor_holds_per_ip\` and Retry-After (until its oldest hold lapses) — place, release (POST /v1/policy-offers/preflights/{id}/release) or let one lapse. The pool refills to ANCHOR_POOL_SIZE free anchors as anchors are reserved.`;
 const tags = ['collection offers'];
 const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
 const Paging = Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
@@ -52,12 +56,12 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Preflight a collection offer: the parent to sign and one child template per alternative',
-        description: `Session required (P2WPKH or P2TR). Body: 1 to ${MAX_ALTERNATIVES} alternatives (asset, collection or trait policies, each with its price), \`bidder_pubkey\` (the key for the escrow leaves), optional \`funding\` (at most ${MAX_FUNDING_INPUTS} coins; default the session's confirmed asset-free coins, largest first), \`delivery_address\` (default the session address; SegWit or taproot — the unit arrives on a 330-sat output), \`expires_at\`. Reserves one anchor for 15 minutes: none free is 503 offer_capacity_full (retry shortly; the pool refills itself). ${MAX_OPEN_FUNDING_SETS} open funding sets per address: the next is 409 open_offer_limit. Not enough funding: 422 insufficient_funds. Sign the parent's \`inputs_to_sign\` and pre-sign every alternative's \`child_template\` input 0 with SINGLE|ANYONECANPAY over the accept leaf, then POST /v1/policy-offers. ${DOWN}\n\n${LAYOUT}`,
+        description: `Session required (P2WPKH or P2TR). Body: 1 to ${MAX_ALTERNATIVES} alternatives (asset, collection or trait policies, each with its price), \`bidder_pubkey\` (the key for the escrow leaves), optional \`funding\` (at most ${MAX_FUNDING_INPUTS} coins; default the session's confirmed asset-free coins, largest first), \`delivery_address\` (default the session address; SegWit or taproot — the unit arrives on a 330-sat output), \`expires_at\`. Reserves one anchor for 15 minutes: none free is 503 offer_capacity_full (retry shortly; the pool refills itself). ${HOLDS} ${MAX_OPEN_FUNDING_SETS} open funding sets per address: the next is 409 open_offer_limit. Not enough funding: 422 insufficient_funds. Sign the parent's \`inputs_to_sign\` and pre-sign every alternative's \`child_template\` input 0 with SINGLE|ANYONECANPAY over the accept leaf, then POST /v1/policy-offers. ${DOWN}\n\n${LAYOUT}`,
         body: PolicyPreflightBody,
         response: { 200: Ok(PolicyPreflightResult), ...errorResponses },
       },
     },
-    async (req) => ({ result: await preflight(ctx, gate, wallet(), requireSession(req), req.body) }),
+    async (req) => ({ result: await preflight(ctx, gate, wallet(), requireSession(req), req.body, ipBucketId(req.ip)) }),
   );
 
   app.post(
@@ -152,13 +156,29 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Hard cancel: the unsigned self-send of every still-unspent funding input',
-        description: `Session required (the bidder's offer). A version-2 PSBT spending every funding input still unspent back to the bidder address, less the fee at \`fee_rate\` (default the market's estimate). Sign and broadcast it yourself. Until it confirms it can still lose: an accept package (the held parent and a seller's child) paying more replaces it on nodes from Bitcoin Core 28 on (package RBF), and the fill stands; a soft cancel recorded first is what stops new accepts. Once mined, every alternative of the funding set dies on chain and reads \`invalid\` (a soft-cancelled one turns from collection_offer_cancelled to collection_offer_retired). Every input already spent: 409 state_changed. ${DOWN}`,
+        description: `Session required (the bidder's offer). A version-2 PSBT spending every funding input still unspent back to the bidder address, less the fee at \`fee_rate\` (default the market's estimate). Sign and broadcast it yourself. Until it confirms it can still lose: an accept package (the held parent and a seller's child) paying more replaces it on nodes from Bitcoin Core 28 on (package RBF), and the fill stands; a soft cancel recorded first is what stops new accepts. Once mined, every alternative of the funding set dies on chain and reads \`invalid\` (a soft-cancelled one turns from collection_offer_cancelled to collection_offer_retired). Every input already spent: 409 state_changed. A fee that would leave the output below dust: 422 insufficient_funds with \`need_sats\`, \`have_sats\`, \`shortfall_sats\`, \`fee_rate\`, \`network_fee_sats\` and \`reason: fee_exceeds_value\` (use a lower fee_rate or wait). ${DOWN}`,
         params: IdParams,
         body: CancelTxBody,
         response: { 200: Ok(CancelTxResult), ...errorResponses },
       },
     },
     async (req) => ({ result: await cancelTransaction(ctx, gate, requireSession(req), req.params.id, req.body) }),
+  );
+
+  app.post(
+    '/v1/policy-offers/preflights/:id/release',
+    {
+      config: { limit: 'account_maintenance', cache: 'no-store', optionalBody: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Release an unplaced preflight: its anchor is free again at once',
+        description: `Session required (the preflight's bidder; another's or a missing id: 404). \`id\`: the preflight's \`funding_set_id\`. An unplaced preflight holds one anchor for 15 minutes; releasing it gives the anchor back now, and the preflight can no longer be placed (410 expired). Again on a released or lapsed preflight: \`released: false\`. A placed set: 409 state_changed (cancel it instead). ${HOLDS}`,
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ funding_set_id: Type.String(), state: Type.Literal('lapsed'), released: Type.Boolean() })), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await releasePreflight(ctx, requireSession(req), req.params.id) }),
   );
 
   app.get(
@@ -217,7 +237,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Quote the acceptance of a collection offer with one of your units',
-        description: `Session required. The unit \`asset_txid:asset_vout\` must be an attached, confirmed UTXO of the session address, or of its co-signed listing output (inventory custody \`cosigned\`), holding exactly one whole unit of one asset (listed or merely prepared); the best live alternative of the parent's funding set that the asset matches is chosen. Builds the unsigned version-3 child (a co-signed unit's input 1 carries \`tap_leaf_script\` and no internal key: sign that leaf with your key; the proceeds go to your address); the seller pays the platform fee and the whole package fee (\`network_fee_sats\`); \`seller_min_net_sats\` refuses a quote below it (policy_offer_refused seller_net_below_minimum). Sign input 1 (\`signing\`) and POST /v1/policy-accepts within \`expires_at\`. Reserves nothing. The transaction layouts: see POST /v1/policy-offers/preflight. ${DOWN}`,
+        description: `Session required. The unit \`asset_txid:asset_vout\` must be an attached, confirmed UTXO of the session address, or of its co-signed listing output (inventory custody \`cosigned\`), holding exactly one whole unit of one asset (listed or merely prepared); the best live alternative of the parent's funding set that the asset matches is chosen. Builds the unsigned version-3 child (a co-signed unit's input 1 carries \`tap_leaf_script\` and no internal key: sign that leaf with your key; the proceeds go to your address); the seller pays the platform fee and the whole package fee (\`network_fee_sats\`); \`seller_min_net_sats\` refuses a quote below it (policy_offer_refused seller_net_below_minimum). A fee rate at which the platform fee and the package fee leave the seller nothing: 422 insufficient_funds with \`need_sats\`, \`have_sats\`, \`shortfall_sats\`, \`fee_rate\`, \`network_fee_sats\` and \`reason: fee_exceeds_value\` (use a lower fee_rate or wait). Sign input 1 (\`signing\`) and POST /v1/policy-accepts within \`expires_at\`. Reserves nothing. The transaction layouts: see POST /v1/policy-offers/preflight. ${DOWN}`,
         body: AcceptPreflightBody,
         response: { 200: Ok(AcceptQuote), ...errorResponses },
       },

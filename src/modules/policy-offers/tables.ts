@@ -56,6 +56,8 @@ export interface PolicyOfferTables {
     settlement_id: string | null;
     accept_id: string | null;
     preflight_expires_at: number;
+    /** The requesting IP's bucket (limits/ip-key.ts) of the preflight: its anchor hold counts against that IP (holds.ts). */
+    preflight_ip: string | null;
     expires_at: number;
     created_at: number;
     updated_at: number;

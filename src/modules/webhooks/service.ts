@@ -70,7 +70,7 @@ export class WebhooksService {
   async register(address: string, rawUrl: string): Promise<EndpointRow> {
     let url: URL;
     try {
-      url = await checkWebhookUrl(rawUrl, urlRulesOf(this.ctx));
+      url = await checkWebhookUrl(rawUrl, urlRulesOf(this.ctx), this.ctx.config.WEBHOOK_DNS_TIMEOUT_MS);
     } catch (e) {
       if (e instanceof UrlRefused) throw invalid(`url refused: ${e.message}`, { field: 'body.url', reason: e.reason, ...(e.address ? { address: e.address } : {}) });
       throw e;

@@ -3,7 +3,8 @@
  * credentials in the URL, and a host whose every address is public unicast (ipaddr.js' ranges:
  * loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, multicast,
  * reserved, NAT64 and the other special ranges are refused; an IPv4-mapped IPv6 address is judged
- * as the IPv4 it carries). The host is resolved and judged at registration and again on every
+ * as the IPv4 it carries). The host is resolved and judged at registration (when the resolver
+ * answers within WEBHOOK_DNS_TIMEOUT_MS; a slower one defers the judgment) and again on every
  * connection (`guardedLookup`, used by the delivery agent), so a name that later resolves to a
  * private address (DNS rebinding) is refused at delivery rather than reached. On the devnet, http
  * and loopback are allowed so a test or a developer can run a receiver on 127.0.0.1; private
@@ -69,20 +70,33 @@ function judge(addresses: readonly string[], rules: UrlRules, host: string): voi
   }
 }
 
-/** Registration: the URL's rules, then every address its host resolves to now. */
-export async function checkWebhookUrl(raw: string, rules: UrlRules): Promise<URL> {
+/**
+ * Registration: the URL's rules, then every address its host resolves to now, if the resolver
+ * answers within `lookupTimeoutMs`. A resolver that does not answer in time never holds the
+ * request: the URL is taken and its host judged when delivery connects (`guardedLookup`, on
+ * every connection anyway), where a forbidden address is refused and an unresolvable host is a
+ * `network_error` attempt. Only an answer refuses here: no such host, or a forbidden address.
+ */
+export async function checkWebhookUrl(raw: string, rules: UrlRules, lookupTimeoutMs: number): Promise<URL> {
   const url = parseWebhookUrl(raw, rules);
   const host = hostOf(url);
   if (net.isIP(host)) {
     judge([host], rules, host);
     return url;
   }
-  let found: dns.LookupAddress[];
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), lookupTimeoutMs);
+  });
+  let found: dns.LookupAddress[] | 'late';
   try {
-    found = await dns.promises.lookup(host, { all: true, verbatim: true });
+    found = await Promise.race([dns.promises.lookup(host, { all: true, verbatim: true }), late]);
   } catch {
     throw new UrlRefused('unresolvable', `${host} does not resolve`);
+  } finally {
+    clearTimeout(timer);
   }
+  if (found === 'late') return url;
   if (!found.length) throw new UrlRefused('unresolvable', `${host} does not resolve`);
   judge(found.map((f) => f.address), rules, host);
   return url;

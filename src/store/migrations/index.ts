@@ -28,6 +28,7 @@ import * as m026 from './026_webhook_lease_epoch.js';
 import * as m027 from './027_book_ask_row_json.js';
 import * as m040 from './040_settlement_members.js';
 import * as m028 from './028_catalog_traits.js';
+import * as m035 from './035_policy_preflight_holds.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -59,5 +60,6 @@ export const migrations: Record<string, Migration> = {
   '026_webhook_lease_epoch': m026,
   '027_book_ask_row_json': m027,
   '028_catalog_traits': m028,
+  '035_policy_preflight_holds': m035,
   '040_settlement_members': m040,
 };
