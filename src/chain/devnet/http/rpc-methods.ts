@@ -49,6 +49,12 @@ function packageSize(list: unknown[], min: number): void {
 const METHODS: Record<string, Method> = {
   getblockchaininfo: { args: [], run: (d) => d.rpc.getblockchaininfo() },
   getblockcount: { args: [], run: (d) => d.rpc.getblockcount() },
+  // The devnet keeps every transaction by txid (getrawtransaction answers any of them), so it
+  // answers as Core does with -txindex=1: the index synced at the tip.
+  getindexinfo: {
+    args: [{ name: 'index_name', type: 'string', required: false }],
+    run: (d, [name]) => (name === undefined || name === 'txindex' ? { txindex: { synced: true, best_block_height: d.rpc.getblockcount() } } : {}),
+  },
   getbestblockhash: { args: [], run: (d) => d.rpc.getbestblockhash() },
   getblockhash: {
     args: [{ name: 'height', type: 'number', required: true }],
