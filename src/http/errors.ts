@@ -16,7 +16,8 @@ export const ERROR_STATUS = {
   /** An event-log position (`after`, `Last-Event-ID`) older than the retention: re-read the feed from its newest page. */
   resync_required: 410,
   invalid_transaction: 422,
-  signature_invalid: 401,
+  /** 422 for a transaction or message signature; sign-in proofs (modules/auth) answer it 401. */
+  signature_invalid: 422,
   template_mismatch: 422,
   checkout_changed: 409,
   insufficient_funds: 422,

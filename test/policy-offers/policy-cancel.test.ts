@@ -43,7 +43,7 @@ describe('collection-offer cancels', () => {
     ]);
     const parent = pf.parent.expected_txid as string;
     const bad = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage('00'.repeat(32))) });
-    assert.equal(bad.status, 401, JSON.stringify(bad.body));
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
     assert.equal(bad.body.code, 'signature_invalid');
 
     const r = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
