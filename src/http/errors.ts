@@ -86,6 +86,10 @@ export class ApiError extends Error {
   }
 }
 
+/** 422 insufficient_funds with the three amounts the spec puts in its body (shortfall at least 1). */
+export const insufficientFunds = (message: string, needSats: number, haveSats: number, extras: ErrorExtras = {}) =>
+  new ApiError('insufficient_funds', message, { need_sats: needSats, have_sats: haveSats, shortfall_sats: Math.max(1, needSats - haveSats), ...extras });
+
 export const invalid = (message: string, extras?: ErrorExtras) => new ApiError('invalid_request', message, extras);
 export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}`);
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;

@@ -20,6 +20,7 @@ import { assetMemberships } from '../market/memberships.js';
 import { marketFeeScript } from '../checkout/fee-address.js';
 import { defaultFeeRate } from '../listings/attach-compose.js';
 import { offerStatus } from '../offers/rules.js';
+import { platformFee } from '../listings/rules.js';
 import type { OfferRow } from '../offers/store.js';
 import { buildParent, feeFor, parentVsize, type ParentShape } from './compose.js';
 import { createAuthorizations } from './lifecycle.js';
@@ -107,7 +108,10 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     const vsize = parentVsize(shape);
     const fee = feeFor(vsize, feeRate);
     const parent = buildParent(shape, fee);
-    if (parent.proceeds < 330) throw new ApiError('price_below_minimum', `the offer of ${offer.price_sats} sats does not cover the platform fee and a network fee of ${fee} sats`, { outpoint: key });
+    if (parent.proceeds < 330) {
+      const minimum = minimumOfferPrice(ctx, Number(offer.price_sats), Number(offer.platform_fee_sats), parent.proceeds);
+      throw new ApiError('price_below_minimum', `the offer of ${offer.price_sats} sats does not cover the platform fee and a network fee of ${fee} sats (an offer of at least ${minimum} sats would)`, { outpoint: key, minimum_price_sats: minimum });
+    }
     rows.push({
       id: newAuthorizationId(),
       offer_id: offer.id,
@@ -156,3 +160,17 @@ export async function offerReaches(ctx: Context, offer: OfferRow, asset: string)
   return assetMatches(target.target, await assetMemberships(ctx.store.db, asset));
 }
 export type { OfferRow };
+
+/**
+ * The lowest offer price whose parent leaves the seller 330 sats at the same network fee: each
+ * sat of price adds a sat of proceeds less the platform fee's growth (max(floor, price × bps)),
+ * so a few steps of "add the deficit" reach it.
+ */
+function minimumOfferPrice(ctx: Context, price: number, fee: number, proceeds: number): number {
+  let p = price;
+  for (let deficit = 330 - proceeds, steps = 0; deficit > 0 && steps < 64; steps++) {
+    p += deficit;
+    deficit = 330 - (proceeds + (p - price) - (platformFee(ctx.config, p) - fee));
+  }
+  return p;
+}
