@@ -13,7 +13,7 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
-import { ApiError, insufficientFunds } from '../../http/errors.js';
+import { insufficientFunds } from '../../http/errors.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { buyerCoins } from '../checkout/funding.js';
