@@ -106,6 +106,10 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
   // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
   app.addHook('onRequest', enforceDeclaredSession);
+  // A route whose body is optional reads a missing one as `{}` (its schema's fields are then all optional).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.config?.optionalBody && request.routeOptions.schema?.body) request.body = {};
+  });
   app.addHook('preValidation', refuseControlCharacters);
   app.addHook('onSend', fresh.storeAndLabel);
   app.addHook('onSend', async (request, reply, payload) => {

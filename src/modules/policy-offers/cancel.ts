@@ -16,7 +16,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, insufficientFunds, notFound } from '../../http/errors.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { verifyMessage } from '../../bitcoin/message-signature.js';
@@ -77,7 +77,17 @@ export async function cancelTransaction(ctx: Context, gate: SignerGate, bidder: 
   const fee = feeFor(vsize, rate);
   const total = unspent.reduce((s, f) => s + f.value_sats, 0);
   const output = total - fee;
-  if (output < DUST_LIMITS[d.family]) throw new ApiError('mempool_rejected', `at ${rate} sat/vB the fee leaves ${output} sats, below dust`, { mempool_policy: 'fee_floor' });
+  if (output < DUST_LIMITS[d.family]) {
+    // Nothing was broadcast and a higher rate (what fee_floor asks for) would only make it worse:
+    // the coins cannot pay this fee and keep a spendable output. Say so, and the highest rate that can.
+    const dust = DUST_LIMITS[d.family];
+    let maxRate = Math.floor(((total - dust) / vsize) * 10) / 10;
+    while (maxRate > 0 && total - feeFor(vsize, maxRate) < dust) maxRate = Math.round((maxRate - 0.1) * 10) / 10;
+    throw insufficientFunds(`at ${rate} sat/vB the fee of ${fee} sats leaves ${output} sats, below dust: use a lower fee_rate${maxRate >= 0.1 ? ` (at most ${maxRate})` : ''}`, fee + dust, total, {
+      field: 'body.fee_rate',
+      ...(maxRate >= 0.1 ? { maximum_fee_rate: maxRate } : {}),
+    });
+  }
   const tx = new Transaction({ version: 2 });
   for (const f of unspent) tx.addInput({ txid: f.txid, index: f.vout, sequence: 0xfffffffd, witnessUtxo: { script: d.script, amount: BigInt(f.value_sats) } });
   tx.addOutput({ script: d.script, amount: BigInt(output) });

@@ -147,7 +147,8 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
   app.post(
     '/v1/policy-offers/:id/cancel-transaction',
     {
-      config: { limit: 'expensive_write', cache: 'no-store' },
+      // The body's one field is optional, so the body is too (no body, an empty one or `{}`).
+      config: { limit: 'expensive_write', cache: 'no-store', optionalBody: true },
       schema: {
         tags,
         security,
