@@ -260,9 +260,9 @@ export interface Routes {
          */
         method: 'BIP-322' | 'BIP-137';
         /**
-         * BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`
+         * the signature encoding as the wallet names it: BIP-322 `simple` or `full` (others read as the signature bytes say); BIP-137 `legacy_recoverable`
          */
-        format?: 'simple' | 'full' | 'legacy_recoverable';
+        format?: string;
       };
       /**
        * challenge id from POST /v1/auth/challenge (22 base64url characters)
@@ -294,9 +294,9 @@ export interface Routes {
          */
         method: 'BIP-322' | 'BIP-137';
         /**
-         * BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`
+         * the signature encoding as the wallet names it: BIP-322 `simple` or `full` (others read as the signature bytes say); BIP-137 `legacy_recoverable`
          */
-        format?: 'simple' | 'full' | 'legacy_recoverable';
+        format?: string;
       };
     };
     response: {
@@ -552,7 +552,7 @@ export interface Routes {
       result: {
         id: string;
         /**
-         * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+         * the new ask, 5,000 sats to 100 BTC
          */
         price_sats: number;
         version: number;
@@ -957,7 +957,7 @@ export interface Routes {
        * @maxItems 20
        */
       bids: {
-        txid?: Txid;
+        txid: Txid;
         vout: Vout;
       }[];
       /**
@@ -2913,7 +2913,7 @@ export interface Routes {
     query?: {
       kind?: 'sales' | 'listings' | 'offers';
       /**
-       * Collection slug
+       * a collection slug (lowercase words joined by single hyphens)
        */
       collection?: string;
       /**
