@@ -151,6 +151,8 @@ export interface RouteEntry {
   limit?: string;
   /** Whether its schema declares `security` (a session route). */
   secured: boolean;
+  /** Its declared freshness (config.cache): public seconds or 'no-store'; absent when undeclared. */
+  cache?: { public: number } | 'no-store';
 }
 
 function patternOf(url: string): RegExp {
@@ -181,8 +183,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     for (const m of methods) {
       if (m === 'OPTIONS' || opts.url === '*' || opts.url === '/*') continue;
       const schema = opts.schema as { hide?: boolean; security?: unknown[] } | undefined;
-      const limit = (opts.config as { limit?: string } | undefined)?.limit;
-      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean(schema?.hide), secured: Boolean(schema?.security?.length), ...(limit ? { limit } : {}) });
+      const { limit, cache } = (opts.config ?? {}) as { limit?: string; cache?: RouteEntry['cache'] };
+      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean(schema?.hide), secured: Boolean(schema?.security?.length), ...(limit ? { limit } : {}), ...(cache ? { cache } : {}) });
     }
   });
 

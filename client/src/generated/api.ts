@@ -138,9 +138,30 @@ export type OwnerLogEntry =
        */
       event_id: string;
       /**
-       * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+       * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role).
        */
-      kind: string;
+      kind:
+        | 'listing_filled'
+        | 'listing_delisted'
+        | 'listing_expired'
+        | 'listing_invalidated'
+        | 'offer_accepted'
+        | 'offer_cancelled'
+        | 'offer_expired'
+        | 'offer_retired'
+        | 'offer_consumed_by_counter'
+        | 'exact_authorization_used'
+        | 'exact_authorization_retired'
+        | 'collection_offer_filled'
+        | 'collection_offer_cancelled'
+        | 'collection_offer_expired'
+        | 'collection_offer_retired'
+        | 'purchase_confirmed'
+        | 'sale_confirmed'
+        | 'listing_exposed'
+        | 'listing_rotated'
+        | 'exact_offer_accept_conflicted'
+        | 'collection_offer_accept_conflicted';
       /**
        * unix time, seconds
        */
@@ -3035,9 +3056,30 @@ export interface Routes {
              */
             event_id: string;
             /**
-             * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+             * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role).
              */
-            kind: string;
+            kind:
+              | 'listing_filled'
+              | 'listing_delisted'
+              | 'listing_expired'
+              | 'listing_invalidated'
+              | 'offer_accepted'
+              | 'offer_cancelled'
+              | 'offer_expired'
+              | 'offer_retired'
+              | 'offer_consumed_by_counter'
+              | 'exact_authorization_used'
+              | 'exact_authorization_retired'
+              | 'collection_offer_filled'
+              | 'collection_offer_cancelled'
+              | 'collection_offer_expired'
+              | 'collection_offer_retired'
+              | 'purchase_confirmed'
+              | 'sale_confirmed'
+              | 'listing_exposed'
+              | 'listing_rotated'
+              | 'exact_offer_accept_conflicted'
+              | 'collection_offer_accept_conflicted';
             /**
              * unix time, seconds
              */
@@ -4223,7 +4265,7 @@ export interface WebhookDelivery {
   attempted_at: UnixSeconds;
 }
 /**
- * Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.
+ * Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, minimum_counter_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.
  *
  * This interface was referenced by `Routes`'s JSON-Schema
  * via the `definition` "ErrorEnvelope".
@@ -4233,6 +4275,9 @@ export interface ErrorEnvelope {
    * Human text; can change. Branch on `code`.
    */
   error: string;
+  /**
+   * One of the specification's codes; resync_required (410: an event-log position older than the retained log) is this service's extension, answered only by the ordered event log and the streams (docs/deviations.md). Signature failures: 401 signature_invalid for a sign-in proof, 422 for a transaction or message signature.
+   */
   code:
     | 'invalid_request'
     | 'unsupported_address_type'
