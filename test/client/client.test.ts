@@ -113,7 +113,7 @@ void describe('client: transport, buy, bots, tail', () => {
         const calls = { sign: 0 };
         const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(edit), ...noSleep });
         await c.signIn(wallet(buyerW, calls));
-        await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+        await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
         assert.equal(calls.sign, 0, 'the wallet was never asked');
       });
     }
