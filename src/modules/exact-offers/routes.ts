@@ -6,12 +6,12 @@ import { ErrorEnvelope, Ok, Page, errorResponses } from '../../http/envelope.js'
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { sessionSecurity as security } from '../../http/security.js';
-import { requireOwner, requireSession } from '../auth/guard.js';
+import { requireOwner, requireSession } from '../auth/index.js';
 import { authorize, MAX_AUTHORIZATION_OUTPOINTS } from './authorize.js';
 import { activate } from './activate.js';
 import { accept, acceptPreflight } from './accept.js';
 import { validateSelection } from './selection.js';
-import { retireAuthorizations } from './lifecycle.js';
+import { retireAuthorizations } from '../offers/index.js';
 import { bidderView, inboxRow } from './view.js';
 import { AcceptBody, AcceptPreflight, AcceptPreflightBody, AcceptResult, Activated, AuthorizeBody, BidderAuthorization, InboxRow, PsbtBody, SelectionBody, SelectionResult } from './schemas.js';
 import { before } from '../../store/keyset.js';
