@@ -4,13 +4,13 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from './context.js';
 import { BODY_LIMIT, type App } from './http/app-type.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, envelopeNodeRefusals, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { freshnessHooks } from './http/freshness.js';
 import { CacheFrontDoor } from './http/cache-front-door.js';
 import { RequestIds } from './http/request-ids.js';
 import { rateLimitHook } from './http/rate-limit.js';
-import { refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, refuseControlCharacters, strictValidatorFactory } from './http/strict-input.js';
 import { LazySchemas } from './http/lazy-schemas.js';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { enforceDeclaredSession, sessionHook } from './modules/auth/session-hook.js';
@@ -33,7 +33,8 @@ export async function buildApp(ctx: Context): Promise<App> {
     // closes idle sockets a client is about to reuse, and it sees ECONNRESET), in front of Fastify.
     serverFactory: (handler, options) => {
       const o = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
-      const server = http.createServer(door.handler(handler));
+      const server = http.createServer({ requireHostHeader: false });
+      envelopeNodeRefusals(server, door.handler(handler));
       server.keepAliveTimeout = o.keepAliveTimeout ?? 72_000;
       server.requestTimeout = o.requestTimeout ?? 0;
       server.setTimeout(o.connectionTimeout ?? 0);
@@ -78,6 +79,9 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body.length === 0 && request.routeOptions.config?.optionalBody) return done(null, undefined);
+    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+      return done(new ApiError('invalid_request', `request body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`, { field: 'body' }), undefined);
+    }
     return parseJson(request, body as string, done);
   });
 
@@ -102,6 +106,10 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
   // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
   app.addHook('onRequest', enforceDeclaredSession);
+  // A route whose body is optional reads a missing one as `{}` (its schema's fields are then all optional).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.config?.optionalBody && request.routeOptions.schema?.body) request.body = {};
+  });
   app.addHook('preValidation', refuseControlCharacters);
   app.addHook('onSend', fresh.storeAndLabel);
   app.addHook('onSend', async (request, reply, payload) => {

@@ -2,7 +2,7 @@
  * One error class for every failure, keyed on the contract's `code` (never on its text), with the
  * spec's extras typed per code and unknown extras preserved. `invalid_response` when a reply is
  * not the envelope the contract promises (HTML from an edge, a truncated body), `network_error`
- * when no reply came, `timeout` when the caller's deadline passed, `template_mismatch` raised
+ * when no reply came, `timeout` when the caller's deadline passed, `unsafe_psbt` raised
  * client-side when a PSBT does not do what was asked (the signer is then never called).
  */
 export interface KnownExtras {
@@ -21,7 +21,7 @@ export interface KnownExtras {
   refused_listings?: Array<{ index: number; listing_id: string; status: number; code: string; error: string }>;
 }
 
-export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'template_mismatch' | 'operation_failed' | 'webhook_signature_invalid';
+export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'unsafe_psbt' | 'operation_failed' | 'webhook_signature_invalid';
 
 export class MarketError extends Error {
   readonly code: string;
@@ -52,4 +52,4 @@ export class MarketError extends Error {
   }
 }
 
-export const templateMismatch = (what: string) => new MarketError('template_mismatch', `refused before signing: ${what}`, null);
+export const templateMismatch = (what: string) => new MarketError('unsafe_psbt', `refused before signing: ${what}`, null);

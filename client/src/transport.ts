@@ -45,7 +45,17 @@ export interface TransportOptions {
    * server is trusted.
    */
   validateReplies?: boolean;
+  /**
+   * The User-Agent sent on every request (the spec asks server-side integrations for a
+   * descriptive one): name your integration, e.g. `my-shop/2.1 (+https://my-shop.example)`.
+   * Default `counterparty-marketplace-client/<version>` outside a browser; a browser sends its own.
+   */
+  userAgent?: string;
 }
+
+/** This package's own User-Agent, when the integration names none. */
+export const DEFAULT_USER_AGENT = 'counterparty-marketplace-client/0.1.0';
+const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
 
 /** What a route takes: its path parameters (when it has any), query, body. */
 export type CallInput<K extends RouteKey> = (Routes[K] extends { params: infer P } ? { params: P } : { params?: undefined }) &
@@ -136,7 +146,8 @@ export class Transport {
 
   private headers(extra: Record<string, string>): Record<string, string> {
     const token = this.o.token?.();
-    return { accept: 'application/json', ...(token ? { 'x-session-token': token } : {}), ...extra };
+    const ua = this.o.userAgent ?? (inBrowser ? undefined : DEFAULT_USER_AGENT);
+    return { accept: 'application/json', ...(ua ? { 'user-agent': ua } : {}), ...(token ? { 'x-session-token': token } : {}), ...extra };
   }
 
   /** One fetch, its failure to answer mapped to aborted / timeout / network_error. */

@@ -1,6 +1,6 @@
 /**
  * Verify before sign, the bid side. Each check re-derives from what the caller asked for what
- * the PSBT must do and refuses any difference with `template_mismatch` before the wallet sees it:
+ * the PSBT must do and refuses any difference with `unsafe_psbt` before the wallet sees it:
  * - the funding of bids: only the bidder's own coins in; each named slot an output paying the
  *   bidder's own address exactly the slot value; anything else change to the bidder; the fee
  *   within the quoted network fee and the caller's bound;

@@ -2,7 +2,7 @@
  * Verify before sign. Before a checkout PSBT reaches the wallet, the client re-derives from what
  * the caller asked for (the buyer, the delivery, the listings and the most it will pay) what the
  * transaction must do, and refuses any difference without calling the signer
- * (`template_mismatch`). A compromised or buggy API cannot make the wallet sign a transaction
+ * (`unsafe_psbt`). A compromised or buggy API cannot make the wallet sign a transaction
  * that pays someone else, delivers elsewhere, spends more, or carries an input it did not quote.
  *
  * Checked: every input to sign pays the buyer's own address (and input 0 is one of them, so the

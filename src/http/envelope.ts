@@ -27,7 +27,10 @@ export const Page = <T extends TSchema>(item: T, description?: string) =>
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.String({ description: 'Human text; can change. Branch on `code`.' }),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c)), {
+      description:
+        "One of the specification's codes; resync_required (410: an event-log position older than the retained log) is this service's extension, answered only by the ordered event log and the streams (docs/deviations.md). Signature failures: 401 signature_invalid for a sign-in proof, 422 for a transaction or message signature.",
+    }),
     retryable: Type.Optional(Type.Boolean()),
     mempool_policy: Type.Optional(
       Type.Union(['fee_floor', 'chain_too_long', 'truc', 'dust', 'nonstandard'].map((p) => Type.Literal(p))),
@@ -59,7 +62,7 @@ export const ErrorEnvelope = Type.Object(
     title: 'ErrorEnvelope',
     additionalProperties: true,
     description:
-      'Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.',
+      'Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, minimum_counter_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.',
   },
 );
 

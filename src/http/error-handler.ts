@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from './errors.js';
 import { UpstreamUnavailable } from '../chain/ports.js';
@@ -133,6 +134,31 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   socket.destroy(err);
 }
 
+/** Writes the envelope on a raw node:http response (refusals made before Fastify sees the request). */
+function writeRawEnvelope(res: ServerResponse, status: number, message: string, field: string): void {
+  const body = JSON.stringify({ error: message, code: 'invalid_request', field });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
+  res.end(body);
+}
+
+/**
+ * node:http answers two malformed requests itself, outside any handler and outside the
+ * envelope: an `Expect` it does not know (a bare 417) and an HTTP/1.1 request with no `Host`
+ * (a bare 400, from `requireHostHeader`). The server is made with `requireHostHeader: false`
+ * and this wraps its handler, and `checkExpectation` is answered here, so both get the envelope.
+ */
+export function envelopeNodeRefusals(server: Server, handler: (req: IncomingMessage, res: ServerResponse) => void): void {
+  server.on('checkExpectation', (_req, res: ServerResponse) => {
+    writeRawEnvelope(res, 417, 'the Expect header names an expectation this server does not support (only 100-continue)', 'headers.expect');
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      return writeRawEnvelope(res, 400, 'an HTTP/1.1 request needs a Host header', 'headers.host');
+    }
+    handler(req, res);
+  });
+}
+
 export interface RouteEntry {
   method: string;
   url: string;
@@ -142,6 +168,8 @@ export interface RouteEntry {
   limit?: string;
   /** Whether its schema declares `security` (a session route). */
   secured: boolean;
+  /** Its declared freshness (config.cache): public seconds or 'no-store'; absent when undeclared. */
+  cache?: { public: number } | 'no-store';
 }
 
 function patternOf(url: string): RegExp {
@@ -172,8 +200,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     for (const m of methods) {
       if (m === 'OPTIONS' || opts.url === '*' || opts.url === '/*') continue;
       const schema = opts.schema as { hide?: boolean; security?: unknown[] } | undefined;
-      const limit = (opts.config as { limit?: string } | undefined)?.limit;
-      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean(schema?.hide), secured: Boolean(schema?.security?.length), ...(limit ? { limit } : {}) });
+      const { limit, cache } = (opts.config ?? {}) as { limit?: string; cache?: RouteEntry['cache'] };
+      routes.push({ method: m, url: opts.url, re: patternOf(opts.url), hidden: Boolean(schema?.hide), secured: Boolean(schema?.security?.length), ...(limit ? { limit } : {}), ...(cache ? { cache } : {}) });
     }
   });
 

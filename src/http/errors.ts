@@ -16,7 +16,8 @@ export const ERROR_STATUS = {
   /** An event-log position (`after`, `Last-Event-ID`) older than the retention: re-read the feed from its newest page. */
   resync_required: 410,
   invalid_transaction: 422,
-  signature_invalid: 401,
+  /** 422 for a transaction or message signature; sign-in proofs (modules/auth) answer it 401. */
+  signature_invalid: 422,
   template_mismatch: 422,
   checkout_changed: 409,
   insufficient_funds: 422,
@@ -85,6 +86,10 @@ export class ApiError extends Error {
   }
 }
 
+/** 422 insufficient_funds with the three amounts the spec puts in its body (shortfall at least 1). */
+export const insufficientFunds = (message: string, needSats: number, haveSats: number, extras: ErrorExtras = {}) =>
+  new ApiError('insufficient_funds', message, { need_sats: needSats, have_sats: haveSats, shortfall_sats: Math.max(1, needSats - haveSats), ...extras });
+
 export const invalid = (message: string, extras?: ErrorExtras) => new ApiError('invalid_request', message, extras);
 export const notFound = (what = 'resource') => new ApiError('not_found', `No such ${what}`);
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
@@ -96,7 +101,7 @@ export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
  * amount it cannot encode (negative) would otherwise be a 500.
  * `have_sats`: what the output is paid from; `need_sats`: the fee plus the least the output may carry.
  */
-export function feeExceedsValue(what: string, o: { have_sats: number; need_sats: number; fee_rate: number; network_fee_sats: number }): ApiError {
+export function feeExceedsValue(what: string, o: { have_sats: number; need_sats: number; fee_rate: number; network_fee_sats: number; maximum_fee_rate?: number }): ApiError {
   return new ApiError('insufficient_funds', `${what}: at ${o.fee_rate} sat/vB the network fee of ${o.network_fee_sats} sats leaves too little (need ${o.need_sats} sats, have ${o.have_sats}); use a lower fee_rate or wait for fees to fall`, {
     need_sats: o.need_sats,
     have_sats: o.have_sats,
@@ -104,5 +109,7 @@ export function feeExceedsValue(what: string, o: { have_sats: number; need_sats:
     fee_rate: o.fee_rate,
     network_fee_sats: o.network_fee_sats,
     reason: 'fee_exceeds_value',
+    field: 'body.fee_rate',
+    ...(o.maximum_fee_rate !== undefined ? { maximum_fee_rate: o.maximum_fee_rate } : {}),
   });
 }

@@ -112,6 +112,36 @@ function addExamples(paths: Json): void {
   }
 }
 
+/** The one named response every failure of every operation references. */
+export const ERROR_RESPONSE = 'Error';
+const ERROR_SCHEMA_REF = '#/components/schemas/ErrorEnvelope';
+
+/**
+ * Every failure response of every operation (4XX, 5XX and each documented status) as a
+ * `$ref` to `components.responses.Error`; a status with its own text (`404: unknown collection
+ * slug`) keeps it beside the `$ref`, which OpenAPI 3.1 allows. Inline, the envelope's response
+ * object was repeated on every operation.
+ */
+function errorsAsOneResponse(paths: Json, components: Json): void {
+  let shared: Json | null = null;
+  for (const ops of Object.values(paths)) {
+    if (!isObj(ops)) continue;
+    for (const op of Object.values(ops)) {
+      const responses = isObj(op) && isObj(op.responses) ? op.responses : null;
+      if (!responses) continue;
+      for (const [status, r] of Object.entries(responses)) {
+        const schema = isObj(r) ? ((r.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined) : undefined;
+        if (!isObj(r) || !isObj(schema) || schema.$ref !== ERROR_SCHEMA_REF) continue;
+        shared ??= { description: String(r.description ?? 'The error envelope'), content: { 'application/json': { schema: { $ref: ERROR_SCHEMA_REF } } } };
+        const ref: Json = { $ref: `#/components/responses/${ERROR_RESPONSE}` };
+        if (r.description !== shared.description) ref.description = r.description;
+        responses[status] = ref;
+      }
+    }
+  }
+  if (shared) components.responses = { ...(isObj(components.responses) ? components.responses : {}), [ERROR_RESPONSE]: shared };
+}
+
 /** `transformObject` for @fastify/swagger. */
 export function finishDocument(doc: Json): Json {
   const components = (isObj(doc.components) ? doc.components : {}) as Json;
@@ -120,5 +150,7 @@ export function finishDocument(doc: Json): Json {
   const paths = extract(doc.paths, schemas, shapes, new Set(SHARED_COMPONENTS)) as Json;
   defaultsAreOptional(paths);
   addExamples(paths);
-  return { ...doc, paths, components: { ...components, schemas } };
+  const out: Json = { ...components, schemas };
+  errorsAsOneResponse(paths, out);
+  return { ...doc, paths, components: out };
 }

@@ -9,7 +9,9 @@ Every success is \`{result: …}\`; paged reads are \`{result, result_count, nex
 
 Sessions: sign in with a Bitcoin message signature (\`/v1/auth/*\`) and send the token as \`x-session-token\`. A session never authorizes spending; every trade is made of wallet signatures the service verifies.
 
-Rate limits are exact sliding 60-second windows (429 \`rate_limited\` with \`retry_after_seconds\` and \`Retry-After\`). Public reads carry \`Cache-Control\`; owner reads are \`no-store\`.`;
+Rate limits are exact sliding 60-second windows (429 \`rate_limited\` with \`retry_after_seconds\` and \`Retry-After\`). Public reads carry \`Cache-Control\`; owner reads are \`no-store\`.
+
+Where this service departs from the marketplace API specification, on purpose, the difference and its reason are listed in one place: \`docs/deviations.md\` in the service's repository. Everything else this document says follows the specification.`;
 
 /** Kept in step with the faces' own tables by test/http/openapi.test.ts. */
 export const DEVNET_DESCRIPTION = `Devnet control (CHAIN=devnet only; never present in production; the server listens on 127.0.0.1 unless HOST is set, since these routes are unauthenticated by design).

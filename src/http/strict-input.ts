@@ -60,15 +60,48 @@ function checkCanonical(schema: unknown, data: unknown): AjvError[] | null {
   return null;
 }
 
-/** The path of the first non-finite number inside a validated value, or null. */
-function firstNonFinite(value: unknown, path = ''): string | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
-  if (!value || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    const found = firstNonFinite(v, `${path}/${k}`);
-    if (found !== null) return found;
+/**
+ * The path of the first non-finite number inside a validated value, or null.
+ * An explicit stack, not recursion: a value's depth is the client's choice (the body
+ * parser caps it at MAX_JSON_DEPTH, but no walk here may rely on that to stay alive).
+ */
+function firstNonFinite(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path;
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    const entries = Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}/${entries[i]![0]}`]);
   }
   return null;
+}
+
+/** Deepest nesting of objects and arrays a JSON body may have (the deepest schema here is a few levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests objects or arrays deeper than `max`, read in one pass over the
+ * text with a counter (brackets inside strings do not count), before any parse or walk.
+ * A body 10,000 levels deep used to reach the recursive walks below and overflow the stack (a 500).
+ */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 function wrap(validate: Validate, route: RouteSchema): Validate {
@@ -114,13 +147,19 @@ export function strictValidatorFactory(): BuildCompilerFromPool {
 const CONTROL_ANY = /[\u0000-\u001f\u007f]/;
 const CONTROL_BODY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-function findControl(value: unknown, re: RegExp, path: string): string | null {
-  if (typeof value === 'string') return re.test(value) ? path : null;
-  if (!value || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    if (re.test(k)) return path;
-    const found = findControl(v, re, `${path}.${k}`);
-    if (found !== null) return found;
+/** The first path (from `root`) whose string or key holds a control character; an explicit stack, as above. */
+function findControl(value: unknown, re: RegExp, root: string): string | null {
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (re.test(v)) return path;
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    const entries = Object.entries(v);
+    for (const [k] of entries) if (re.test(k)) return path;
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}.${entries[i]![0]}`]);
   }
   return null;
 }

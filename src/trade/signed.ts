@@ -80,7 +80,7 @@ export function buyerSigned(psbtHex: string, template: string, inputsToSign: num
     merged,
     inputsToSign.map((index) => ({ index, sighash: 'DEFAULT_OR_ALL' as const, signer: leaf?.index === index ? { pubkey: leaf.key } : { address: buyer, network } })),
   );
-  if (!v.ok) throw new ApiError('signature_invalid', `${FIELD}: ${v.error}`, { field: FIELD }, { status: 422 });
+  if (!v.ok) throw new ApiError('signature_invalid', `${FIELD}: ${v.error}`, { field: FIELD });
   return merged;
 }
 
@@ -126,7 +126,7 @@ export function finalCheckout(merged: Transaction, expectedTxid: string): { txid
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   const raw = RawTx.decode(final.tx);
   const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
-  if (!input0.ok) throw new ApiError('signature_invalid', `${FIELD}: ${input0.reason} (Counterparty would not parse the delivery)`, { field: FIELD }, { status: 422 });
+  if (!input0.ok) throw new ApiError('signature_invalid', `${FIELD}: ${input0.reason} (Counterparty would not parse the delivery)`, { field: FIELD });
   if (final.txid !== expectedTxid) throw new ApiError('template_mismatch', `${FIELD}: txid ${final.txid}, quoted ${expectedTxid}`, { field: FIELD });
   return { txid: final.txid, hex: final.hex };
 }

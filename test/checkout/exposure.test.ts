@@ -168,7 +168,7 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.equal(`${hex.encode(unsigned.getInput(0).txid!)}:${unsigned.getInput(0).index}`, `${l.utxo_txid}:${l.utxo_vout}`);
   // Signed SINGLE|ANYONECANPAY, a rotation could be lifted like the listing was: refused.
   const lifted = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(tpl.psbt_hex, bob.w, tpl.inputs_to_sign, SigHash.SINGLE_ANYONECANPAY) });
-  assert.deepEqual([lifted.status, lifted.body.code], [401, 'signature_invalid'], JSON.stringify(lifted.body));
+  assert.deepEqual([lifted.status, lifted.body.code], [422, 'signature_invalid'], JSON.stringify(lifted.body));
   // The unit must land on the seller's own output 0.
   const redirected = editPsbt(tpl.psbt_hex, (tx) => tx.updateOutput(0, { script: buyer.w.script }));
   const stolen = await m.call('POST', `/v1/listings/${l.id}/rotation/signed`, bob.token, { psbt_hex: signPsbt(redirected, bob.w, tpl.inputs_to_sign, SigHash.DEFAULT) });

@@ -113,7 +113,7 @@ void describe('client: transport, buy, bots, tail', () => {
         const calls = { sign: 0 };
         const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(edit), ...noSleep });
         await c.signIn(wallet(buyerW, calls));
-        await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+        await assert.rejects(c.buy(intent(listing.id, buyerW.address)), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
         assert.equal(calls.sign, 0, 'the wallet was never asked');
       });
     }
@@ -200,3 +200,18 @@ void describe('client: transport, buy, bots, tail', () => {
 });
 
 routeCoverage(import.meta.url);
+
+describe('User-Agent', () => {
+  void it('sends a descriptive User-Agent: the integration\'s own when given, the package\'s otherwise', async () => {
+    const seen: Array<string | undefined> = [];
+    const fetch: FetchLike = async (_url, init) => {
+      seen.push(init.headers['user-agent']);
+      return { status: 200, headers: { get: () => 'application/json' }, text: async () => JSON.stringify({ result: { ok: true } }) } as never;
+    };
+    const named = new Transport({ baseUrl: 'http://market.test', fetch, userAgent: 'my-shop/2.1 (+https://my-shop.example)', validateReplies: false, ...noSleep });
+    await named.request('GET', '/healthz');
+    const plain = new Transport({ baseUrl: 'http://market.test', fetch, validateReplies: false, ...noSleep });
+    await plain.request('GET', '/healthz');
+    assert.deepEqual(seen, ['my-shop/2.1 (+https://my-shop.example)', 'counterparty-marketplace-client/0.1.0']);
+  });
+});

@@ -43,7 +43,7 @@ void describe('client flows: attach and list', () => {
       const calls = { sign: 0 };
       const c = new MarketClient({ baseUrl: 'http://market.test', fetch: tampering(m, isPreflight, edit), network: 'regtest', ...noSleep });
       await c.signIn(wallet(seller, calls));
-      await assert.rejects(c.attachAndList({ asset, price_sats: 40_000, expires_at, idempotency_key: `tamper-${++k}` }), (e) => e instanceof MarketError && e.code === 'template_mismatch', label);
+      await assert.rejects(c.attachAndList({ asset, price_sats: 40_000, expires_at, idempotency_key: `tamper-${++k}` }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt', label);
       assert.equal(calls.sign, 0, `${label}: the wallet was never asked`);
     }
 

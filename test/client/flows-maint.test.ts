@@ -39,7 +39,7 @@ void describe('client flows: list again, rotate, co-signed list and withdraw', (
   async function refusedUnsigned(w: TestWallet, route: (method: string, path: string) => boolean, edit: (r: any) => void, attempt: (c: MarketClient) => Promise<unknown>, label: string) {
     const calls = { sign: 0 };
     const c = await clientFor(w, calls, tampering(m, route, edit));
-    await assert.rejects(attempt(c), (e) => e instanceof MarketError && e.code === 'template_mismatch', label);
+    await assert.rejects(attempt(c), (e) => e instanceof MarketError && e.code === 'unsafe_psbt', label);
     assert.equal(calls.sign, 0, `${label}: the wallet was never asked`);
   }
 

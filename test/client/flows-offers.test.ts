@@ -35,7 +35,7 @@ void describe('client flows: bids', () => {
   async function refusedUnsigned(w: TestWallet, route: (method: string, path: string) => boolean, edit: (r: any) => void, attempt: (c: MarketClient) => Promise<unknown>, label: string) {
     const calls = { sign: 0 };
     const c = await clientFor(w, calls, tampering(m, route, edit));
-    await assert.rejects(attempt(c), (e) => e instanceof MarketError && e.code === 'template_mismatch', label);
+    await assert.rejects(attempt(c), (e) => e instanceof MarketError && e.code === 'unsafe_psbt', label);
     assert.equal(calls.sign, 0, `${label}: the wallet was never asked`);
   }
 
@@ -126,7 +126,7 @@ void describe('client flows: bids', () => {
     const swap = tampering(m, post(/\/exact-authorizations$/), (r) => (r[0].psbt_hex = editPsbtHex(r[0].psbt_hex, (tx) => tx.updateInput(1, { index: 9 }, true))));
     const before = calls.sign;
     const tamperedBidder = await clientFor(bidderW, calls, swap);
-    await assert.rejects(tamperedBidder.takeCounter(seen[0]!, { expires_at: now() + 86_400, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    await assert.rejects(tamperedBidder.takeCounter(seen[0]!, { expires_at: now() + 86_400, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(calls.sign - before, 1, 'the funding was signed, the tampered authorization was not');
 
     // The honest take: the placement above already consumed the original offer, so take the counter's new offer.

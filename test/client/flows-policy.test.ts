@@ -53,7 +53,7 @@ void describe('client flows: collection offers', () => {
     ] as const) {
       const calls = { sign: 0 };
       const c = await clientFor(bidderW, calls, tampering(m, preflight, edit));
-      await assert.rejects(c.placeCollectionOffer(offer), (e) => e instanceof MarketError && e.code === 'template_mismatch', label);
+      await assert.rejects(c.placeCollectionOffer(offer), (e) => e instanceof MarketError && e.code === 'unsafe_psbt', label);
       assert.equal(calls.sign, 0, `${label}: the wallet was never asked`);
     }
 
@@ -67,7 +67,7 @@ void describe('client flows: collection offers', () => {
 
     const sellCalls = { sign: 0 };
     const proceedsToThief = tampering(m, isPost(/\/v1\/policy-accepts\/preflight$/), (q) => (q.psbt_hex = editPsbtHex(q.psbt_hex, (tx) => tx.updateOutput(1, { script: thief.script }, true))));
-    await assert.rejects((await clientFor(seller.w, sellCalls, proceedsToThief)).acceptCollectionOffer({ parent_txid: placed.parent_txid, outpoint: unit, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    await assert.rejects((await clientFor(seller.w, sellCalls, proceedsToThief)).acceptCollectionOffer({ parent_txid: placed.parent_txid, outpoint: unit, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(sellCalls.sign, 0, 'the seller\'s wallet was never asked');
 
     const sold = await (await clientFor(seller.w, sellCalls)).acceptCollectionOffer({ parent_txid: placed.parent_txid, outpoint: unit, fee_rate: 2, minNetSats: 20_000 });
@@ -90,9 +90,9 @@ void describe('client flows: collection offers', () => {
     const cancelTx = isPost(/\/cancel-transaction$/);
     const refusedCalls = { sign: 0 };
     const toThief = await clientFor(bidderW, refusedCalls, tampering(m, cancelTx, (c) => (c.psbt_hex = editPsbtHex(c.psbt_hex, (tx) => tx.updateOutput(0, { script: thief.script }, true)))));
-    await assert.rejects(toThief.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    await assert.rejects(toThief.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     const greedy = await clientFor(bidderW, refusedCalls, tampering(m, cancelTx, (c) => (c.psbt_hex = editPsbtHex(c.psbt_hex, (tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 10_000n })))));
-    await assert.rejects(greedy.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    await assert.rejects(greedy.hardCancelCollectionOffer(hard), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(refusedCalls.sign, 0, 'the wallet was never asked');
     const before = bidCalls.sign;
     const out = await bidder.hardCancelCollectionOffer(hard);

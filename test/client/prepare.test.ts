@@ -38,7 +38,7 @@ void describe('client: prepare a unit, price a draft', () => {
     ] as const) {
       const calls = { sign: 0 };
       const c = await clientFor(m, w, calls, tampering(m, template, edit));
-      await assert.rejects(c.prepareUnit({ asset, idempotency_key: `prep-tamper-${++k}` }), (e) => e instanceof MarketError && e.code === 'template_mismatch', label);
+      await assert.rejects(c.prepareUnit({ asset, idempotency_key: `prep-tamper-${++k}` }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt', label);
       assert.equal(calls.sign, 0, `${label}: the wallet was never asked`);
     }
 

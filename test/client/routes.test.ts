@@ -59,7 +59,7 @@ void describe('client: reads and upkeep', () => {
     // Reprice: a server that hands a half at a lower price is refused before the wallet signs.
     const lower = tampering(m, (method, path) => method === 'POST' && path === '/v1/listings/batch', (r) => (r.listings[0].listing.psbt_hex = editPsbtHex(r.listings[0].listing.psbt_hex, (tx) => tx.updateOutput(0, { amount: 5_000n }))));
     const before = calls.sign;
-    await assert.rejects((await clientFor(m, seller.w, calls, lower)).reprice({ listing_id: listed.id, unit, price_sats: 29_000 }), (e) => e instanceof MarketError && e.code === 'template_mismatch');
+    await assert.rejects((await clientFor(m, seller.w, calls, lower)).reprice({ listing_id: listed.id, unit, price_sats: 29_000 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(calls.sign, before, 'the wallet was never asked');
     const repriced = await c.reprice({ listing_id: listed.id, unit, price_sats: 29_000 });
     assert.equal(repriced.price_sats, 29_000);

@@ -6,6 +6,8 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { bootstrap } from '../../src/bootstrap.js';
 import { buildApp, type App } from '../../src/app.js';
+import type { FastifyInstance } from 'fastify';
+import { recordErrorAnswers } from '../conformance/observed.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Context, DevnetHandle } from '../../src/context.js';
 import type { Chain } from '../../src/chain/ports.js';
@@ -80,6 +82,8 @@ export async function testApp(
     throw e;
   });
   const app = await buildApp(boot.ctx);
+  // A whole-suite run records every failure answered, for test/conformance/coverage.check.ts.
+  recordErrorAnswers(app as unknown as FastifyInstance);
   opts.beforeReady?.(app, boot.ctx);
   await app.ready();
   return {

@@ -97,6 +97,15 @@ function stringify(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** JSON nested `n` deep: bare arrays, bare objects, or arrays inside one field of `base`. */
+function deep(n: number, shape: 'array' | 'object' | 'field', field: string, base: Record<string, unknown>): string {
+  if (shape === 'object') return `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+  const arrays = `${'['.repeat(n)}${']'.repeat(n)}`;
+  if (shape === 'array') return arrays;
+  const rest = stringify({ ...base, [field]: null });
+  return rest.replace(`${JSON.stringify(field)}:null`, `${JSON.stringify(field)}:${arrays}`);
+}
+
 type Case = { path: Record<string, string>; query: Array<[string, string]>; body: { kind: 'none' } | { kind: 'raw'; text: string } };
 
 function caseOf(op: Operation): fc.Arbitrary<Case> {
@@ -120,6 +129,9 @@ function caseOf(op: Operation): fc.Arbitrary<Case> {
         // the whole body of the wrong shape
         hostileValue.map((v) => ({ kind: 'raw' as const, text: stringify(v) })),
         fc.constantFrom('', '{', '{"a":', 'null', '[]', '"x"', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}').map((text) => ({ kind: 'raw' as const, text })),
+        // nested far deeper than any schema: objects, arrays, or inside one field of a plausible body (issue 31 item 12)
+        fc.tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('array', 'object', 'field'), props.length ? fc.constantFrom(...props) : fc.constant('x'))
+          .map(([n, shape, field]) => ({ kind: 'raw' as const, text: deep(n, shape, field, base) })),
       );
   return fc.record({ path: pathArb, query: queryArb, body: bodyArb });
 }

@@ -118,3 +118,51 @@ test("Node's own refusals (HTTP framing, oversized headers) speak the envelope",
   assert.equal(huge.status, 431);
   assert.equal(huge.body.code, 'invalid_request');
 });
+
+test('a body nested 10,000 deep (objects, arrays, inside one field) is 400 invalid_request, never a 500', async () => {
+  const n = 10_000;
+  const bodies: Array<[string, string]> = [
+    ['arrays', `${'['.repeat(n)}${']'.repeat(n)}`],
+    ['objects', `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`],
+    ['inside one field', `{"address":"${seller}","x":${'['.repeat(n)}${']'.repeat(n)}}`],
+    // a string full of brackets is not nesting: only structure counts
+    ['brackets in a string, then deep', `{"s":"${'['.repeat(100)}\\"","x":${'{"a":'.repeat(65)}1${'}'.repeat(65)}}`],
+  ];
+  for (const url of ['/v1/auth/challenge', '/v1/auth/verify', '/v1/checkout/quotes', '/v1/listing-preflights', '/v1/offers']) {
+    for (const [what, payload] of bodies) {
+      const r = await t.app.inject({ method: 'POST', url, payload, headers: { ...auth(), 'content-type': 'application/json' } });
+      assertEnvelope(r, 400, 'invalid_request', `${url} ${what}`);
+      assert.equal(json(r).field, 'body', `${url} ${what}`);
+    }
+  }
+  // 64 levels still parse (and then meet the schema like any other body).
+  const ok = await t.app.inject({ method: 'POST', url: '/v1/auth/challenge', payload: `{"address":"${seller}","x":${'['.repeat(63)}${']'.repeat(63)}}`, headers: { 'content-type': 'application/json' } });
+  assertEnvelope(ok, 400, 'invalid_request', 'an unknown field at depth 64');
+  assert.equal(json(ok).field, 'body.x');
+});
+
+test('Expect: bogus and a request without Host get the envelope, not Node\'s bare answer', async () => {
+  const expect = parseRaw(await raw('GET /v1/fee-rate HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n'));
+  assert.equal(expect.status, 417);
+  assert.equal(expect.body.code, 'invalid_request');
+  assert.equal(expect.body.field, 'headers.expect');
+  const noHost = parseRaw(await raw('GET /v1/fee-rate HTTP/1.1\r\nConnection: close\r\n\r\n'));
+  assert.equal(noHost.status, 400);
+  assert.equal(noHost.body.code, 'invalid_request');
+  assert.equal(noHost.body.field, 'headers.host');
+  const post = parseRaw(await raw(`POST /v1/auth/challenge HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`));
+  assert.equal(post.status, 400);
+  assert.equal(post.body.code, 'invalid_request');
+  // HTTP/1.0 has no Host requirement, and a request with Host is served as before.
+  const h10 = await raw('GET /healthz HTTP/1.0\r\n\r\n');
+  assert.match(h10, /^HTTP\/1\.1 200/);
+});
+
+test('the public stream refuses unknown parameters and invalid filters with 400 before opening', async () => {
+  for (const q of ['foo=1', 'collection=-1', 'collection=a--b', 'collection=a&collection=b', 'kind=sales&kind=offers', 'after=9007199254740993', 'asset=A9007199254740993', 'asset=A99999999999999999999', 'kind=nope']) {
+    const r = await t.app.inject({ method: 'GET', url: `/v1/stream/events?${q}`, remoteAddress: '10.9.9.9' });
+    assertEnvelope(r, 400, 'invalid_request', `stream ?${q}`);
+  }
+  const own = await t.app.inject({ method: 'GET', url: `/v1/address/${seller}/stream?kind=sales`, headers: auth() });
+  assertEnvelope(own, 400, 'invalid_request', 'owner stream with a filter it has not');
+});

@@ -177,6 +177,7 @@ void test('batch: reprice_preflight templates, verified reprice with per-item ou
   // Every refusal is listed, the caller's own items' included, in request order; the first sets the status.
   const mixed = await batch(s.token, { action: 'reprice_preflight', listings: [{ listing_id: a.id, price_sats: 4_999 }, { listing_id: theirs.id, price_sats: 9_000 }, { listing_id: b.id, price_sats: 9_000 }] });
   assert.deepEqual([mixed.status, mixed.body.code], [422, 'price_below_minimum']);
+  assert.equal(mixed.body.minimum_price_sats, 5_000, 'the first refusal\'s extras sit in the envelope');
   assert.deepEqual(mixed.body.refused_listings.map((r: any) => [r.index, r.listing_id, r.status, r.code]), [[0, a.id, 422, 'price_below_minimum'], [1, theirs.id, 404, 'not_found']]);
 
   const signedA = signPsbt(items[1].listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY);

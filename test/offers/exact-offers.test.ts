@@ -187,6 +187,13 @@ describe('exact offers', () => {
     assert.deepEqual(sel.body.result.map((r: any) => r.code), [null, 'not_found']);
     const dup = await m.call('POST', '/v1/exact-offer-selections/validate', seller.token, { authorization_ids: [x.a.authorization_id, x.a.authorization_id] });
     assert.equal(dup.status, 400);
+    // The seller's own second unit, authorized under the sibling offer over the same funding slot:
+    // chosen together with x they are refused whole, 409 duplicate_funding_slot (issue 31 item 1).
+    const z = await authorizeOne(m, b, o2!, await unit());
+    assert.equal(z.act.status, 200, JSON.stringify(z.act.body));
+    const both = await m.call('POST', '/v1/exact-offer-selections/validate', seller.token, { authorization_ids: [x.a.authorization_id, z.a.authorization_id] });
+    assert.deepEqual([both.status, both.body.code, both.body.authorization_ids], [409, 'duplicate_funding_slot', [x.a.authorization_id, z.a.authorization_id]], JSON.stringify(both.body));
+    assert.equal(typeof both.body.funding_slot_id, 'string');
 
     const ax = await acceptWith(x.a.authorization_id);
     const pf2 = await m.call('POST', `/v1/exact-offer-authorizations/${y.a.authorization_id}/accept-preflight`, seller2.token, {});

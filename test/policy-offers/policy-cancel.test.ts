@@ -43,7 +43,7 @@ describe('collection-offer cancels', () => {
     ]);
     const parent = pf.parent.expected_txid as string;
     const bad = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage('00'.repeat(32))) });
-    assert.equal(bad.status, 401, JSON.stringify(bad.body));
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
     assert.equal(bad.body.code, 'signature_invalid');
 
     const r = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
@@ -90,11 +90,21 @@ describe('collection-offer cancels', () => {
   });
 
   void it('hard: the self-send of the funding kills every alternative on chain; soft-cancelled ones turn retired with status invalid', async () => {
-    const b = await newBidder(m, [80_000], 'p2tr');
+    const b = await newBidder(m, [21_000], 'p2tr');
     const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
     const parent = pf.parent.expected_txid as string;
     const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
     assert.equal(soft.body.result.cancelled, true);
+    // The body is optional (its one field is): none at all reads as {} and builds at the market's rate.
+    const bare = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token);
+    assert.equal(bare.status, 200, JSON.stringify(bare.body));
+    // A rate whose fee would leave dust is not fee_floor (a higher rate is no fix): insufficient_funds, with the highest rate that works.
+    const steep = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 500 });
+    assert.deepEqual([steep.status, steep.body.code, steep.body.mempool_policy], [422, 'insufficient_funds', undefined], JSON.stringify(steep.body));
+    assert.equal(steep.body.shortfall_sats, steep.body.need_sats - steep.body.have_sats);
+    assert.ok(steep.body.maximum_fee_rate >= 0.1 && steep.body.maximum_fee_rate < 500, JSON.stringify(steep.body));
+    const atMax = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: steep.body.maximum_fee_rate });
+    assert.equal(atMax.status, 200, JSON.stringify(atMax.body));
     const ct = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 });
     assert.equal(ct.status, 200, JSON.stringify(ct.body));
     const h = ct.body.result;

@@ -99,6 +99,15 @@ describe('collection-offer placement', () => {
   });
 });
 
+describe('collection-offer preflight funds', () => {
+  void it('coins short of the escrow: 422 insufficient_funds with need_sats, have_sats and shortfall_sats', async () => {
+    const b = await newBidder(m, [10_000], 'p2wpkh');
+    const pf = await policyPreflight(m, b.w, b.token, targets);
+    assert.deepEqual([pf.status, pf.body.code], [422, 'insufficient_funds'], JSON.stringify(pf.body));
+    assert.deepEqual([pf.body.need_sats, pf.body.have_sats, pf.body.shortfall_sats], [25_330, 10_000, 15_330], JSON.stringify(pf.body));
+  });
+});
+
 describe('collection-offer expiry', () => {
   void it('an offer past its market expiry ends expired (its event), the set expires and its anchor goes to the next sweep', async () => {
     await fillPool(m);

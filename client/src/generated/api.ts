@@ -138,9 +138,30 @@ export type OwnerLogEntry =
        */
       event_id: string;
       /**
-       * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+       * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role).
        */
-      kind: string;
+      kind:
+        | 'listing_filled'
+        | 'listing_delisted'
+        | 'listing_expired'
+        | 'listing_invalidated'
+        | 'offer_accepted'
+        | 'offer_cancelled'
+        | 'offer_expired'
+        | 'offer_retired'
+        | 'offer_consumed_by_counter'
+        | 'exact_authorization_used'
+        | 'exact_authorization_retired'
+        | 'collection_offer_filled'
+        | 'collection_offer_cancelled'
+        | 'collection_offer_expired'
+        | 'collection_offer_retired'
+        | 'purchase_confirmed'
+        | 'sale_confirmed'
+        | 'listing_exposed'
+        | 'listing_rotated'
+        | 'exact_offer_accept_conflicted'
+        | 'collection_offer_accept_conflicted';
       /**
        * unix time, seconds
        */
@@ -260,9 +281,9 @@ export interface Routes {
          */
         method: 'BIP-322' | 'BIP-137';
         /**
-         * BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`
+         * the signature encoding as the wallet names it: BIP-322 `simple` or `full` (others read as the signature bytes say); BIP-137 `legacy_recoverable`
          */
-        format?: 'simple' | 'full' | 'legacy_recoverable';
+        format?: string;
       };
       /**
        * challenge id from POST /v1/auth/challenge (22 base64url characters)
@@ -294,9 +315,9 @@ export interface Routes {
          */
         method: 'BIP-322' | 'BIP-137';
         /**
-         * BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`
+         * the signature encoding as the wallet names it: BIP-322 `simple` or `full` (others read as the signature bytes say); BIP-137 `legacy_recoverable`
          */
-        format?: 'simple' | 'full' | 'legacy_recoverable';
+        format?: string;
       };
     };
     response: {
@@ -552,7 +573,7 @@ export interface Routes {
       result: {
         id: string;
         /**
-         * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+         * the new ask, 5,000 sats to 100 BTC
          */
         price_sats: number;
         version: number;
@@ -984,7 +1005,7 @@ export interface Routes {
        * @maxItems 20
        */
       bids: {
-        txid?: Txid;
+        txid: Txid;
         vout: Vout;
       }[];
       /**
@@ -2940,7 +2961,7 @@ export interface Routes {
     query?: {
       kind?: 'sales' | 'listings' | 'offers';
       /**
-       * Collection slug
+       * a collection slug (lowercase words joined by single hyphens)
        */
       collection?: string;
       /**
@@ -3062,9 +3083,30 @@ export interface Routes {
              */
             event_id: string;
             /**
-             * listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship
+             * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role).
              */
-            kind: string;
+            kind:
+              | 'listing_filled'
+              | 'listing_delisted'
+              | 'listing_expired'
+              | 'listing_invalidated'
+              | 'offer_accepted'
+              | 'offer_cancelled'
+              | 'offer_expired'
+              | 'offer_retired'
+              | 'offer_consumed_by_counter'
+              | 'exact_authorization_used'
+              | 'exact_authorization_retired'
+              | 'collection_offer_filled'
+              | 'collection_offer_cancelled'
+              | 'collection_offer_expired'
+              | 'collection_offer_retired'
+              | 'purchase_confirmed'
+              | 'sale_confirmed'
+              | 'listing_exposed'
+              | 'listing_rotated'
+              | 'exact_offer_accept_conflicted'
+              | 'collection_offer_accept_conflicted';
             /**
              * unix time, seconds
              */
@@ -4284,7 +4326,7 @@ export interface WebhookDelivery {
   attempted_at: UnixSeconds;
 }
 /**
- * Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.
+ * Every failure, unknown routes and methods included. Extras such as need_sats, have_sats, shortfall_sats, own_listings, asset, held_raw, committed_raw, needed_raw, purpose, minimum_price_sats, maximum_price_sats, minimum_counter_sats, refusal_code and reason travel here; unknown extras may appear and should be preserved.
  *
  * This interface was referenced by `Routes`'s JSON-Schema
  * via the `definition` "ErrorEnvelope".
@@ -4294,6 +4336,9 @@ export interface ErrorEnvelope {
    * Human text; can change. Branch on `code`.
    */
   error: string;
+  /**
+   * One of the specification's codes; resync_required (410: an event-log position older than the retained log) is this service's extension, answered only by the ordered event log and the streams (docs/deviations.md). Signature failures: 401 signature_invalid for a sign-in proof, 422 for a transaction or message signature.
+   */
   code:
     | 'invalid_request'
     | 'unsupported_address_type'

@@ -12,9 +12,14 @@ const Signature = Type.String({ minLength: 1, maxLength: 4096, pattern: '^[A-Za-
 const Verification = Type.Object(
   {
     method: Type.Union([Type.Literal('BIP-322'), Type.Literal('BIP-137')], { description: 'BIP-322 (default) or BIP-137' }),
+    // The spec gives `format` as a string: wallets name their encodings, and an unknown name must not
+    // refuse a proof the verifier can read (the signature's own bytes say which encoding it is).
     format: Type.Optional(
-      Type.Union([Type.Literal('simple'), Type.Literal('full'), Type.Literal('legacy_recoverable')], {
-        description: 'BIP-322 `simple` or `full`; BIP-137 `legacy_recoverable`',
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_.-]+$',
+        description: 'the signature encoding as the wallet names it: BIP-322 `simple` or `full` (others read as the signature bytes say); BIP-137 `legacy_recoverable`',
       }),
     ),
   },

@@ -22,7 +22,8 @@ export type Verification = { method: 'BIP-322' | 'BIP-137'; format?: string } | 
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-const refused = (why: string) => new ApiError('signature_invalid', why);
+/** A sign-in proof that does not verify: 401 (transaction signatures elsewhere are 422). */
+const refused = (why: string) => new ApiError('signature_invalid', why, {}, { status: 401 });
 
 export class AuthService {
   private readonly store: AuthStore;

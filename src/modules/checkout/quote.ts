@@ -4,7 +4,7 @@
  * the completion can tell a repriced or delisted listing from the one quoted.
  */
 import type { Context } from '../../context.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, insufficientFunds } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { nowSeconds } from '../../clock.js';
 import { decodeAddress, scriptToAddress } from '../../bitcoin/address.js';
@@ -125,11 +125,7 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
 
   const plan = planCheckout(shape, await buyerCoins(ctx, req.buyer), feeRate);
   if ('short' in plan) {
-    throw new ApiError('insufficient_funds', `asset-free confirmed BTC of ${req.buyer} cannot pay this cart`, {
-      need_sats: plan.need_sats,
-      have_sats: plan.have_sats,
-      shortfall_sats: plan.need_sats - plan.have_sats,
-    });
+    throw insufficientFunds(`asset-free confirmed BTC of ${req.buyer} cannot pay this cart`, plan.need_sats, plan.have_sats);
   }
   const built = await unjournaledPsbt(ctx, shape, plan);
   const row: QuoteRow = {

@@ -24,7 +24,7 @@ const Paging = (extra: string) =>
 
 const BadRequest = { ...ErrorEnvelope, description: 'invalid_request: a parameter out of range or a cursor not issued for this route and these filters' };
 
-const PUBLIC_DESCRIPTION = `The public market feed. \`kind\` narrows it: \`sales\` (sale), \`listings\` (listed and delisted) or \`offers\` (offer and collection-offer placements and endings; none are published yet, so it reads an empty page of the same shape). Without \`kind\`, everything.
+const PUBLIC_DESCRIPTION = `The public market feed. \`kind\` narrows it: \`sales\` (sale), \`listings\` (listed and delisted) or \`offers\` (\`offer_placed\`, \`offer_ended\`, \`collection_offer_placed\`, \`collection_offer_ended\`: asset and collection offers placed and ended; a filled offer has no ended event, its sale is the event). Without \`kind\`, everything.
 
 - \`sale\`: a settlement broadcast by the market (\`fill_kind\` listing or offer), at its broadcast. \`buyer\` is the delivery address. \`confirmed_at\` is set once the market sees the block and back to null if a reorg undoes it. A sale whose settlement was rejected or conflicted disappears.
 - \`listed\`: a listing became public (its unit verified by the indexer), at that moment. Pending listings never appear.

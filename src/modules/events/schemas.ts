@@ -22,12 +22,41 @@ export const PublicEvent = Type.Object(
   { additionalProperties: false },
 );
 
+/** Every kind the owner feed carries: the spec's (Events, owner feed) and, last, the four the market adds. */
+export const OWNER_EVENT_KINDS = [
+  'listing_filled',
+  'listing_delisted',
+  'listing_expired',
+  'listing_invalidated',
+  'offer_accepted',
+  'offer_cancelled',
+  'offer_expired',
+  'offer_retired',
+  'offer_consumed_by_counter',
+  'exact_authorization_used',
+  'exact_authorization_retired',
+  'collection_offer_filled',
+  'collection_offer_cancelled',
+  'collection_offer_expired',
+  'collection_offer_retired',
+  'purchase_confirmed',
+  'sale_confirmed',
+  'listing_exposed',
+  'listing_rotated',
+  'exact_offer_accept_conflicted',
+  'collection_offer_accept_conflicted',
+] as const;
+
 export const OwnerEvent = Type.Object(
   {
     event_id: Type.String({ description: 'Stable per (kind, subject); dedupe on it' }),
-    kind: Type.String({
+    // An enum in the document; serialized as a plain string (a union of literals would make the
+    // serializer throw on a kind it does not list, and a feed read must never be a 500).
+    kind: Type.Unsafe<(typeof OWNER_EVENT_KINDS)[number]>({
+      type: 'string',
+      enum: [...OWNER_EVENT_KINDS],
       description:
-        'listing_filled, listing_delisted, listing_expired, listing_invalidated, listing_exposed, listing_rotated (seller); purchase_confirmed (buyer), sale_confirmed (seller); offer_* and collection_offer_* (bidder) as the offer flows ship',
+        'Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller\'s accept lost to a conflicting spend: seller role).',
     }),
     at: { ...UnixSeconds, description: 'When the market observed the event; a confirmation when it first saw the block; an expiry its expires_at' },
     role: Type.Union([Type.Literal('seller'), Type.Literal('buyer'), Type.Literal('bidder')]),

@@ -127,7 +127,7 @@ function ownerEvent(r: OwnerEventRow): OwnerEventWire {
   const data = parseData(r.data);
   const out: OwnerEventWire & Record<string, unknown> = {
     event_id: r.event_id,
-    kind: r.kind,
+    kind: r.kind as OwnerEventWire['kind'],
     at: Number(r.at),
     role: r.role,
     status: r.status,

@@ -9,6 +9,7 @@ import { ErrorEnvelope, errorResponses } from '../../http/envelope.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { sessionSecurity } from '../../http/security.js';
 import { Address, AssetId } from '../../http/validators.js';
+import { isCanonicalAssetId } from '../../counterparty/asset-names.js';
 import { ipBucketId } from '../../limits/ip-key.js';
 import { RETRACTED } from '../../events/append.js';
 import { ResyncRequired, type LogRow } from '../../events/log-reader.js';
@@ -135,15 +136,17 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
         description: `The public feed (GET /v1/events) pushed as it happens. Filters: \`kind\` (\`sales\`, \`listings\`, \`offers\`, as on the feed), \`collection\` (slug), \`asset\`; a retraction passes the filters of the event it withdraws.\n\n${FRAMES}`,
         querystring: Type.Object({
           kind: Type.Optional(Type.Union([Type.Literal('sales'), Type.Literal('listings'), Type.Literal('offers')])),
-          collection: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9-]+$', description: 'Collection slug' })),
+          collection: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: 'a collection slug (lowercase words joined by single hyphens)' })),
           asset: Type.Optional(AssetId),
           after: Position,
-        }),
+        }, { additionalProperties: false }),
         response: { 200: Stream, 400: { ...ErrorEnvelope, description: 'invalid_request: a bad filter or Last-Event-ID' }, 410: Gone, 429: TooMany, ...errorResponses },
       },
     },
     async (req, reply) => {
       const { kind, collection, asset } = req.query;
+      // A filter that can never match would open a stream that stays silent forever: refuse it.
+      if (asset !== undefined && !isCanonicalAssetId(asset)) throw invalid('query.asset is not a canonical asset id', { field: 'query.asset' });
       const kinds = kind ? new Set(KIND_FILTER[kind]) : null;
       const match = (f: Frame) => (!kinds || kinds.has(f.kind)) && (!collection || f.collection === collection) && (!asset || f.asset === asset);
       await serve(req, reply, { feed: 'public', match }, null, req.query.after);
@@ -160,7 +163,7 @@ export function streamRoutes(app: App, ctx: Context, service: EventsService): vo
         summary: "Push: the session address's event log as Server-Sent Events",
         description: `The owner feed (GET /v1/address/{address}/events) pushed as it happens. Owner only: 401 without a session, 403 for another address. EventSource cannot send headers: use a client that can (the session travels in \`x-session-token\`).\n\n${FRAMES}`,
         params: Type.Object({ address: Address }, { additionalProperties: false }),
-        querystring: Type.Object({ after: Position }),
+        querystring: Type.Object({ after: Position }, { additionalProperties: false }),
         response: {
           200: Stream,
           400: { ...ErrorEnvelope, description: 'invalid_request: a bad Last-Event-ID' },

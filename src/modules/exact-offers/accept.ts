@@ -190,7 +190,7 @@ function signedChild(ctx: Context, a: AuthRow, psbtHex: string, minFee: number) 
   const fee = Number(a.seller_proceeds_sats) - Number(out0.amount ?? 0n);
   if (fee < minFee) throw new ApiError('invalid_transaction', `${field}: the child pays ${fee} sats; the package needs at least ${minFee} from it at the current fee rate`, { field, required_child_fee_sats: minFee });
   const v = verifyPsbt(tx, [{ index: 0, sighash: 'DEFAULT_OR_ALL', signer: { address: a.seller, network: ctx.config.NETWORK } }]);
-  if (!v.ok) throw new ApiError('signature_invalid', `${field}: ${v.error}`, { field }, { status: 422 });
+  if (!v.ok) throw new ApiError('signature_invalid', `${field}: ${v.error}`, { field });
   const final = extractFinalTransaction(tx);
   if (!final.ok) throw new ApiError('invalid_transaction', `${field}: ${final.error}`, { field });
   return { txid: final.txid, hex: final.hex, fee };

@@ -24,7 +24,7 @@ import type { OfferRow } from '../offers/index.js';
 import { buildParent, feeFor, parentVsize, proceedsOf, type ParentShape } from './compose.js';
 import { createAuthorizations } from '../offers/index.js';
 import type { ExactOfferTables } from '../offers/index.js';
-import { cosignedUnitAt } from '../listings/index.js';
+import { cosignedUnitAt, platformFee } from '../listings/index.js';
 import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';
 
 export const MAX_AUTHORIZATION_OUTPOINTS = 100;
@@ -111,7 +111,7 @@ export async function authorize(ctx: Context, bidder: string, offerId: string, b
     if (proceeds < 330) {
       throw new ApiError('price_below_minimum', `the offer of ${offer.price_sats} sats does not cover the platform fee and a network fee of ${fee} sats at ${feeRate} sat/vB`, {
         outpoint: key,
-        minimum_price_sats: Number(offer.price_sats) + 330 - proceeds,
+        minimum_price_sats: minimumOfferPrice(ctx, Number(offer.price_sats), Number(offer.platform_fee_sats), proceeds),
         fee_rate: feeRate,
         network_fee_sats: fee,
       });
@@ -165,3 +165,17 @@ export async function offerReaches(ctx: Context, offer: OfferRow, asset: string)
   return assetMatches(target.target, await assetMemberships(ctx.store.db, asset));
 }
 export type { OfferRow };
+
+/**
+ * The lowest offer price whose parent leaves the seller 330 sats at the same network fee: each
+ * sat of price adds a sat of proceeds less the platform fee's growth (max(floor, price × bps)),
+ * so a few steps of "add the deficit" reach it.
+ */
+function minimumOfferPrice(ctx: Context, price: number, fee: number, proceeds: number): number {
+  let p = price;
+  for (let deficit = 330 - proceeds, steps = 0; deficit > 0 && steps < 64; steps++) {
+    p += deficit;
+    deficit = 330 - (proceeds + (p - price) - (platformFee(ctx.config, p) - fee));
+  }
+  return p;
+}

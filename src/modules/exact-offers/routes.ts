@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { Ok, Page, errorResponses } from '../../http/envelope.js';
+import { ErrorEnvelope, Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { sessionSecurity as security } from '../../http/security.js';
@@ -211,9 +211,9 @@ export function exactOfferRoutes(app: App, ctx: Context): void {
         security,
         summary: 'Bulk selection: which chosen authorizations can be accepted together',
         description:
-          'Session: the seller. Body `{authorization_ids}` (1 to 100 distinct). One answer per item in request order, nothing reserved: `ok: true`, or `code` duplicate_funding_slot (two chosen authorizations share a funding slot: only one can fill; both are flagged), offer_selection_unavailable (used, retired, expired, or its offer ended), not_found (not the session\'s).',
+          'Session: the seller. Body `{authorization_ids}` (1 to 100 distinct). Two of the seller\'s chosen authorizations over the same funding slot (only one can fill): 409 duplicate_funding_slot for the whole selection, with `funding_slot_id` and the `authorization_ids` sharing it. Otherwise one answer per item in request order, nothing reserved: `ok: true`, or `code` offer_selection_unavailable (used, retired, expired, or its offer ended) or not_found (not the session\'s).',
         body: SelectionBody,
-        response: { 200: Ok(SelectionResult), ...errorResponses },
+        response: { 200: Ok(SelectionResult), 409: { ...ErrorEnvelope, description: 'duplicate_funding_slot: two chosen authorizations share a funding slot' }, ...errorResponses },
       },
     },
     async (req) => ({ result: await validateSelection(ctx, requireSession(req), req.body.authorization_ids) }),

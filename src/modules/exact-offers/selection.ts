@@ -1,13 +1,15 @@
 /**
  * Bulk selection: a seller chooses several authorizations at once and asks which can be accepted
- * together before signing any. One answer per item, in request order: two chosen authorizations
- * over the same funding slot are `duplicate_funding_slot` (a slot fills once), one that can no
- * longer be accepted is `offer_selection_unavailable` (used, retired, expired, its offer ended),
- * an id that is not the seller's is `not_found`. Nothing is reserved.
+ * together before signing any. A selection naming two of the seller's authorizations over the same
+ * funding slot is refused whole, 409 `duplicate_funding_slot` (a slot fills once; the spec's error,
+ * with `funding_slot_id` and the `authorization_ids` that share it). Otherwise one answer per item,
+ * in request order: one that can no longer be accepted is `offer_selection_unavailable` (used,
+ * retired, expired, its offer ended), an id that is not the seller's is `not_found`. Nothing is reserved.
  */
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { authorizationStatus } from './view.js';
+import { ApiError } from '../../http/errors.js';
 
 export async function validateSelection(ctx: Context, seller: string, ids: string[]) {
   const now = nowSeconds(ctx.clock);
@@ -21,6 +23,12 @@ export async function validateSelection(ctx: Context, seller: string, ids: strin
     const a = byId.get(id);
     if (a && a.seller === seller) slotCount.set(a.slot_id, (slotCount.get(a.slot_id) ?? 0) + 1);
   }
+  const shared = [...slotCount].find(([, n]) => n > 1);
+  if (shared) {
+    const [slot] = shared;
+    const named = ids.filter((id) => byId.get(id)?.seller === seller && byId.get(id)!.slot_id === slot);
+    throw new ApiError('duplicate_funding_slot', `authorizations ${named.join(', ')} are backed by the same funding slot; only one can fill: choose one`, { funding_slot_id: slot, authorization_ids: named });
+  }
   return ids.map((id) => {
     const a = byId.get(id);
     if (!a || a.seller !== seller) return { authorization_id: id, ok: false, code: 'not_found', error: 'no such authorization', funding_slot_id: null };
@@ -28,9 +36,6 @@ export async function validateSelection(ctx: Context, seller: string, ids: strin
     const status = authorizationStatus(a, now);
     if (status !== 'active' || !offer || offer.state !== 'active' || offer.expires_at <= now) {
       return { authorization_id: id, ok: false, code: 'offer_selection_unavailable', error: `the authorization is ${status}${offer && offer.state !== 'active' ? `, its offer ${offer.state}` : ''}`, funding_slot_id: a.slot_id };
-    }
-    if ((slotCount.get(a.slot_id) ?? 0) > 1) {
-      return { authorization_id: id, ok: false, code: 'duplicate_funding_slot', error: 'another chosen authorization is backed by the same funding slot; only one can fill', funding_slot_id: a.slot_id };
     }
     return { authorization_id: id, ok: true, code: null, error: null, funding_slot_id: a.slot_id };
   });

@@ -59,7 +59,7 @@ export function checkCosignedHalf(psbtHex: string, o: CosignedOutput, field: str
   const p = parsePsbt(psbtHex);
   if (!p.ok) throw new ApiError('invalid_transaction', `${field}: ${p.error}`, { field });
   const input = p.tx.getInput(0);
-  const bad = (why: string) => new ApiError('signature_invalid', `${field}: ${why}`, { field }, { status: 422 });
+  const bad = (why: string) => new ApiError('signature_invalid', `${field}: ${why}`, { field });
   if (input.tapKeySig || input.finalScriptWitness?.length || input.partialSig?.length) {
     throw bad('a co-signed listing is signed over its leaf only; a key-path or final signature here would sell the unit without the market co-signature');
   }

@@ -8,7 +8,7 @@
  */
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
-import { ApiError, type ErrorCode } from '../../http/errors.js';
+import { ApiError, type ErrorCode, type ErrorExtras } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
 import { listingState } from './draft-view.js';
 import { newId, type ListingRow, type ListingStore } from './store.js';
@@ -23,13 +23,14 @@ import { listingCosigned } from './cosigned.js';
 export const EXPOSURE_WARNING =
   'This listing\'s signed half was broadcast in a checkout that failed, so anyone may still buy the unit at that price: delisting does not void the signature. Only moving the unit does (POST /v1/listings/{id}/rotation, or any spend of the asset UTXO).';
 
-export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string };
+/** One refused item; `extras` (the refusal's documented extras, e.g. minimum_price_sats) travel up to the envelope for the first refusal. */
+export type Refusal = { index: number; listing_id: string; status: number; code: ErrorCode; error: string; extras?: ErrorExtras };
 export type Outcome =
   | { index: number; listing_id: string; ok: true; state: ListingRow['state']; price_sats: number; version: number }
   | { index: number; listing_id: string; ok: false; code: 'state_changed'; error: string };
 
 const refusalOf = (index: number, listing_id: string, e: unknown): Refusal => {
-  if (e instanceof ApiError) return { index, listing_id, status: e.status, code: e.code, error: e.message };
+  if (e instanceof ApiError) return { index, listing_id, status: e.status, code: e.code, error: e.message, extras: e.extras };
   throw e;
 };
 
@@ -220,5 +221,8 @@ function refuseAll(refused: Refusal[], total: number): void {
   refused.sort((a, b) => a.index - b.index);
   const first = refused[0];
   if (!first) return;
-  throw new ApiError(first.code, `${refused.length} of ${total} listings refused; nothing was changed`, { refused_listings: refused }, { status: first.status });
+  // The first refusal sets the status and code, and its extras (minimum_price_sats…) sit in the envelope as its code promises.
+  const { field: _field, ...extras } = first.extras ?? {};
+  const listed = refused.map(({ extras: _e, ...r }) => r);
+  throw new ApiError(first.code, `${refused.length} of ${total} listings refused; nothing was changed`, { ...extras, refused_listings: listed }, { status: first.status });
 }

@@ -9,6 +9,7 @@ import type { ListingStore } from './store.js';
 import { ListingMaintenance } from './listing-maint.js';
 import { Rotation } from './rotation.js';
 import { IdParams, ListingTemplate, Price, PsbtHex } from './schemas.js';
+import { MAX_PRICE_SATS, MIN_PRICE_SATS } from './rules.js';
 
 const tags = ['listings'];
 const ListingId = { ...Id, description: 'listing id (lst_…)' };
@@ -76,7 +77,8 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
           'Body `{psbt_hex}`: the listing half for the same asset outpoint (1 input: the listed UTXO with its witnessUtxo; 1 output: the new price to the seller), signed SINGLE|ANYONECANPAY by the seller. Partial signatures and finalized P2WPKH/P2TR witnesses are both accepted and verified. The new price is read from output 0 (5,000 sats to 100 BTC). The stored half and price are overwritten in one guarded statement and `version` is bumped; if a buyer claimed the listing between verification and the write (or it ended or expired), 409 state_changed. Owner only: a missing and a foreign id give the same 404. Wrong sighash or key: 422 signature_invalid; another outpoint, output or shape, or a version, locktime or input sequence other than the listing template\'s (version 2, locktime 0, sequence 0xffffffff, as `reprice_preflight` builds it; a checkout copies them, so a non-final half could never be bought): 422 template_mismatch.',
         params: IdParams,
         body: Type.Object({ psbt_hex: PsbtHex }, { additionalProperties: false }),
-        response: { 200: Ok(Type.Object({ id: Type.String(), price_sats: Sats({ minimum: 1 }), version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })), ...errorResponses },
+        // A listing's ask is at most 100 BTC (listing_price_above_maximum above it); the spec bounds the result there too.
+        response: { 200: Ok(Type.Object({ id: Type.String(), price_sats: Type.Integer({ minimum: MIN_PRICE_SATS, maximum: MAX_PRICE_SATS, description: 'the new ask, 5,000 sats to 100 BTC' }), version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })), ...errorResponses },
       },
     },
     async (req) => ({ result: await maint.reprice(await own(req, req.params.id), req.body.psbt_hex) }),
@@ -147,7 +149,7 @@ export function listingMaintenanceRoutes(app: App, ctx: Context, store: ListingS
         tags,
         summary: 'Submit the signed rotation of an exposed listing\'s unit',
         description:
-          'Body `{psbt_hex}`: the rotation from POST /v1/listings/{id}/rotation, every input signed by the seller (ALL; DEFAULT or ALL on taproot; partial signatures or finalized witnesses). Verified before anything is written: input 0 the listed unit, output 0 paid to the seller, no OP_RETURN, other inputs the seller\'s and asset-free (422 template_mismatch), signatures (401 signature_invalid). The signed transaction is journaled (claiming every input) before it is relayed; the answer is `{listing_id, txid, status: broadcast, new_asset_utxo}`. When it confirms the listing ends `rotated` (owner event `listing_rotated`) and the unit at `new_asset_utxo` can be listed again with a reuse preflight. Node refusals answer as a checkout completion does (409 conflict_spend, 422 mempool_rejected, 502 broadcast_unknown: recovery relays it; sending the same bytes again is safe). The listing must still be exposed (409 state_changed).',
+          'Body `{psbt_hex}`: the rotation from POST /v1/listings/{id}/rotation, every input signed by the seller (ALL; DEFAULT or ALL on taproot; partial signatures or finalized witnesses). Verified before anything is written: input 0 the listed unit, output 0 paid to the seller, no OP_RETURN, other inputs the seller\'s and asset-free (422 template_mismatch), signatures (422 signature_invalid). The signed transaction is journaled (claiming every input) before it is relayed; the answer is `{listing_id, txid, status: broadcast, new_asset_utxo}`. When it confirms the listing ends `rotated` (owner event `listing_rotated`) and the unit at `new_asset_utxo` can be listed again with a reuse preflight. Node refusals answer as a checkout completion does (409 conflict_spend, 422 mempool_rejected, 502 broadcast_unknown: recovery relays it; sending the same bytes again is safe). The listing must still be exposed (409 state_changed).',
         params: IdParams,
         body: Type.Object({ psbt_hex: PsbtHex }, { additionalProperties: false }),
         response: {

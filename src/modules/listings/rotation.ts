@@ -18,7 +18,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@noble/curves/utils.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, insufficientFunds } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { READ_TX_OPTS } from '../../bitcoin/transaction.js';
@@ -70,6 +70,8 @@ export class Rotation {
     const picked: typeof coins = [];
     let total = unitValue;
     let plan: { fee: number; change: number } | null = null;
+    // What the rotation needs beyond the unit's own value, with every coin in (for insufficient_funds).
+    let needAlone = 0;
     for (const c of [null, ...coins]) {
       if (c) {
         picked.push(c);
@@ -83,12 +85,13 @@ export class Rotation {
         break;
       }
       const feeAlone = feeFor(estimateVsize(fams, [seller.script.length]), feeRate);
+      needAlone = ASSET_UTXO_SATS + feeAlone - unitValue;
       if (total - ASSET_UTXO_SATS >= feeAlone) {
         plan = { fee: total - ASSET_UTXO_SATS, change: 0 };
         break;
       }
     }
-    if (!plan) throw new ApiError('insufficient_funds', `asset-free confirmed BTC of ${l.seller} cannot pay the rotation`, { have_sats: total - unitValue });
+    if (!plan) throw insufficientFunds(`asset-free confirmed BTC of ${l.seller} cannot pay the rotation`, Math.max(needAlone, total - unitValue + 1), total - unitValue);
 
     const tapKey = await this.tapKeyOf(l);
     const tx = new Transaction({ allowUnknownOutputs: true });

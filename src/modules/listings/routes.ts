@@ -87,12 +87,12 @@ ${DRAFT_DOC}`,
   app.get(
     '/v1/listing-preflights/:id',
     {
-      config: { limit: 'uncached_read', cache: 'no-store' },
+      config: { limit: 'recovery_read', cache: 'no-store' },
       schema: {
         security: sessionSecurity,
         tags,
         summary: 'Read a listing draft',
-        description: `Session required; a draft of another seller answers 404 like a missing one. ${DRAFT_DOC}`,
+        description: `Session required; a draft of another seller answers 404 like a missing one. The saved operation status: read on the recovery budget (300 / 1,800 a minute, apart from ordinary reads), so recovering after a 502 or a timeout never competes with browsing. ${DRAFT_DOC}`,
         params: IdParams,
         response: { 200: Ok(Draft), ...errorResponses },
       },

@@ -39,7 +39,7 @@ function matchTemplate(psbtHex: string, template: string, field: string): void {
 
 function verifySignatures(psbtHex: string, expected: PsbtInputExpectation[], field: string): void {
   const r = verifyPsbt(psbtHex, expected);
-  if (!r.ok) throw new ApiError('signature_invalid', `${field}: ${r.error}`, { field }, { status: 422 });
+  if (!r.ok) throw new ApiError('signature_invalid', `${field}: ${r.error}`, { field });
 }
 
 /**

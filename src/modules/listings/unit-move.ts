@@ -13,7 +13,7 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../http/errors.js';
+import { insufficientFunds } from '../../http/errors.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { buyerCoins } from '../../trade/coins.js';
@@ -64,7 +64,7 @@ export async function composeUnitMove(
   }
   if (!plan) {
     const need = ASSET_UTXO_SATS + feeFor(size(coins.length + 1, false), p.feeRate);
-    throw new ApiError('insufficient_funds', `asset-free BTC of ${p.seller} cannot pay the move of the unit`, { need_sats: need, have_sats: have, shortfall_sats: need - have });
+    throw insufficientFunds(`asset-free BTC of ${p.seller} cannot pay the move of the unit`, need, have);
   }
   const tx = new Transaction({ allowUnknownOutputs: true });
   const key = p.sellerKey ? { tapInternalKey: p.sellerKey } : {};

@@ -16,7 +16,7 @@ const security = sessionSecurity;
 const config = { limit: 'artist_edit', cache: 'no-store' } as const;
 
 const WHO =
-  'An address may edit a curated artist’s profile when it holds, now, the Counterparty issuance rights (the asset’s current issuer, read from Counterparty at each request) of at least one asset credited to the artist in the catalogue (curated corrections included), or when the operator names it an editor of that artist in the catalogue. Credits do not verify artist identity: the issuer of a credited asset is trusted for the profile, nothing more. An uncurated credit (`~` key with no curated profile) has no profile to edit.';
+  'An address may edit a curated artist’s profile when it holds, now, the Counterparty issuance rights (the asset’s `owner` in Counterparty’s asset record, read at each request: whoever holds the rights now, which a transfer of issuance moves, not the address that first issued it) of at least one asset credited to the artist in the catalogue (curated corrections included), or when the operator names it an editor of that artist in the catalogue. Credits do not verify artist identity: the issuer of a credited asset is trusted for the profile, nothing more. An uncurated credit (`~` key with no curated profile) has no profile to edit.';
 const LIMIT = 'Session required (401 unauthenticated without one). The check and the edit share one rate budget (`artist_edit`): 6 per 60 s per session address, 30 per IP; 429 rate_limited past it. Never cached.';
 
 const Field = Type.Union([Type.Literal('bio'), Type.Literal('website'), Type.Literal('x_url'), Type.Literal('name')]);

@@ -115,7 +115,9 @@ export function artistRoutes(app: App, ctx: Context): void {
           },
           { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
         ),
-        response: { 200: Page(ArtistRow), 400: BadRequest, ...errorResponses },
+        // The spec lists 404 for this read: a cursor is bound to its route and filters, and one naming a
+        // position past every artist still reads an empty page, so 404 is only the unknown-path answer.
+        response: { 200: Page(ArtistRow), 400: BadRequest, 404: { ...NotFound, description: 'not_found: a path under /v1/artists that names no route' }, ...errorResponses },
       },
     },
     async (req) => {

@@ -9,7 +9,7 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, insufficientFunds } from '../../http/errors.js';
 import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
@@ -64,7 +64,7 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
   }
   if (!plan) {
     const need = pay + feeFor(estimateSize(Array<InputSpend>(Math.max(1, picked.length)).fill(spend), outs).vsize, feeRate);
-    throw new ApiError('insufficient_funds', named ? 'the named coins cannot fund these slots' : 'asset-free confirmed BTC cannot fund these slots', { need_sats: need, have_sats: total, shortfall_sats: Math.max(1, need - total) });
+    throw insufficientFunds(named ? 'the named coins cannot fund these slots' : 'asset-free confirmed BTC cannot fund these slots', need, total);
   }
   const tx = new Transaction({ version: 2 });
   for (const c of picked) tx.addInput({ txid: c.txid, index: c.vout, witnessUtxo: { script: d.script, amount: BigInt(c.value_sats) } });

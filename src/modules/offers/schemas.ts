@@ -22,10 +22,16 @@ export const OfferTarget = Type.Object(
   { title: 'OfferTarget', additionalProperties: false, description: 'Offer target (eligibility policy). target_outpoint only with asset scope: an exact unit, never substituted.' },
 );
 
-const Bid = Type.Object({ txid: Type.Optional(Txid), vout: Vout }, { additionalProperties: false });
+/** A bid of POST /v1/offers: an existing output, named in full. */
+const Bid = Type.Object({ txid: Txid, vout: Vout }, { additionalProperties: false });
+/** A bid of POST /v1/funded-offers: an output of the funding transaction; its txid, when given, must be that transaction's. */
+const FundedBid = Type.Object({ txid: Type.Optional(Txid), vout: Vout }, { additionalProperties: false });
+
+const bidsOf = <T extends typeof Bid | typeof FundedBid>(bid: T) =>
+  Type.Array(bid, { minItems: 1, maxItems: MAX_BIDS, description: `1 to ${MAX_BIDS} funding outputs; each pays the session address exactly the price (+330 sats for attached delivery); N outputs give capacity N` });
 
 const placementFields = {
-  bids: Type.Array(Bid, { minItems: 1, maxItems: MAX_BIDS, description: `1 to ${MAX_BIDS} funding outputs; each pays the session address exactly the price (+330 sats for attached delivery); N outputs give capacity N` }),
+  bids: bidsOf(Bid),
   targets: Type.Array(OfferTarget, { minItems: 1, maxItems: MAX_TARGETS, description: `1 to ${MAX_TARGETS} alternative targets; every output backs every target (at most 1,000 offers)` }),
   expires_at: Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: "the market's expiry of the bids (unix s, at most 180 days ahead). Bitcoin-level validity ends only when the funding output is spent." }),
   receive_address: Type.Optional(Address),
@@ -34,7 +40,7 @@ const placementFields = {
 
 export const OffersBody = Type.Object(placementFields, { additionalProperties: false });
 export const FundedOffersBody = Type.Object(
-  { funding_tx_hex: Hex('the signed, finalized funding transaction (raw hex)'), ...placementFields },
+  { funding_tx_hex: Hex('the signed, finalized funding transaction (raw hex)'), ...placementFields, bids: bidsOf(FundedBid) },
   { additionalProperties: false },
 );
 

@@ -77,7 +77,16 @@ export async function cancelTransaction(ctx: Context, gate: SignerGate, bidder: 
   const fee = feeFor(vsize, rate);
   const total = unspent.reduce((s, f) => s + f.value_sats, 0);
   const output = total - fee;
-  if (output < DUST_LIMITS[d.family]) throw feeExceedsValue('the funding inputs cannot pay this cancel', { have_sats: total, need_sats: fee + DUST_LIMITS[d.family], fee_rate: rate, network_fee_sats: fee });
+  if (output < DUST_LIMITS[d.family]) {
+    // Nothing was built and a higher rate (what fee_floor would ask for) only makes it worse: say
+    // so, with the highest rate at which the coins still keep a spendable output.
+    const dust = DUST_LIMITS[d.family];
+    let maxRate = Math.floor(((total - dust) / vsize) * 10) / 10;
+    while (maxRate > 0 && total - feeFor(vsize, maxRate) < dust) maxRate = Math.round((maxRate - 0.1) * 10) / 10;
+    throw feeExceedsValue('the funding inputs cannot pay this cancel', {
+      have_sats: total, need_sats: fee + dust, fee_rate: rate, network_fee_sats: fee, ...(maxRate >= 0.1 ? { maximum_fee_rate: maxRate } : {}),
+    });
+  }
   const tx = new Transaction({ version: 2 });
   for (const f of unspent) tx.addInput({ txid: f.txid, index: f.vout, sequence: 0xfffffffd, witnessUtxo: { script: d.script, amount: BigInt(f.value_sats) } });
   tx.addOutput({ script: d.script, amount: BigInt(output) });

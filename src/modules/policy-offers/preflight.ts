@@ -13,7 +13,7 @@
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
-import { ApiError, invalid } from '../../http/errors.js';
+import { ApiError, insufficientFunds, invalid } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { decodeAddress, type AddressFamily } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
@@ -141,10 +141,7 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
   }
   const total = coins.reduce((s, c) => s + c.value_sats, 0);
   if (total < escrowValue) {
-    throw new ApiError('insufficient_funds', `the escrow needs ${escrowValue} sats (the highest alternative's price + ${DELIVERY_SATS}); ${body.funding ? 'the named coins hold' : `at most ${MAX_FUNDING_INPUTS} confirmed asset-free coins hold`} ${total}`, {
-      need_sats: escrowValue,
-      have_sats: total,
-    });
+    throw insufficientFunds(`the escrow needs ${escrowValue} sats (the highest alternative's price + ${DELIVERY_SATS}); ${body.funding ? 'the named coins hold' : `at most ${MAX_FUNDING_INPUTS} confirmed asset-free coins hold`} ${total}`, escrowValue, total);
   }
   const change = total - escrowValue >= DUST_LIMITS[bd.family] ? total - escrowValue : 0;
   const escrow = policyEscrow(key, hex.decode(marketKey.pubkey), network);

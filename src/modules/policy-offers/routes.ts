@@ -139,7 +139,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         tags,
         security,
         summary: 'Soft-cancel a collection offer (the market signer refuses its parent from then on)',
-        description: `Session required; \`id\` an offer id (po_…) or funding set id (pf_…) of the session's (404 otherwise). Body \`{address, signature}\`: \`address\` the bidder address, \`signature\` a BIP-322 simple signature (base64) over \`${CANCEL_MESSAGE_PREFIX}\\n<parent_txid>\` (401 signature_invalid otherwise). The signature names the parent, so the cancel covers every alternative of the funding set. The signer decides cancel versus co-sign in one linearized step: \`cancelled: true\` with \`recorded_at\` and a \`receipt\` signed by the market key — or \`already_signed: true\` when an acceptance co-signature was released first (only spending a funding input can still stop it: see /cancel-transaction). Repeats answer the same decision. ${DOWN}`,
+        description: `Session required; \`id\` an offer id (po_…) or funding set id (pf_…) of the session's (404 otherwise). Body \`{address, signature}\`: \`address\` the bidder address, \`signature\` a BIP-322 simple signature (base64) over \`${CANCEL_MESSAGE_PREFIX}\\n<parent_txid>\` (422 signature_invalid otherwise: a message signature, not a sign-in proof, so it never asks for a new session). The signature names the parent, so the cancel covers every alternative of the funding set. The signer decides cancel versus co-sign in one linearized step: \`cancelled: true\` with \`recorded_at\` and a \`receipt\` signed by the market key — or \`already_signed: true\` when an acceptance co-signature was released first (only spending a funding input can still stop it: see /cancel-transaction). Repeats answer the same decision. ${DOWN}`,
         params: IdParams,
         body: SoftCancelBody,
         response: { 200: Ok(SoftCancelResult), ...errorResponses },
@@ -151,7 +151,8 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
   app.post(
     '/v1/policy-offers/:id/cancel-transaction',
     {
-      config: { limit: 'expensive_write', cache: 'no-store' },
+      // The body's one field is optional, so the body is too (no body, an empty one or `{}`).
+      config: { limit: 'expensive_write', cache: 'no-store', optionalBody: true },
       schema: {
         tags,
         security,

@@ -155,7 +155,7 @@ export const SoftCancelResult = Type.Object({
   parent_txid: Txid,
   funding_set_id: Type.String(),
   cancelled: Type.Boolean(),
-  recorded_at: Type.Integer({ description: "the signer's clock (ms) at the first recorded cancellation (or at the co-signature when already_signed)" }),
+  recorded_at: { ...UnixSeconds, description: "the signer's clock, unix seconds like every time in this API, at the first recorded cancellation (or at the co-signature when already_signed)" },
   funding_cancelled: Type.Boolean({ description: 'true once every alternative of the funding set is cancelled (the cancel names the parent, so always together with cancelled)' }),
   already_signed: Type.Boolean({ description: 'an acceptance co-signature was already released for this parent: only the hard cancel can still stop it' }),
   receipt: Nullable(Receipt),
