@@ -58,6 +58,7 @@ const TABLE: Record<string, Row> = {
   'GET /v1/stream/events': { limit: 'uncached_read' },
   'GET /v1/address/:address/stream': { limit: 'uncached_read', session: 'address' },
   'GET /v1/fee-rate': { limit: 'uncached_read' },
+  'GET /v1/meta': { limit: 'uncached_read' },
   'GET /v1/attach-fee-estimate': { limit: 'uncached_read' },
   'POST /v1/transactions/status': { limit: 'uncached_read' },
   // Offers (bids): the non-owner case uses an id nobody owns; foreign and missing take the same branch there.
