@@ -27,6 +27,7 @@ import * as m025 from './025_book_ask_levels.js';
 import * as m026 from './026_webhook_lease_epoch.js';
 import * as m027 from './027_book_ask_row_json.js';
 import * as m028 from './028_catalog_traits.js';
+import * as m050 from './050_seller_listings.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '026_webhook_lease_epoch': m026,
   '027_book_ask_row_json': m027,
   '028_catalog_traits': m028,
+  '050_seller_listings': m050,
 };
