@@ -57,7 +57,7 @@
   }
 
   const grouped = (n) => Number(n).toLocaleString('en-US');
-  /** Every price on the page is in sats, the API's unit (never BTC beside sats). */
+  /** Every price on the page is in sats, the API's unit, with no second unit beside it. */
   function sats(n) {
     if (n === null || n === undefined) return '–';
     return `${grouped(n)} sats`;
