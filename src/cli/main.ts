@@ -75,6 +75,15 @@ async function serve(config: Config): Promise<void> {
   // Interval mining starts once the demo is seeded (the seed mines its own blocks in order).
   const boot = await bootstrap({ ...config, DEVNET_BLOCK_INTERVAL_MS: 0 });
   const { ctx } = boot;
+  // Versions, network, readiness and the UTXO source, one line each (docs/operating.md).
+  const { checkChainAtStart } = await import('../chain/startup-check.js');
+  try {
+    await checkChainAtStart(ctx.chain, config.NETWORK, ctx.logger);
+  } catch (e) {
+    ctx.logger.fatal({ err: e }, (e as Error).message);
+    await boot.close();
+    process.exit(1);
+  }
   const app = await buildApp(ctx);
   const jobs = await startJobs(ctx);
   if (ctx.devnet && config.SEED_DEMO) {

@@ -13,7 +13,7 @@ import { nowSeconds } from '../../clock.js';
 import { Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Limit, Nullable, Outpoint, Sats, UnixSeconds } from '../../http/validators.js';
 import { sessionSecurity } from '../../http/security.js';
-import { requireOwner } from '../auth/guard.js';
+import { requireOwner } from '../auth/index.js';
 import { EndReason, ListingExposure, ListingStatus, ListingSubtypeSchema } from './schemas.js';
 import type { ListingTables } from './tables.js';
 

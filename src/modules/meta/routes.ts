@@ -13,8 +13,8 @@ import { Ok, errorResponses } from '../../http/envelope.js';
 import { Nullable, UnixSeconds } from '../../http/validators.js';
 import { API_VERSION } from '../../http/openapi.js';
 import { BUCKET_CLASSES, LIMITS } from '../../limits/classes.js';
-import { MAX_LINES, MAX_UNITS } from '../checkout/rules.js';
-import { MIN_PRICE_SATS } from '../listings/rules.js';
+import { MAX_LINES, MAX_UNITS } from '../checkout/index.js';
+import { MIN_PRICE_SATS } from '../listings/index.js';
 
 const PAGE_MAX = 100;
 
