@@ -55,6 +55,7 @@ export const AREA_ORDER = [
   'fees',
   'health',
   'signer',
+  'meta',
   'devnet',
   'live-page',
 ];

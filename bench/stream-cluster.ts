@@ -14,6 +14,7 @@ import { openSse } from '../test/helpers/sse.js';
 import { makeWallet } from '../test/helpers/wallets.js';
 import { EventLogReader } from '../src/events/log-reader.js';
 import { ipOf, medianAndMax, streamThroughput, type Throughput } from './stream.js';
+import { staleAfterTrade, type StaleAfterTrade } from './stale-after-trade.js';
 
 export interface ClusterStreamFigures extends Throughput {
   checkout_to_frame_p50_ms: number;
@@ -22,7 +23,7 @@ export interface ClusterStreamFigures extends Throughput {
 
 export type ClusterStreamResult =
   | { skipped: string }
-  | { clients: number; events: number; checkouts: number; one: ClusterStreamFigures; two: ClusterStreamFigures };
+  | { clients: number; events: number; checkouts: number; one: ClusterStreamFigures; two: ClusterStreamFigures; stale: StaleAfterTrade };
 
 /** Why PostgreSQL cannot be used (null when it can). */
 export async function unreachable(url: string): Promise<string | null> {
@@ -48,7 +49,9 @@ export async function clusterStreamBench(clients = 100, events = 5_000, checkout
     const one = await measure(rig, [a], a, a, clients, events, checkouts, 'one');
     const b = await rig.market(undefined, env);
     const two = await measure(rig, [a, b], a, b, clients, events, checkouts, 'two');
-    return { clients, events, checkouts, one, two };
+    // Fresh reads after a trade: the book read on B, the trade on A.
+    const stale = await staleAfterTrade(rig, b, a);
+    return { clients, events, checkouts, one, two, stale };
   } finally {
     await rig.close();
   }

@@ -24,7 +24,7 @@ export { BODY_LIMIT } from './http/app-type.js';
 export async function buildApp(ctx: Context): Promise<App> {
   // Cache hits of public reads are answered in front of Fastify (http/cache-front-door.ts).
   const ids = new RequestIds();
-  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ids, ctx.config.CACHE_HIT_LOG_EVERY);
+  const door = new CacheFrontDoor(ctx.cache, () => ctx.clock.now(), ctx.logger, ids, ctx.generation, ctx.config.CACHE_HIT_LOG_EVERY);
   const metrics = new Metrics(ctx, () => door.hits);
   const schemas = new LazySchemas();
   const app = Fastify({
@@ -98,7 +98,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     maxAge: 600,
   });
 
-  const fresh = freshnessHooks(ctx.cache, ctx.clock, door);
+  const fresh = freshnessHooks(ctx.cache, ctx.clock, ctx.generation, door);
   // Order matters: a cache hit first (a public answer needs no session and spends no read
   // budget), then who is asking, then the limiter.
   app.addHook('onRequest', fresh.serveFromCache);

@@ -12,6 +12,7 @@ import { loadSecret } from './store/meta.js';
 import { Cursors } from './http/cursor.js';
 import { requestLogValue } from './http/log-redaction.js';
 import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
+import { MarketGeneration } from './http/cache-generation.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { connectRedisLimiter } from './limits/redis-limiter.js';
 import { MemoryStreamSlots, type StreamSlots } from './limits/stream-slots.js';
@@ -114,6 +115,9 @@ export async function bootstrap(
   }
   const notifier = notifierFor(store);
   closers.push(() => notifier.close());
+  const generation = new MarketGeneration(store.db, notifier);
+  await generation.start();
+  closers.push(async () => generation.close());
   const areas = over.areas ?? AREAS;
   const instance = instanceName(config.PORT);
   const leadership: Leadership =
@@ -130,6 +134,7 @@ export async function bootstrap(
     limiter,
     streamSlots,
     cache,
+    generation,
     clock,
     cursors: new Cursors(secret),
     logger,
@@ -146,7 +151,7 @@ export async function bootstrap(
   };
   // Every area's contributions, from its manifest: the journal's settlement first in each block, then the areas' watchers.
   const watchers = [settlementWatcher(journal), ...areas.flatMap((a) => a.watchers?.(ctx) ?? [])];
-  ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger, { failpoint });
+  ctx.indexer = new Indexer(store.db, made.chain, clock, watchers, logger, { failpoint, afterRun: () => generation.refresh() });
   const close = async () => {
     for (const c of closers.reverse()) await c().catch((e: unknown) => logger.warn({ err: String(e) }, 'close failed'));
   };

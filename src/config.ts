@@ -21,6 +21,8 @@ export const ConfigSchema = Type.Object({
   DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://.+' })),
   /** PostgreSQL: how often an instance checks its leadership session and tries the roles it does not hold. */
   LEADERSHIP_INTERVAL_MS: Type.Integer({ minimum: 50, default: 2_000 }),
+  /** The commit this build was made from, reported by GET /v1/meta (set it in a deployment; unset: null). */
+  BUILD_COMMIT: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,40}$' })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   /** Key prefix on Redis, so several markets (or tests) can share one server. */
   REDIS_PREFIX: Type.String({ default: 'cpmkt:' }),

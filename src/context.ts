@@ -5,6 +5,7 @@ import type { Chain } from './chain/ports.js';
 import type { DevnetControl } from './chain/devnet-control.js';
 import type { Clock } from './clock.js';
 import type { ResponseCache } from './http/response-cache.js';
+import type { MarketGeneration } from './http/cache-generation.js';
 import type { Cursors } from './http/cursor.js';
 import type { Limiter } from './limits/limiter.js';
 import type { StreamSlots } from './limits/stream-slots.js';
@@ -28,6 +29,8 @@ export interface Context {
   /** Concurrent streams per IP and per address: on Redis (shared by every instance) when configured. */
   streamSlots: StreamSlots;
   cache: ResponseCache;
+  /** How far the market has moved (event log, indexed tip): cached public reads of an older generation are not served. */
+  generation: MarketGeneration;
   clock: Clock;
   cursors: Cursors;
   logger: FastifyBaseLogger;

@@ -146,3 +146,18 @@ export function verifyBip322(messageChallenge: Uint8Array, message: string | Uin
   const { txid } = buildToSpend(messageChallenge, message);
   return verifyToSign(buildToSign(txid, { witness: d.witness }), messageChallenge, message, 'simple');
 }
+
+/**
+ * Signs `message` for a P2WPKH or P2TR (BIP-86 key path) address with `privateKey`, simple
+ * variant: the to_sign input's witness, base64. For the devnet's demo wallets (whose keys are
+ * published) and tests; a user's wallet signs with its own software.
+ */
+export function signBip322Simple(privateKey: Uint8Array, script: Uint8Array, message: string, tapInternalKey?: Uint8Array): string {
+  const toSpend = buildToSpend(script, message);
+  const tx = new Transaction({ version: 0, lockTime: 0, allowUnknownOutputs: true });
+  tx.addInput({ txid: toSpend.txid, index: 0, sequence: 0, witnessUtxo: { script, amount: 0n }, ...(tapInternalKey ? { tapInternalKey } : {}) });
+  tx.addOutput({ script: OP_RETURN_SCRIPT, amount: 0n });
+  tx.sign(privateKey);
+  tx.finalize();
+  return base64.encode(RawWitness.encode(tx.getInput(0).finalScriptWitness!));
+}

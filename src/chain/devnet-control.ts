@@ -13,5 +13,7 @@ export interface DevnetControl {
   transferIssuance(p: { asset: string; from: string; to: string }): Promise<void>;
   reorg(depth: number): Promise<{ disconnected: number; tip: { height: number; hash: string } }>;
   addressUtxos(address: string): Promise<Array<{ txid: string; vout: number; value_sats: number; confirmations: number }>>;
+  /** Mines a block every `intervalMs` from now on (the sandbox `npm start` runs). */
+  startMining(intervalMs: number): void;
   close?(): Promise<void>;
 }

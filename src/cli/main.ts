@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../config.js';
+import { sandboxDefaults } from './sandbox.js';
 
 /**
  * CLI entry:
@@ -13,7 +14,7 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(command === 'serve' ? sandboxDefaults(process.env) : process.env);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);
@@ -71,7 +72,8 @@ async function serve(config: Config): Promise<void> {
   const { bootstrap } = await import('../bootstrap.js');
   const { buildApp } = await import('../app.js');
   const { startJobs } = await import('../jobs.js');
-  const boot = await bootstrap(config);
+  // Interval mining starts once the demo is seeded (the seed mines its own blocks in order).
+  const boot = await bootstrap({ ...config, DEVNET_BLOCK_INTERVAL_MS: 0 });
   const { ctx } = boot;
   // Versions, network, readiness and the UTXO source, one line each (docs/operating.md).
   const { checkChainAtStart } = await import('../chain/startup-check.js');
@@ -88,6 +90,7 @@ async function serve(config: Config): Promise<void> {
     const { seedDemoMarket } = await import('../demo/seed.js');
     await seedDemoMarket(ctx, ctx.devnet);
   }
+  if (ctx.devnet && config.DEVNET_BLOCK_INTERVAL_MS > 0) ctx.devnet.startMining(config.DEVNET_BLOCK_INTERVAL_MS);
   // Every route's schemas compiled before the first request (see http/lazy-schemas.ts).
   await app.ready();
   app.compileSchemas();

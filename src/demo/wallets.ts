@@ -2,10 +2,7 @@
  * The demo market's wallets: deterministic regtest keys, published on purpose so sandbox users
  * can sign as the demo sellers (never used on a real chain).
  */
-import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { p2tr, p2wpkh, WIF } from '@scure/btc-signer';
-import { networkParams } from '../bitcoin/networks.js';
+import { demoKeys } from '../chain/devnet/demo-keys.js';
 import type { CatalogFile } from '../modules/market/catalog-import.js';
 import demoCatalog from './catalog.json' with { type: 'json' };
 
@@ -26,15 +23,9 @@ export interface DemoSigner extends DemoWallet {
   xOnly: Uint8Array;
 }
 
-/** The demo wallets with their keys: alice and carol P2WPKH, bob P2TR. */
+/** The demo wallets with their keys: alice and carol P2WPKH, bob P2TR (chain/devnet/demo-keys.ts). */
 export function demoSigners(): DemoSigner[] {
-  const net = networkParams('regtest');
-  return ['alice', 'bob', 'carol'].map((label, i) => {
-    const privateKey = sha256(new TextEncoder().encode(`counterparty-marketplace demo wallet ${label}`));
-    const xOnly = schnorr.getPublicKey(privateKey);
-    const pay = i === 1 ? p2tr(xOnly, undefined, net) : p2wpkh(secp256k1.getPublicKey(privateKey, true), net);
-    return { label, address: pay.address!, wif: WIF(net).encode(privateKey), family: i === 1 ? 'p2tr' : 'p2wpkh', privateKey, script: pay.script, xOnly };
-  });
+  return demoKeys();
 }
 
 /** Deterministic regtest wallets for the demo market (the same on every machine). */

@@ -39,6 +39,14 @@ export class EventLogReader {
     return numeric(await q.orderBy('seq').limit(limit).execute());
   }
 
+  /** The newest `limit` entries of one feed, oldest first: where a reader that starts from now begins. */
+  async last(scope: LogScope, limit: number): Promise<LogRow[]> {
+    let q = this.db.selectFrom('event_log').selectAll();
+    if (scope.feed === 'owner') q = q.where('feed', '=', 'owner').where('address', '=', scope.address);
+    else q = scope.kinds ? q.where('feed', '=', 'public').where('kind', 'in', scope.kinds) : q.where('feed', '=', 'public');
+    return numeric(await q.orderBy('seq', 'desc').limit(limit).execute()).reverse();
+  }
+
   /** Up to `limit` entries of every feed after `after`, oldest first (the stream's fan-out). */
   async all(after: number, limit: number): Promise<LogRow[]> {
     return numeric(await this.db.selectFrom('event_log').selectAll().where('seq', '>', after).orderBy('seq').limit(limit).execute());

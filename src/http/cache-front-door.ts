@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import type { RequestIds } from './request-ids.js';
 import { redactUrl } from './log-redaction.js';
+import type { MarketGeneration } from './cache-generation.js';
 
 const MAX_URLS = 20_000;
 /** What @fastify/cors (origin: true) exposes; kept equal by test/http/cache-front-door.test.ts. */
@@ -40,6 +41,25 @@ interface Known {
   key: string;
   /** The route's public freshness in seconds. */
   maxAge: number;
+  /** A read of market state: served only while its generation is current (cache-generation.ts). */
+  market: boolean;
+}
+
+/**
+ * A request that asks not to be answered from a cache without revalidation: `Cache-Control:
+ * no-cache` (RFC 9111 5.2.1.4), or `Pragma: no-cache` without a Cache-Control (5.4). The origin's
+ * answer to it is read from the store (and refreshes the cache), so it spends the uncached-read
+ * budget: a client that sends it on every request is limited like one that busts the cache.
+ * A conditional request (If-None-Match) is a revalidation already: it is checked against the
+ * current entry's ETag (an entry of market state is current only while the market has not moved,
+ * cache-generation.ts). fetch() adds no-cache to every request that carries If-None-Match, so
+ * without this a client revalidating its copy would always pay for a store read.
+ */
+export function wantsRevalidation(headers: IncomingMessage['headers']): boolean {
+  if (headers['if-none-match'] !== undefined) return false;
+  const cc = headers['cache-control'];
+  if (cc !== undefined) return cc.includes('no-cache');
+  return headers.pragma === 'no-cache';
 }
 
 /**
@@ -79,14 +99,20 @@ export class CacheFrontDoor {
     private readonly now: () => number,
     private readonly log: HitLog,
     private readonly ids: RequestIds,
+    private readonly generation: Pick<MarketGeneration, 'current'>,
     /** Log one cache hit in every `logEvery` at info (0: none). */
     private readonly logEvery = 0,
   ) {}
 
   /** Called by the freshness hooks for a URL Fastify routed to a public cached read. */
-  remember(url: string, key: string, maxAge: number): void {
+  remember(url: string, key: string, maxAge: number, market: boolean): void {
     if (this.urls.size >= MAX_URLS && !this.urls.has(url)) this.urls.clear();
-    this.urls.set(url, { key, maxAge });
+    this.urls.set(url, { key, maxAge, market });
+  }
+
+  /** A hit the door may send: one the market has not moved past, to a request that did not ask to revalidate. */
+  private usable(req: IncomingMessage, known: Known, hit: CachedResponse | undefined): hit is CachedResponse {
+    return hit !== undefined && (!known.market || this.generation.current(hit)) && !wantsRevalidation(req.headers);
   }
 
   /** Wraps Fastify's node:http handler. */
@@ -100,10 +126,10 @@ export class CacheFrontDoor {
       if (!known) return next(req, res);
       if (this.cache.peek) {
         const hit = this.cache.peek(known.key);
-        return hit ? this.send(req, res, hit, known.maxAge) : next(req, res);
+        return this.usable(req, known, hit) ? this.send(req, res, hit, known.maxAge) : next(req, res);
       }
       this.cache.get(known.key).then(
-        (hit) => (hit ? this.send(req, res, hit, known.maxAge) : next(req, res)),
+        (hit) => (this.usable(req, known, hit) ? this.send(req, res, hit, known.maxAge) : next(req, res)),
         () => next(req, res),
       );
     };

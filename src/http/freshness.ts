@@ -1,9 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResponseCache } from './response-cache.js';
 import type { Clock } from '../clock.js';
-import { etagMatches, etagOf, type CacheFrontDoor } from './cache-front-door.js';
+import { etagMatches, etagOf, wantsRevalidation, type CacheFrontDoor } from './cache-front-door.js';
+import type { Generation } from './cache-generation.js';
 
-export type CachePolicy = { public: number } | 'no-store';
+/**
+ * `{public: seconds}` is a read of market state: a change the event log records ends its cached
+ * answers at once (cache-generation.ts). `market: false` marks a public read that no market event
+ * changes (fee rates, the signer's keys, /v1/meta): it lives its full lifetime.
+ */
+export type CachePolicy = { public: number; market?: false } | 'no-store';
+
+/** What the hooks ask of the market generation (cache-generation.ts). */
+export interface GenerationView {
+  now(): Generation;
+  current(g: Partial<Generation>): boolean;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -13,6 +25,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     cacheHit?: boolean;
     cacheKey?: string;
+    /** The market generation seen before the handler read the store; its answer is stored under it. */
+    cacheGen?: Generation;
   }
 }
 
@@ -42,16 +56,22 @@ export function cacheKeyOf(request: FastifyRequest): string {
  * `door` (optional) learns each URL routed to a public read, so its next hits skip the framework
  * (cache-front-door.ts). Every public 200 carries an ETag; a matching If-None-Match gets 304.
  */
-export function freshnessHooks(cache: ResponseCache, clock: Clock, door?: CacheFrontDoor) {
+export function freshnessHooks(cache: ResponseCache, clock: Clock, generation: GenerationView, door?: CacheFrontDoor) {
   async function serveFromCache(request: FastifyRequest, reply: FastifyReply) {
     const policy = policyOf(request);
     if (!policy || policy === 'no-store' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
     const key = cacheKeyOf(request);
+    const market = policy.market !== false;
     request.cacheKey = key;
+    // Taken before anything reads the store: an answer read before a change is stored under the older generation.
+    if (market) request.cacheGen = generation.now();
+    // `Cache-Control: no-cache` (or HTTP/1.0 `Pragma: no-cache`): answered fresh from the store, as
+    // RFC 9111 5.2.1.4 asks, and so spending the read budget the limiter hook charges next.
+    if (wantsRevalidation(request.headers)) return;
     const hit = await cache.get(key);
-    if (!hit) return;
+    if (!hit || (market && !generation.current(hit))) return;
     request.cacheHit = true;
-    door?.remember(request.url, key, policy.public);
+    door?.remember(request.url, key, policy.public, market);
     const age = Math.max(0, Math.floor((clock.now() - hit.storedAt) / 1000));
     const etag = hit.etag ?? etagOf(hit.body);
     reply
@@ -75,10 +95,10 @@ export function freshnessHooks(cache: ResponseCache, clock: Clock, door?: CacheF
         reply.header('etag', etag);
         await cache.set(
           request.cacheKey,
-          { status: 200, body: payload, contentType: String(reply.getHeader('content-type') ?? 'application/json'), etag, storedAt: clock.now() },
+          { status: 200, body: payload, contentType: String(reply.getHeader('content-type') ?? 'application/json'), etag, storedAt: clock.now(), ...request.cacheGen },
           policy.public * 1000,
         );
-        door?.remember(request.url, request.cacheKey, policy.public);
+        door?.remember(request.url, request.cacheKey, policy.public, request.cacheGen !== undefined);
         if (etagMatches(request.headers['if-none-match'], etag)) {
           reply.code(304);
           return '';

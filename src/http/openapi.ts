@@ -23,6 +23,9 @@ Besides the routes below, the devnet speaks two other projects' protocols so the
 
 Point the market at them with CHAIN=bitcoin-core BITCOIN_RPC_URL=http://127.0.0.1:PORT/devnet/rpc COUNTERPARTY_API_URL=http://127.0.0.1:PORT/devnet/counterparty (or run the devnet alone: npm run devnet).`;
 
+/** The API's version: the document's `info.version`, what GET /v1/meta reports and the client is versioned with. */
+export const API_VERSION = '1.0.0';
+
 /** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -31,7 +34,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Counterparty Collectibles Marketplace API', version: '1.0.0', description: DESCRIPTION },
+      info: { title: 'Counterparty Collectibles Marketplace API', version: API_VERSION, description: DESCRIPTION },
       components: {
         securitySchemes: {
           session: { type: 'apiKey', in: 'header', name: 'x-session-token', description: 'Session token from /v1/auth/verify or /v1/auth/session; lasts 24 hours.' },

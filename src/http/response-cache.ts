@@ -11,6 +11,9 @@ export interface CachedResponse {
   etag?: string;
   /** When it was stored, ms; Age is derived from it. */
   storedAt: number;
+  /** The market generation its request saw before reading (cache-generation.ts); absent on reads that do not follow the market. */
+  seq?: number;
+  tip?: string;
 }
 
 /**

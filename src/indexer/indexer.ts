@@ -48,7 +48,8 @@ export class Indexer {
     private readonly clock: Clock,
     private readonly watchers: Watcher[],
     private readonly log: FastifyBaseLogger,
-    private readonly opts: { startHeight?: number; maxBlocksPerRun?: number; failpoint?: Failpoint } = {},
+    /** `afterRun`: told once a run applied or rolled back blocks (the response cache's generation reads the new tip at once). */
+    private readonly opts: { startHeight?: number; maxBlocksPerRun?: number; failpoint?: Failpoint; afterRun?: () => Promise<void> } = {},
   ) {}
 
   /**
@@ -65,6 +66,7 @@ export class Indexer {
       this.running = undefined;
     });
     await this.running;
+    if ((result.to >= result.from || result.rolledBack) && this.opts.afterRun) await this.opts.afterRun();
     return result;
   }
 

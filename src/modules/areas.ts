@@ -1,5 +1,6 @@
 import type { Area } from '../area.js';
 import { healthArea } from './health/manifest.js';
+import { metaArea } from './meta/manifest.js';
 import { authArea } from './auth/manifest.js';
 import { listingsArea } from './listings/manifest.js';
 import { checkoutArea } from './checkout/manifest.js';
@@ -24,6 +25,7 @@ import { livePageArea } from './live-page/manifest.js';
  */
 export const AREAS: readonly Area[] = [
   healthArea,
+  metaArea,
   authArea,
   listingsArea,
   checkoutArea,

@@ -169,7 +169,7 @@ test("the server in front keeps Fastify's timeouts (Node's 5 s keep-alive would 
 
 test('bodies small and large, ASCII or not, leave the door byte for byte with their length', async () => {
   const cache = new MemoryResponseCache(() => 1_000);
-  const door = new CacheFrontDoor(cache, () => 1_000, { info: () => undefined }, new RequestIds());
+  const door = new CacheFrontDoor(cache, () => 1_000, { info: () => undefined }, new RequestIds(), { current: () => true });
   const server = http.createServer(door.handler((_req, res) => res.writeHead(404).end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -181,7 +181,7 @@ test('bodies small and large, ASCII or not, leave the door byte for byte with th
     assert.ok(Buffer.byteLength(bodies.small) <= JOIN_BODY_MAX && Buffer.byteLength(bodies.large) > JOIN_BODY_MAX);
     for (const [name, body] of Object.entries(bodies)) {
       await cache.set(name, { status: 200, body, contentType: 'application/json; charset=utf-8', etag: etagOf(body), storedAt: 1_000 }, 30_000);
-      door.remember(`/${name}`, name, 30);
+      door.remember(`/${name}`, name, 30, false);
       for (let i = 0; i < 2; i++) {
         const r = await fetch(`${at}/${name}`);
         const bytes = Buffer.from(await r.arrayBuffer());

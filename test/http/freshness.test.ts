@@ -54,3 +54,25 @@ test('errors and writes are no-store', async () => {
   assert.equal(w.headers['cache-control'], 'no-store');
   assert.equal(json(w).code, 'invalid_request');
 });
+
+test('Cache-Control: no-cache reads the backend and spends the read budget; a conditional request stays a revalidation', async () => {
+  const ip = '10.2.0.77';
+  await t.app.inject({ method: 'GET', url: '/v1/fee-rate', remoteAddress: '10.2.0.76' });
+  const before = fake.stats.calls;
+  const fresh = await t.app.inject({ method: 'GET', url: '/v1/fee-rate', headers: { 'cache-control': 'no-cache' }, remoteAddress: ip });
+  assert.equal(fresh.headers['x-cache'], 'miss');
+  assert.equal(fake.stats.calls, before + 1, 'read from the backend');
+  const etag = String(fresh.headers.etag);
+  const revalidated = await t.app.inject({ method: 'GET', url: '/v1/fee-rate', headers: { 'cache-control': 'no-cache', 'if-none-match': etag }, remoteAddress: ip });
+  assert.equal(revalidated.statusCode, 304);
+  assert.equal(fake.stats.calls, before + 1, 'checked against the current entry');
+  // 300 uncached reads a minute per IP: the first no-cache read spent one.
+  let refused = 0;
+  for (let i = 0; i < 300; i++) {
+    const r = await t.app.inject({ method: 'GET', url: '/v1/fee-rate', headers: { 'cache-control': 'no-cache' }, remoteAddress: ip });
+    if (r.statusCode === 429) refused++;
+  }
+  assert.equal(refused, 1, 'the 301st no-cache read is refused');
+  const plain = await t.app.inject({ method: 'GET', url: '/v1/fee-rate', remoteAddress: ip });
+  assert.equal(plain.statusCode, 200, 'a cache hit still answers');
+});

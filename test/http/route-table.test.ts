@@ -32,6 +32,7 @@ const TABLE: Record<string, Row> = {
   'POST /v1/listing-preflights/:id/listing': { limit: 'signed_completion', session: 'id' },
   'POST /v1/listing-preflights/:id/price': { limit: 'account_maintenance', session: 'id' },
   'GET /v1/address/:address/listing-preflights': { limit: 'recovery_read', session: 'address' },
+  'GET /v1/address/:address/listings': { limit: 'uncached_read', session: 'address' },
   'POST /v1/listings/:id/reprice': { limit: 'signed_completion', session: 'id' },
   'POST /v1/listings/:id/delist': { limit: 'account_maintenance', session: 'id' },
   'POST /v1/listings/:id/rotation': { limit: 'expensive_write', session: 'id' },
@@ -58,6 +59,7 @@ const TABLE: Record<string, Row> = {
   'GET /v1/stream/events': { limit: 'uncached_read' },
   'GET /v1/address/:address/stream': { limit: 'uncached_read', session: 'address' },
   'GET /v1/fee-rate': { limit: 'uncached_read' },
+  'GET /v1/meta': { limit: 'uncached_read' },
   'GET /v1/attach-fee-estimate': { limit: 'uncached_read' },
   'POST /v1/transactions/status': { limit: 'uncached_read' },
   // Offers (bids): the non-owner case uses an id nobody owns; foreign and missing take the same branch there.

@@ -98,6 +98,7 @@ void test('GET / and its assets: CSP with script-src self, no inline code, ETags
   }
   const script = await (await fetch(`${base}/live/market.js`)).text();
   assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/, 'API strings reach the page as text only');
+  assert.doesNotMatch(script, /BTC/, 'every price in sats, never BTC beside sats');
 });
 
 /** Marks the document, so a later read proves the page was never reloaded. */
@@ -138,6 +139,7 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
 
     // The book: three listings at three prices and three funded outputs, drawn as step charts; the activity shows the listings.
     await page.locator('#depth[data-asks="3"] svg path.ask-line').waitFor();
+    assert.match(String(await page.locator('#depth svg').textContent()), /Asks · 3 listings.*Bids · 3 funded bids/);
     assert.equal(await page.locator('#fig-floor').textContent(), '25,000 sats');
     assert.deepEqual(await page.locator('#ask-levels tr td:first-child').allTextContents(), ['25,000 sats', '40,000 sats', '65,000 sats']);
     assert.equal(await page.locator('#depth').getAttribute('data-bids'), '3', 'three distinct funded outputs');
@@ -149,7 +151,7 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
     await Promise.all([mark(page), mark(fallback)]);
 
     // A sale through the API while both pages are open. The stream page polls nothing: the frame brings it.
-    m.clock.advance(60_000); // a minute after the listings: the feed orders by time first
+    // The same second as the listings (the clock does not move): the page orders by the log's seq, so the sale still tops the list.
     const q = await quoteOk(m, carol, { lines: [{ listing_id: listed[0]!.id }] });
     const done = await complete(m, carol, q.id, signQuote(q, carol.w));
     assert.equal(done.status, 200, JSON.stringify(done.body));
@@ -164,6 +166,7 @@ void test('in Chromium: collections, the depth chart and the activity; a sale co
     // The event refreshed the book: the sold ask left it.
     await page.locator('#depth[data-asks="2"]').waitFor({ timeout: 10_000 });
     assert.deepEqual(await page.locator('#ask-levels tr td:first-child').allTextContents(), ['25,000 sats', '65,000 sats']);
+    assert.match(String(await page.locator('#depth svg').textContent()), /Asks · 2 listings/);
 
     // The block confirms it: the same row turns confirmed (the later frame wins; one row per event_id).
     await m.mine();

@@ -166,6 +166,12 @@ export class CoreFollower implements DevnetControl {
     await this.devnet.mirrorMempool(hexes);
   }
 
+  /**
+   * Interval mining is the real node's business (its own miner, or the operator's
+   * generatetoaddress); a following devnet never mines on a timer of its own.
+   */
+  startMining(_intervalMs: number): void {}
+
   /** Asks the node to mine `blocks` blocks (to the miner unless `address`), then follows them. */
   async mine(blocks = 1, address?: string): Promise<string[]> {
     if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new DevnetUsageError('devnet: mine 1..10000 blocks');

@@ -9,6 +9,8 @@ import { requireAddressRole } from '../../http/address-rules.js';
 import { ApiError } from '../../http/errors.js';
 import { TxRejected } from '../../chain/ports.js';
 import { DevnetUsageError } from '../../chain/devnet/usage-error.js';
+import { DEMO_LABELS, demoKeys } from '../../chain/devnet/demo-keys.js';
+import { signBip322Simple } from '../../bitcoin/bip322.js';
 
 const tags = ['devnet'];
 
@@ -44,6 +46,30 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
     async (req) => {
       requireAddressRole(req.body.address, 'delivery', network, 'body.address');
       return { result: await wrap(() => devnet.faucet(req.body.address, req.body.amount_sats)) };
+    },
+  );
+
+  app.post(
+    '/devnet/sign-message',
+    {
+      schema: {
+        tags,
+        summary: 'Sign a message as a demo wallet (sign in from /docs)',
+        description:
+          "Signs `message` with a demo wallet's published regtest key (alice and carol P2WPKH, bob P2TR; the start banner lists them), BIP-322 simple, as a wallet would. Sign in from this page: POST /v1/auth/challenge with the wallet's `address`, paste the challenge's `message` here, then POST /v1/auth/verify with `address`, `issued_at` and this `signature`, and press Authorize with the token. Only the demo wallets, only on the devnet: this route does not exist with CHAIN=bitcoin-core, and no other key is ever used.",
+        body: Type.Object(
+          {
+            wallet: Type.Union(DEMO_LABELS.map((l) => Type.Literal(l)), { description: 'alice, bob or carol' }),
+            message: Type.String({ minLength: 1, maxLength: 4096, description: 'the exact text to sign (the challenge message)' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok(Type.Object({ address: Address, signature: Type.String({ description: 'BIP-322 simple, base64' }) })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const key = demoKeys().find((k) => k.label === req.body.wallet)!;
+      return { result: { address: key.address, signature: signBip322Simple(key.privateKey, key.script, req.body.message, key.family === 'p2tr' ? key.xOnly : undefined) } };
     },
   );
 

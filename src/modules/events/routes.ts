@@ -91,6 +91,12 @@ export function eventRoutes(app: App, ctx: Context): void {
             limit: Limit(50),
             cursor: Type.Optional(Cursor),
             after: After,
+            tail: Type.Optional(
+              Type.Boolean({
+                description:
+                  'With `tail=true` (and no `after` or `cursor`): the newest `limit` entries of the ordered log, oldest first, in the `after` shape; follow on with `after=next_after` (or the stream with `after`). Where a reader that starts from now begins, in the order the market committed the events.',
+              }),
+            ),
           },
           { description: 'Unknown query parameters are ignored (they neither fail nor change the cache key).' },
         ),
@@ -98,6 +104,11 @@ export function eventRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
+      if (req.query.tail === true) {
+        if (req.query.cursor !== undefined || req.query.after !== undefined) throw invalid('tail reads the newest entries: pass neither cursor nor after with it', { field: 'query.tail' });
+        const { rows, next } = await service.publicTail(req.query.kind, req.query.limit);
+        return { result: rows, result_count: rows.length, next_after: next };
+      }
       if (req.query.after !== undefined) {
         if (req.query.cursor !== undefined) throw cursorAndAfter();
         const { rows, next } = await fromLog(() => service.publicAfter(req.query.kind, req.query.after!, req.query.limit));

@@ -52,6 +52,12 @@ export class EventsService {
     return { rows: await this.renderPublic(rows), next: rows.length ? rows[rows.length - 1]!.seq : after };
   }
 
+  /** The newest `limit` entries of the public log, oldest first; `next` is the seq to follow from (the head when none). */
+  async publicTail(kind: PublicKindFilter | undefined, limit: number): Promise<{ rows: PublicLogWire[]; next: number }> {
+    const rows = await this.log.last({ feed: 'public', ...(kind ? { kinds: [...LOG_KINDS[kind], RETRACTED] } : {}) }, limit);
+    return { rows: await this.renderPublic(rows), next: rows.length ? rows[rows.length - 1]!.seq : (await this.log.head()).last };
+  }
+
   async ownerAfter(address: string, after: number, limit: number): Promise<{ rows: OwnerLogWire[]; next: number }> {
     await this.log.checkPosition(after);
     const rows = await this.log.page({ feed: 'owner', address }, after, limit);

@@ -34,7 +34,7 @@ export function feeRoutes(app: App, ctx: Context): void {
   app.get(
     '/v1/fee-rate',
     {
-      config: { limit: 'uncached_read', cache: { public: 30 } },
+      config: { limit: 'uncached_read', cache: { public: 30, market: false } },
       schema: {
         tags: ['market'],
         summary: 'Current Bitcoin fee rates',
@@ -52,7 +52,7 @@ export function feeRoutes(app: App, ctx: Context): void {
   app.get(
     '/v1/attach-fee-estimate',
     {
-      config: { limit: 'uncached_read', cache: { public: 30 } },
+      config: { limit: 'uncached_read', cache: { public: 30, market: false } },
       schema: {
         tags: ['market'],
         summary: 'Current XCP fee for one attach',

@@ -66,11 +66,11 @@ const CosignedOutputSchema = Type.Object(
 const DraftStatus = Type.Union(
   ['awaiting_attach_signature', 'broadcasting', 'awaiting_indexer', 'prepared', 'ready', 'completed', 'failed', 'expired', 'withdrawn'].map((s) => Type.Literal(s)),
 );
-const ListingStatus = Type.Union(['pending', 'active', 'reserved', 'sold', 'ended', 'exposed'].map((s) => Type.Literal(s)), {
+export const ListingStatus = Type.Union(['pending', 'active', 'reserved', 'sold', 'ended', 'exposed'].map((s) => Type.Literal(s)), {
   description:
     '`exposed`: a checkout carrying this listing\'s signed SINGLE|ANYONECANPAY half reached the network and then failed (replaced, evicted or refused after an unknown broadcast). The half stays valid on Bitcoin until the unit moves, so the listing is off the book, counts and floors, holds its asset UTXO (the unit cannot be listed again) and waits for the seller to rotate the unit (POST /v1/listings/{id}/rotation) or delist.',
 });
-const EndReason = Type.Union(['owner', 'expired', 'invalid', 'rotated'].map((s) => Type.Literal(s)), {
+export const EndReason = Type.Union(['owner', 'expired', 'invalid', 'rotated'].map((s) => Type.Literal(s)), {
   description: '`rotated`: the seller\'s rotation moved an exposed unit to a fresh output, voiding the old half; the unit can be listed again from there',
 });
 export const ListingExposure = Type.Object(

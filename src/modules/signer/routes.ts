@@ -25,7 +25,7 @@ export function signerRoutes(app: App, ctx: Context): void {
   app.get(
     '/v1/market-signer',
     {
-      config: { cache: { public: 30 }, limit: 'uncached_read' },
+      config: { cache: { public: 30, market: false }, limit: 'uncached_read' },
       schema: {
         tags: ['policy offers'],
         summary: "The market signer's public keys and refusal codes",

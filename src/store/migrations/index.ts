@@ -29,6 +29,7 @@ import * as m027 from './027_book_ask_row_json.js';
 import * as m040 from './040_settlement_members.js';
 import * as m028 from './028_catalog_traits.js';
 import * as m035 from './035_policy_preflight_holds.js';
+import * as m050 from './050_seller_listings.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '028_catalog_traits': m028,
   '035_policy_preflight_holds': m035,
   '040_settlement_members': m040,
+  '050_seller_listings': m050,
 };

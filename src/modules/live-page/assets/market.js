@@ -5,7 +5,8 @@
 
 (() => {
   const STREAM_URL = '/v1/stream/events';
-  const FEED_URL = '/v1/events?limit=50';
+  /** The newest entries of the ordered log, oldest first: the page orders by the log's seq (commit order). */
+  const FEED_URL = '/v1/events?tail=true&limit=50';
   /** The public feed is edge-cached 15 s; polling faster than that only re-reads the cache. */
   const POLL_MS = 5000;
   /** After the stream refuses (not deployed, resync, limit), poll and try it again this much later. */
@@ -28,8 +29,10 @@
     collections: [],
     selected: null,
     book: null,
-    /** event_id → {event, node} */
+    /** event_id → {event, node, seq}: seq is where the event first entered the log (its row's place). */
     events: new Map(),
+    /** Log entries already applied (a head re-read and the stream overlap). */
+    applied: new Set(),
     lastSeq: null,
     pollTimer: null,
     stream: null,
@@ -54,15 +57,19 @@
   }
 
   const grouped = (n) => Number(n).toLocaleString('en-US');
+  /** Every price on the page is in sats, the API's unit, with no second unit beside it. */
   function sats(n) {
     if (n === null || n === undefined) return '–';
-    return n >= 1e6 ? `${(n / 1e8).toLocaleString('en-US', { maximumFractionDigits: 4 })} BTC` : `${grouped(n)} sats`;
+    return `${grouped(n)} sats`;
   }
+  /** Axis ticks: sats, shortened (the axis title says sats). */
   function satsShort(n) {
-    if (n >= 1e6) return `${(n / 1e8).toLocaleString('en-US', { maximumFractionDigits: 3 })} BTC`;
+    if (n >= 1e6) return `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 2 })}M`;
     if (n >= 1e3) return `${(n / 1e3).toLocaleString('en-US', { maximumFractionDigits: 1 })}k`;
     return grouped(n);
   }
+  /** "1 listing", "2 listings": a count with its noun. */
+  const count = (n, one, many = `${one}s`) => `${grouped(n)} ${Number(n) === 1 ? one : many}`;
   const shortAddress = (a) => (a && a.length > 16 ? `${a.slice(0, 8)}…${a.slice(-5)}` : a || '');
   const when = (at) =>
     new Date(at * 1000).toLocaleString('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
@@ -218,7 +225,7 @@
     const height = 260;
     const pad = { left: 44, right: 16, top: 34, bottom: 34 };
     const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', class: 'depth-chart' });
-    const label = `Depth chart: ${asks.length ? asks[asks.length - 1].total : 0} listings from ${asks.length ? sats(asks[0].price) : 'none'}; ${bids.length ? bids[bids.length - 1].total : 0} funded bids up to ${bids.length ? sats(bids[0].price) : 'none'}`;
+    const label = `Depth chart: ${count(asks.length ? asks[asks.length - 1].total : 0, 'listing')} from ${asks.length ? sats(asks[0].price) : 'none'}; ${count(bids.length ? bids[bids.length - 1].total : 0, 'funded bid')} up to ${bids.length ? sats(bids[0].price) : 'none'}`;
     chart.append(svg('title', {}, label));
     box.dataset.asks = String(asks.length ? asks[asks.length - 1].total : 0);
     box.dataset.bids = String(bids.length ? bids[bids.length - 1].total : 0);
@@ -282,8 +289,8 @@
     }
     // Legend.
     const legend = [
-      ['ask', `Asks · ${asks.length ? asks[asks.length - 1].total : 0} listings`],
-      ['bid', `Bids · ${bids.length ? bids[bids.length - 1].total : 0} funded`],
+      ['ask', `Asks · ${count(asks.length ? asks[asks.length - 1].total : 0, 'listing')}`],
+      ['bid', `Bids · ${count(bids.length ? bids[bids.length - 1].total : 0, 'funded bid')}`],
     ];
     legend.forEach(([cls, text], i) => {
       chart.append(svg('rect', { x: xLeft + i * 170, y: 6, width: 10, height: 10, rx: 2, class: `${cls}-swatch` }));
@@ -294,7 +301,8 @@
 
   // ---- activity ----------------------------------------------------------------------------
 
-  const order = (a, b) => b.at - a.at || (a.event_id < b.event_id ? 1 : a.event_id > b.event_id ? -1 : 0);
+  /** Newest first in the log's order (commit order): a sale always sits above its own listing, whatever their seconds. */
+  const order = (a, b) => b.seq - a.seq;
 
   function collectionName(slug) {
     const known = state.collections.find((c) => c.slug === slug);
@@ -321,8 +329,8 @@
   }
 
   /**
-   * A reorg withdrew an event (a confirmation it undid, an ending it reversed): drop the row and
-   * re-read the head, which shows the subject as it stands now (a sale back to pending, say).
+   * A reorg or a released settlement withdrew an event: drop its row. What the subject is now (a
+   * sale back to pending, say) follows in the log as entries of its own.
    */
   function retract(ev) {
     const known = state.events.get(ev.retracts);
@@ -330,26 +338,29 @@
       known.node.remove();
       state.events.delete(ev.retracts);
     }
-    readHead(true).catch(report);
   }
 
   /** Adds or updates one event (dedupe on event_id); `live` marks it new and refreshes the market figures. */
   function accept(ev, live) {
-    if (!ev || typeof ev.event_id !== 'string' || typeof ev.at !== 'number') return;
-    if (typeof ev.seq === 'number' && (state.lastSeq === null || ev.seq > state.lastSeq)) state.lastSeq = ev.seq;
+    if (!ev || typeof ev.event_id !== 'string' || typeof ev.at !== 'number' || typeof ev.seq !== 'number') return;
+    // Log entries apply once each, in seq order: a re-read of the head skips what the stream brought.
+    if (state.applied.has(ev.seq)) return;
+    state.applied.add(ev.seq);
+    if (state.lastSeq === null || ev.seq > state.lastSeq) state.lastSeq = ev.seq;
     if (ev.kind === RETRACTED) return typeof ev.retracts === 'string' ? retract(ev) : undefined;
     const known = state.events.get(ev.event_id);
     if (known) {
+      // A later entry of the same event (a sale confirmed, an ask repriced) updates its row in place.
       if (JSON.stringify(known.event) === JSON.stringify(ev)) return;
       known.event = ev;
       renderEvent(ev, known.node);
     } else {
       const node = el('li');
       renderEvent(ev, node);
-      state.events.set(ev.event_id, { event: ev, node });
+      state.events.set(ev.event_id, { event: ev, node, first: ev });
       const list = $('activity');
       // The list stays in the feed's order (newest first): a late event lands where it belongs.
-      const before = [...list.children].find((child) => order(ev, state.events.get(child.getAttribute('data-event-id')).event) < 0) || null;
+      const before = [...list.children].find((child) => order(ev, state.events.get(child.getAttribute('data-event-id')).first) < 0) || null;
       list.insertBefore(node, before);
       if (live) node.classList.add('fresh');
       while (list.children.length > MAX_ROWS) {
@@ -374,7 +385,7 @@
 
   async function readHead(live) {
     const page = await api(FEED_URL);
-    for (const ev of page.result.slice().reverse()) accept(ev, live);
+    for (const ev of page.result) accept(ev, live);
     if ($('status').dataset.mode === 'offline') showTransport();
   }
 
