@@ -13,7 +13,7 @@ export async function runBuyCheapestBot(opts: { baseUrl: string; fetch?: FetchLi
   const pick = rows.find((r) => r.price_sats <= opts.maxPriceSats);
   if (!pick) return null;
   try {
-    return await market.buy({ lines: [{ listing_id: pick.id, max_price_sats: opts.maxPriceSats }], delivery: { mode: 'detached', address: opts.wallet.address }, maxSpendSats: opts.maxPriceSats * 2, ...(opts.network ? { network: opts.network } : {}) });
+    return await market.buy({ lines: [{ listing_id: pick.id, max_price_sats: opts.maxPriceSats }], delivery_mode: 'detached', maxSpendSats: opts.maxPriceSats * 2 });
   } catch (e) {
     // 409: someone bought it first; the contract says re-read, so a real bot loops here.
     if (e instanceof MarketError && e.status === 409) return null;

@@ -11,7 +11,7 @@ export async function runListBot(opts: { baseUrl: string; fetch?: FetchLike; wal
   const expires = Math.floor(Date.now() / 1000) + 7 * 86_400;
   const listed = [];
   for (const u of opts.units) {
-    const l = await market.list({ unit: { txid: u.txid, vout: u.vout }, asset: u.asset, price_sats: u.price_sats, expires_at: expires, idempotency_key: `list-bot-${u.txid}-${u.vout}` });
+    const l = await market.list({ asset_utxo: { txid: u.txid, vout: u.vout }, asset: u.asset, price_sats: u.price_sats, expires_at: expires, idempotency_key: `list-bot-${u.txid}-${u.vout}` });
     listed.push(l.id);
   }
   return listed;

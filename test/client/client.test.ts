@@ -91,7 +91,7 @@ void describe('client: transport, buy, bots, tail', () => {
       await m.sync();
       return { listing, buyerW };
     };
-    const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery: { mode: 'detached' as const, address }, maxSpendSats: 40_000, network: 'regtest' as const });
+    const intent = (listingId: string, address: string) => ({ lines: [{ listing_id: listingId, max_price_sats: 25_000 }], delivery_mode: 'detached' as const, delivery_address: address, maxSpendSats: 40_000 });
 
     /** A fetch that rewrites the quote reply. */
     const tampering = (edit: (q: Record<string, any>) => void) => harnessTampering(m, (method, path) => method === 'POST' && path === '/v1/checkout/quotes', edit);
@@ -132,7 +132,7 @@ void describe('client: transport, buy, bots, tail', () => {
       };
       const c = new MarketClient({ baseUrl: 'http://market.test', fetch: lossy, ...noSleep });
       await c.signIn(wallet(buyerW, calls));
-      const op = await c.buy(intent(listing.id, buyerW.address), (s) => steps.push(s));
+      const op = await c.buy({ ...intent(listing.id, buyerW.address), progress: (s) => steps.push(s) });
       assert.equal(op.status, 'broadcast', JSON.stringify(op));
       assert.equal(calls.sign, 1);
       assert.equal(completions, 1, 'never resent before the operation was read');
