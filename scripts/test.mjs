@@ -56,6 +56,17 @@ function run(label, list, env) {
 const pgUrl = process.env.TEST_POSTGRES_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 
+// The cookbook runs the packed client: build, pack and install it once before the timed files
+// (test/client/cookbook-prepare.ts), as a fixture, not inside a file's time limit.
+if (files.some((f) => f.startsWith('test/client/cookbook-'))) {
+  await new Promise((resolve) => {
+    const prep = spawn(process.execPath, ['--import', 'tsx', 'test/client/cookbook-prepare.ts'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    prep.on('close', (status) => {
+      if (status !== 0) totals.fail += 1;
+      resolve();
+    });
+  });
+}
 await run('pure core', pure, { TEST_BACKEND: 'sqlite' });
 // The two store runs go side by side (TEST_SERIAL=1 runs them one after the other): much of a
 // run's time is spent waiting (child processes, the devnet's blocks, timers), not computing, so

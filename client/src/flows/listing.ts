@@ -19,6 +19,9 @@ import type { ListingDraft, Outpoint } from '../generated/api.js';
 
 const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
 
+/** An outpoint as the API takes it: inventory's `asset_utxo` carries its value too, which a write does not take. */
+const outpoint = (o: Outpoint): Outpoint => ({ txid: o.txid, vout: o.vout });
+
 export interface ListInput {
   /** The attached unit to list (inventory's `asset_utxo`). */
   asset_utxo: Outpoint;
@@ -51,7 +54,7 @@ export async function list(ctx: FlowContext, p: ListInput): Promise<Listed> {
   let d: ListingDraft = (await http.call('POST /v1/listing-preflights', {
     idempotent: true,
     body: {
-      seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.asset_utxo, price_sats: p.price_sats, idempotency_key: p.idempotency_key,
+      seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: outpoint(p.asset_utxo), price_sats: p.price_sats, idempotency_key: p.idempotency_key,
       ...(p.cosigned ? { protocol_subtype: 'cosigned' as const, seller_tap_internal_key: p.cosigned.seller_tap_internal_key } : {}),
     },
   })).result;
@@ -124,7 +127,7 @@ export interface WithdrawInput {
 
 export async function withdrawCosigned(ctx: FlowContext, p: WithdrawInput) {
   const { http, signer, progress } = ctx;
-  const w = (await http.call('POST /v1/inventory/cosigned-withdrawals', { body: { asset_utxo: p.asset_utxo, ...opt('fee_rate', p.fee_rate) } })).result;
+  const w = (await http.call('POST /v1/inventory/cosigned-withdrawals', { body: { asset_utxo: outpoint(p.asset_utxo), ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('withdrawal_quoted', { txid: w.expected_txid });
   // The output may predate a rotation of the market key: rebuild it with each key the signer has had.
   const prev = prevScriptHex(readPsbt(w.psbt_hex), 0);
