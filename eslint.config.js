@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -16,6 +17,8 @@ const LAYERS = [
     name: 'infrastructure (settlement, indexer, jobs, limits, http, context)',
     paths: ['./src/settlement', './src/events', './src/cluster', './src/indexer', './src/jobs', './src/limits', './src/http', './src/signer', './src/context.ts', './src/area.ts'],
   },
+  // What every way to fill shares (docs/architecture.md "The trade kernel"): below every area, above the machinery.
+  { name: 'trade kernel', paths: ['./src/trade'] },
   { name: 'modules', paths: ['./src/modules'] },
   { name: 'app and cli', paths: ['./src/app.ts', './src/bootstrap.ts', './src/jobs.ts', './src/cli', './src/demo'] },
 ];
@@ -26,6 +29,48 @@ const layerZones = LAYERS.flatMap((layer, i) =>
     from: above.paths,
     message: `layer rule: ${layer.name} must not import from ${above.name} (a lower layer never looks up)`,
   })),
+);
+
+/**
+ * The areas of src/modules, lowest first. An area imports the kernel, the layers below and the
+ * areas below it in this list, and those only through their published interface, the area's
+ * `index.ts`: never another area's internals, never an area above. So the areas form no circle,
+ * and a new import that would close one fails lint. Every folder of src/modules must be listed
+ * (a new area is placed here when it is made).
+ */
+export const AREA_ORDER = [
+  'auth',
+  'transactions',
+  'listings',
+  'market',
+  'fills',
+  'checkout',
+  'inventory',
+  'offers',
+  'exact-offers',
+  'counters',
+  'policy-offers',
+  'events',
+  'webhooks',
+  'fees',
+  'health',
+  'signer',
+  'devnet',
+  'live-page',
+];
+
+const areaFolders = fs.readdirSync(new URL('./src/modules', import.meta.url), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+for (const a of areaFolders) if (!AREA_ORDER.includes(a)) throw new Error(`eslint.config.js: src/modules/${a} is not in AREA_ORDER; place the new area there`);
+
+const areaZones = AREA_ORDER.flatMap((area, i) =>
+  AREA_ORDER.flatMap((other, j) => {
+    if (i === j) return [];
+    const target = `./src/modules/${area}`;
+    const from = `./src/modules/${other}`;
+    return j > i
+      ? [{ target, from, message: `area rule: ${area} sits below ${other} in AREA_ORDER and must not import it (no circles between areas)` }]
+      : [{ target, from, except: ['./index.ts'], message: `area rule: ${area} may use ${other} only through its published interface src/modules/${other}/index.ts` }];
+  }),
 );
 
 export default tseslint.config(
@@ -52,10 +97,17 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // no-cycle follows imports through the files it parses: it must know .ts files are modules.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
     rules: {
       // Type-only imports count too: a lower layer that names an upper layer's types depends on it.
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones, ...areaZones] }],
+      // No circle between files either (type-only imports aside: they vanish at run time).
+      'import-x/no-cycle': 'error',
     },
   },
 );

@@ -1,10 +1,11 @@
+import os from 'node:os';
 import { notifierFor } from './events/notifier.js';
 import pino, { type Logger } from 'pino';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Context, DevnetHandle } from './context.js';
 import type { Chain } from './chain/ports.js';
-import { systemClock, type Clock } from './clock.js';
+import { skewedClock, type Clock } from './clock.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { loadSecret } from './store/meta.js';
@@ -54,10 +55,15 @@ export async function bootstrap(
   over: { store?: Store; clock?: Clock; chain?: { chain: Chain; devnet?: DevnetHandle }; logger?: Logger; areas?: readonly Area[] } = {},
 ): Promise<Bootstrapped> {
   const logger = over.logger ?? createLogger(config);
-  const clock = over.clock ?? systemClock;
+  const clock = over.clock ?? skewedClock(config.CLOCK_SKEW_MS);
   const closers: Array<() => Promise<void>> = [];
 
-  const store = over.store ?? (await openStore(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA, readUrl: config.DATABASE_READ_URL }));
+  const store = over.store ?? (await openStore(config.DATABASE_URL, {
+    schema: config.DATABASE_SCHEMA,
+    readUrl: config.DATABASE_READ_URL,
+    applicationName: `market ${os.hostname()}:${process.pid}`,
+    onConnectionError: (err) => logger.warn({ err: err.message }, 'database session ended by the server; the pool opens another'),
+  }));
   if (!over.store) closers.push(() => store.close());
   await migrate(store);
 

@@ -27,6 +27,19 @@ export const ConfigSchema = Type.Object({
   CHAIN: Type.Union([Type.Literal('devnet'), Type.Literal('bitcoin-core')], { default: 'devnet' }),
   BITCOIN_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
   COUNTERPARTY_API_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  /**
+   * Where the market learns a wallet's coins: `counterparty` (Counterparty Core's
+   * /v2/bitcoin/addresses/{a}/utxos, which needs Electrs behind Core) or `bitcoin-core`
+   * (scantxoutset on BITCOIN_RPC_URL: no Electrs, one full UTXO-set scan per uncached call).
+   */
+  UTXO_SOURCE: Type.Union([Type.Literal('counterparty'), Type.Literal('bitcoin-core')], { default: 'counterparty' }),
+  /** UTXO_SOURCE=bitcoin-core: how long one wallet's scan is reused at the same tip, ms. */
+  UTXO_SCAN_CACHE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  /** Devnet: make its Counterparty face (HTTP and in process) answer as a node that is catching up, or whose Electrs is absent or down. */
+  DEVNET_COUNTERPARTY_FAULT: Type.Union(
+    [Type.Literal('none'), Type.Literal('not_ready'), Type.Literal('electrs_not_configured'), Type.Literal('electrs_failed')],
+    { default: 'none' },
+  ),
   NETWORK: Type.Optional(
     Type.Union([Type.Literal('mainnet'), Type.Literal('testnet4'), Type.Literal('signet'), Type.Literal('regtest')]),
   ),
@@ -34,6 +47,11 @@ export const ConfigSchema = Type.Object({
   RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
   /** Devnet: mine a block every N ms (0 = only on demand). */
   DEVNET_BLOCK_INTERVAL_MS: Type.Integer({ minimum: 0, default: 0 }),
+  /**
+   * Testing only: this instance's clock runs this many ms ahead (negative: behind) of the
+   * machine's, so the simulator can run instances whose clocks disagree (npm run simulate).
+   */
+  CLOCK_SKEW_MS: Type.Integer({ minimum: -60_000, maximum: 60_000, default: 0 }),
   /** Devnet: the attach XCP fee formula, or a fixed fee when set. */
   DEVNET_ATTACH_FEE_RAW: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)$' })),
   /** Seed a demo market on an empty store (devnet only). */

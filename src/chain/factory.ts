@@ -12,15 +12,23 @@ import type { DevnetControl } from './devnet-control.js';
  */
 export async function createChain(config: Config, store: Store, clock: Clock, logger: Logger): Promise<{ chain: Chain; devnet?: DevnetControl }> {
   if (config.CHAIN === 'bitcoin-core') {
-    const { BitcoinCoreBackend } = await import('./bitcoin-core/index.js');
-    const { CounterpartyCoreBackend } = await import('./counterparty-core/index.js');
-    return {
-      chain: {
-        bitcoin: new BitcoinCoreBackend({ url: config.BITCOIN_RPC_URL!, logger }),
-        counterparty: new CounterpartyCoreBackend({ url: config.COUNTERPARTY_API_URL!, logger }),
-      },
-    };
+    const { BitcoinCoreBackend, BitcoinCoreUtxoSource } = await import('./bitcoin-core/index.js');
+    const { CounterpartyCoreBackend, CounterpartyUtxoSource } = await import('./counterparty-core/index.js');
+    const counterparty = new CounterpartyCoreBackend({ url: config.COUNTERPARTY_API_URL!, logger });
+    const utxos =
+      config.UTXO_SOURCE === 'bitcoin-core'
+        ? new BitcoinCoreUtxoSource({ url: config.BITCOIN_RPC_URL!, cacheMs: config.UTXO_SCAN_CACHE_MS, logger })
+        : new CounterpartyUtxoSource(counterparty, config.MARKET_FEE_ADDRESS ?? probeAddress(config.NETWORK));
+    return { chain: { bitcoin: new BitcoinCoreBackend({ url: config.BITCOIN_RPC_URL!, logger }), counterparty, utxos } };
   }
   const { openDevnetForMarket } = await import('./devnet/market-devnet.js');
   return openDevnetForMarket(config, store, clock, logger);
+}
+
+/**
+ * An address whose coins the Counterparty UTXO source's probe asks for: Counterparty's burn
+ * address of the network (valid, public, and asking for it reveals nothing about the market).
+ */
+function probeAddress(network: Config['NETWORK']): string {
+  return network === 'mainnet' ? '1CounterpartyXXXXXXXXXXXXXXXUWLpVr' : 'mvCounterpartyXXXXXXXXXXXXXXW24Hef';
 }

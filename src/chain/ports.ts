@@ -85,8 +85,23 @@ export interface PackageResult {
   message: string;
 }
 
+/** What a node says about itself, for the start-up check (docs/operating.md). */
+export interface NodeDescription {
+  /** e.g. `Bitcoin Core 29.0.0`, `Counterparty Core 11.2.0`. */
+  version: string;
+  /** In the market's vocabulary: `mainnet`, `testnet4`, `signet`, `regtest` (or the node's own word when unknown). */
+  network: string;
+  ready: boolean;
+  /** Facts the operator should know (`txindex on`, `pruned`, `catching up 850100/850214`, …). */
+  notes: string[];
+  /** Requirements it misses (`txindex off: …`). The market starts anyway and says so. */
+  problems: string[];
+}
+
 export interface BitcoinBackend {
   readonly kind: 'bitcoin-core' | 'devnet';
+  /** Version, network, readiness and the settings the market needs (txindex), for the start-up check. */
+  describeNode?(): Promise<NodeDescription>;
   getTip(): Promise<ChainTip>;
   getBlockHash(height: number): Promise<string | null>;
   /** A block with its transactions, by hash; null when unknown. */
@@ -159,6 +174,8 @@ export interface AddressUtxo {
 
 export interface CounterpartyBackend {
   readonly kind: 'counterparty-core' | 'devnet';
+  /** Version, network and readiness from `/v2/`, for the start-up check. */
+  describeNode?(): Promise<NodeDescription>;
   getStatus(): Promise<CpStatus>;
   getAddressBalances(address: string): Promise<CpBalance[]>;
   /** Balances attached to one UTXO (`txid:vout`). */
@@ -175,13 +192,35 @@ export interface CounterpartyBackend {
   estimateAttachXcpFee(): Promise<string>;
   /** Events of one confirmed block, optionally narrowed by name. */
   getBlockEvents(height: number, names?: CpEventName[]): Promise<CpEvent[]>;
-  /** Bitcoin UTXOs of an address (Counterparty Core proxies this from its indexer). */
+  /**
+   * Bitcoin UTXOs of an address: Core proxies this to the Electrs behind it (`--electrs-url`), so it
+   * fails (UpstreamUnavailable, `cause: 'electrs'`) on a node without one. The market reads a
+   * wallet's coins through `Chain.utxos` instead, which may or may not be this.
+   */
   getAddressUtxos(address: string): Promise<AddressUtxo[]>;
+}
+
+/**
+ * Where the market learns a wallet's Bitcoin coins (its UTXOs; which of them carry a Counterparty
+ * balance is Counterparty's question, asked apart). Two production adapters: Counterparty Core's
+ * `/v2/bitcoin/addresses/{a}/utxos` (an Electrs behind Core) and Bitcoin Core's own `scantxoutset`
+ * (no indexer, a scan of the whole UTXO set per call); the devnet answers from its own chain.
+ * Chosen by `UTXO_SOURCE`. A caller that names its coins (explicit `funding` outpoints) needs neither.
+ */
+export interface UtxoSource {
+  readonly kind: 'counterparty-core' | 'bitcoin-core' | 'devnet';
+  /** False when mempool outputs are invisible to it (Bitcoin Core's scan sees the chainstate only). */
+  readonly seesMempool: boolean;
+  /** Unspent outputs of the address; mempool spends applied; confirmations counted from the tip. */
+  getAddressUtxos(address: string): Promise<AddressUtxo[]>;
+  /** Whether it answers now: a short description, or a throw saying what is wrong (for /readyz and the start-up log). */
+  probe(): Promise<string>;
 }
 
 export interface Chain {
   bitcoin: BitcoinBackend;
   counterparty: CounterpartyBackend;
+  utxos: UtxoSource;
 }
 
 /** A node refused a transaction; `reason` is Bitcoin Core's reject reason text. */
@@ -196,12 +235,18 @@ export class TxRejected extends Error {
   }
 }
 
-/** A backend is down, lagging or answered garbage; retrying later may work. */
+/**
+ * A backend is down, lagging or answered garbage; retrying later may work. `cause` names what
+ * failed behind Counterparty Core when it is not Core itself (`electrs`: Core's address index);
+ * `retryAfterSeconds` is when a retry makes sense, when the adapter knows (a not-ready node is
+ * measured in blocks, an unconfigured Electrs in operator time).
+ */
 export class UpstreamUnavailable extends Error {
   constructor(
     readonly backend: 'bitcoin' | 'counterparty',
     message: string,
     readonly status: 502 | 503 = 503,
+    readonly detail: { cause?: 'electrs'; retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'UpstreamUnavailable';

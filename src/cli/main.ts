@@ -73,6 +73,15 @@ async function serve(config: Config): Promise<void> {
   const { startJobs } = await import('../jobs.js');
   const boot = await bootstrap(config);
   const { ctx } = boot;
+  // Versions, network, readiness and the UTXO source, one line each (docs/operating.md).
+  const { checkChainAtStart } = await import('../chain/startup-check.js');
+  try {
+    await checkChainAtStart(ctx.chain, config.NETWORK, ctx.logger);
+  } catch (e) {
+    ctx.logger.fatal({ err: e }, (e as Error).message);
+    await boot.close();
+    process.exit(1);
+  }
   const app = await buildApp(ctx);
   const jobs = await startJobs(ctx);
   if (ctx.devnet && config.SEED_DEMO) {

@@ -25,8 +25,9 @@ import { PreflightService, type PreflightInput } from '../modules/listings/prefl
 import { AttachSubmission } from '../modules/listings/attach-submit.js';
 import { submitListing } from '../modules/listings/listing-submit.js';
 import { findReusableUtxo } from '../modules/listings/reuse.js';
-import { outpointKey, SINGLE_ANYONECANPAY } from '../modules/listings/rules.js';
+import { SINGLE_ANYONECANPAY } from '../modules/listings/rules.js';
 import { demoOwnerOf, type DemoSigner } from './wallets.js';
+import { outpointKey } from '../trade/outpoints.js';
 
 export interface DemoListing {
   asset: string;

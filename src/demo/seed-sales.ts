@@ -17,7 +17,7 @@ import { ListingStore } from '../modules/listings/store.js';
 import { CheckoutStore } from '../modules/checkout/store.js';
 import { CheckoutCompletion } from '../modules/checkout/complete.js';
 import { createQuote, type QuoteInput } from '../modules/checkout/quote.js';
-import type { DeliveryMode } from '../modules/checkout/rules.js';
+import type { DeliveryMode } from '../trade/rules.js';
 import { demoListingId, signPsbt } from './seed-listings.js';
 import type { DemoSigner } from './wallets.js';
 

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from './errors.js';
 import { UpstreamUnavailable } from '../chain/ports.js';
+import { isStoreUnavailable } from '../store/db.js';
 
 interface AjvErrorLike {
   instancePath?: string;
@@ -52,7 +53,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return new ApiError('invalid_request', message, { field });
   }
   if (error instanceof UpstreamUnavailable) {
-    return new ApiError('upstream_unavailable', `${error.backend} backend unavailable`, { retryable: true }, { status: error.status });
+    // The spec's code for a Bitcoin or Counterparty backend that is down or not serving (an
+    // Electrs failure behind Counterparty Core included): retryable, with when to retry.
+    const secs = error.detail.retryAfterSeconds ?? (error.status === 503 ? 10 : 2);
+    const what = error.detail.cause === 'electrs' ? 'counterparty backend unavailable (its address index, Electrs, failed)' : `${error.backend} backend unavailable`;
+    return new ApiError('upstream_unavailable', what, { retryable: true, retry_after_seconds: secs }, { status: error.status, headers: { 'retry-after': String(secs) } });
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -80,6 +85,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return fe.statusCode === 404
       ? new ApiError('not_found', 'not found')
       : new ApiError('invalid_request', 'malformed request', {}, { status: fe.statusCode });
+  }
+  if (isStoreUnavailable(error)) {
+    // The database went away under the request (a failover or restart): nothing was committed by
+    // a transaction that failed, so the same request can be sent again in a moment.
+    return new ApiError('service_unavailable', 'the database is unavailable; retry shortly', { retry_after_seconds: 2 }, { headers: { 'retry-after': '2' } });
   }
   return new ApiError('internal_error', 'internal error');
 }

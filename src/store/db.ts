@@ -45,7 +45,20 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
-export async function openStore(url: string, opts: { schema?: string; poolSize?: number; readUrl?: string } = {}): Promise<Store> {
+/**
+ * `applicationName` names the instance's PostgreSQL sessions (pg_stat_activity), so an operator can
+ * tell whose they are; `onConnectionError` hears a session the server ended (a failover, a restart,
+ * pg_terminate_backend): the pool drops it and the next query opens another.
+ */
+export interface StoreOptions {
+  schema?: string;
+  poolSize?: number;
+  readUrl?: string;
+  applicationName?: string;
+  onConnectionError?: (err: Error) => void;
+}
+
+export async function openStore(url: string, opts: StoreOptions = {}): Promise<Store> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -83,8 +96,22 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
   } finally {
     await admin.end();
   }
-  const poolOf = (connectionString: string) =>
-    new pg.Pool({ Client: PreparingClient, connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema}` });
+  const onError = opts.onConnectionError ?? (() => {});
+  const appName = opts.applicationName?.slice(0, 63);
+  const poolOf = (connectionString: string) => {
+    const pool = new pg.Pool({
+      Client: PreparingClient, connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema}`,
+      ...(appName ? { application_name: appName } : {}),
+    });
+    // A pg client emits 'error' when the server ends its session. The pool listens only while the
+    // client is idle (it drops it); a client checked out by a query or a transaction has no
+    // listener then, and an unheard 'error' event ends the process: one database restart would
+    // take every instance down at once. The query in flight fails by itself (the request answers
+    // 503); the listener only keeps the process alive and says so.
+    pool.on('error', onError);
+    pool.on('connect', (client) => client.on('error', onError));
+    return pool;
+  };
   const pool = poolOf(url);
   // Fail fast on an unreachable server instead of at the first request.
   const client = await pool.connect();
@@ -104,8 +131,8 @@ export async function openStore(url: string, opts: { schema?: string; poolSize?:
     url,
     dialect: 'postgres',
     schema,
-    locks: new KeyedLock(url, schema),
-    listen: (channel, onMessage, onReconnect) => pgListen(url, channel, onMessage, onReconnect),
+    locks: new KeyedLock(url, schema, { applicationName: appName, onError }),
+    listen: (channel, onMessage, onReconnect) => pgListen(url, channel, onMessage, onReconnect, appName),
     ping: async () => void (await sql`select 1`.execute(db)),
     close: async () => {
       if (read !== db) await read.destroy();
@@ -123,6 +150,18 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * True when the database, not the request, failed: the server ended the session (failover,
+ * restart, terminate: class 57P), the connection broke (class 08) or could not be opened.
+ * Such a request is worth retrying in a moment; it is never the client's mistake.
+ */
+export function isStoreUnavailable(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  const code = typeof err?.code === 'string' ? err.code : '';
+  if (/^(57P0[123]|08\d\d\d)$/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
+  return /Connection terminated|not queryable|connection error/i.test(err?.message ?? '');
 }
 
 /** True when the error is a unique-constraint violation on either backend. */

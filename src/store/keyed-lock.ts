@@ -17,6 +17,7 @@ export class KeyedLock {
   constructor(
     private readonly pgUrl: string | null,
     private readonly scope = '',
+    private readonly session: { applicationName?: string; onError?: (err: Error) => void } = {},
   ) {}
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -35,7 +36,11 @@ export class KeyedLock {
   }
 
   private async acrossInstances<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.pgUrl! });
+    const client = new pg.Client({ connectionString: this.pgUrl!, ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}) });
+    // A session the server ends mid-section must not end the process (an unheard 'error' does).
+    // Its advisory lock is gone with it; the section's own writes are still guarded by their
+    // UPDATEs and constraints, the lock only kept two checks from interleaving.
+    client.on('error', (err: Error) => this.session.onError?.(err));
     await client.connect();
     try {
       // The lock ends with the session if this process dies mid-section.

@@ -7,13 +7,13 @@ export type Unlisten = () => Promise<void>;
  * open: after an error it reconnects a second later and calls `onReconnect`, since anything
  * notified while it was away is lost and the caller must catch up by reading.
  */
-export function pgListen(url: string, channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Unlisten {
+export function pgListen(url: string, channel: string, onMessage: (payload: string) => void, onReconnect: () => void, applicationName?: string): Unlisten {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`bad channel name ${channel}`);
   let client: pg.Client | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const connect = async (again: boolean) => {
-    const c = new pg.Client({ connectionString: url });
+    const c = new pg.Client({ connectionString: url, ...(applicationName ? { application_name: applicationName } : {}) });
     client = c;
     const retry = () => {
       if (client !== c || stopped) return;

@@ -1,4 +1,9 @@
-import type { Db, Tx } from './db.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseSchema } from './schema.js';
+
+// db.ts's Db and Tx, named here from the schema so this file and db.ts do not import each other.
+type Db = Kysely<DatabaseSchema>;
+type Tx = Transaction<DatabaseSchema>;
 
 /**
  * Work a transaction defers to its end: `before` runs inside the transaction after its body (the

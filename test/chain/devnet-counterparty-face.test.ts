@@ -69,15 +69,16 @@ void describe('Counterparty API v2 face', () => {
     assert.equal(typeof (asset.body.result as { asset_id: unknown }).asset_id, 'string', 'asset_id stays a string');
   });
 
-  void it('lists page with limit/cursor/offset and report result_count', async () => {
+  void it('lists page with limit/cursor/offset and report result_count (newest balance first, cursor = its rowid, as Core)', async () => {
     const all = await get(`/addresses/${erin.address}/balances`);
     const rows = all.body.result as Array<{ asset: string }>;
-    assert.deepEqual(rows.map((r) => r.asset), ['FACECARD', 'SMALLCARD', 'XCP']);
+    // Credited FACECARD, then SMALLCARD, then XCP: Core's balances come newest rowid first.
+    assert.deepEqual(rows.map((r) => r.asset), ['XCP', 'SMALLCARD', 'FACECARD']);
     assert.deepEqual([all.body.next_cursor, all.body.result_count], [null, 3]);
     const p1 = await get(`/addresses/${erin.address}/balances?limit=2`);
-    assert.deepEqual([(p1.body.result as unknown[]).length, p1.body.next_cursor, p1.body.result_count], [2, 2, 3]);
+    assert.deepEqual([(p1.body.result as unknown[]).length, typeof p1.body.next_cursor, p1.body.result_count], [2, 'number', 3]);
     const p2 = await get(`/addresses/${erin.address}/balances?limit=2&cursor=${String(p1.body.next_cursor)}`);
-    assert.deepEqual((p2.body.result as Array<{ asset: string }>).map((r) => r.asset), ['XCP']);
+    assert.deepEqual((p2.body.result as Array<{ asset: string }>).map((r) => r.asset), ['FACECARD']);
     assert.equal(p2.body.next_cursor, null);
     assert.deepEqual((await get(`/addresses/${erin.address}/balances?offset=1&limit=1`)).body.result, [rows[1]]);
   });
@@ -118,7 +119,7 @@ void describe('Counterparty API v2 face', () => {
     assert.deepEqual((await get('/assets/SMALLCARD/balances?type=address')).body.result, all.body.result);
     assert.deepEqual((await get('/assets/SMALLCARD/balances?type=utxo')).body.result, []);
     const bad = await get('/assets/SMALLCARD/balances?type=nope');
-    assert.deepEqual([bad.status, bad.body], [400, { error: 'Invalid type: nope' }]);
+    assert.deepEqual([bad.status, bad.body], [400, { error: 'Invalid value for type: nope (expected one of: all, utxo, address)' }]);
     assert.deepEqual((await get('/assets/NOSUCHCARD/balances')).body, { result: [], next_cursor: null, result_count: 0 });
   });
 

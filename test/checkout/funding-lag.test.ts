@@ -40,7 +40,7 @@ function lagging(chain: Chain): Chain {
       },
     },
   });
-  return { bitcoin: chain.bitcoin, counterparty };
+  return { bitcoin: chain.bitcoin, counterparty, utxos: chain.utxos };
 }
 
 let m: Market;

@@ -8,7 +8,7 @@ import { makeWallet } from '../helpers/wallets.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { complete, fillsOf, heldAt, heldOn, listingRow, newBuyer, quoteOk, readOp, signQuote } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
-import { devnetFeeAddress } from '../../src/modules/checkout/fee-address.js';
+import { devnetFeeAddress } from '../../src/trade/fee-address.js';
 import { decodeDetachPayload } from '../../src/counterparty/attach-detach.js';
 import { decodeMessageOutput } from '../../src/counterparty/message.js';
 

@@ -17,7 +17,7 @@ import { appendEvent } from '../../src/events/append.js';
 import { EventLogReader, type LogRow } from '../../src/events/log-reader.js';
 import { EventsService } from '../../src/modules/events/service.js';
 import { AssetLongnames } from '../../src/modules/events/asset-longnames.js';
-import { eventId } from '../../src/modules/listings/store.js';
+import { eventId } from '../../src/trade/event-rows.js';
 import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 
 let m: Market;

@@ -9,7 +9,7 @@ import { makeWallet } from '../helpers/wallets.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
 import { confirmFill, dropFill, insertFill, unconfirmFill } from '../helpers/feed-rows.js';
-import { eventId } from '../../src/modules/listings/store.js';
+import { eventId } from '../../src/trade/event-rows.js';
 
 let m: Market;
 before(async () => {

@@ -5,8 +5,8 @@ import crypto from 'node:crypto';
 import { makeWallet } from '../helpers/wallets.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { confirmFill, insertFill, insertListing } from '../helpers/feed-rows.js';
-import { eventId } from '../../src/modules/listings/store.js';
-import { recordEvent } from '../../src/modules/listings/lifecycle.js';
+import { eventId } from '../../src/trade/event-rows.js';
+import { recordEvent } from '../../src/trade/owner-events.js';
 
 let m: Market;
 const me = makeWallet('p2wpkh', 'of-me');

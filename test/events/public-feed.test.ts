@@ -6,7 +6,7 @@ import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { confirmFill, dropFill, insertFill, insertListing } from '../helpers/feed-rows.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
-import { eventId } from '../../src/modules/listings/store.js';
+import { eventId } from '../../src/trade/event-rows.js';
 import { catalog } from '../market/fixture.js';
 
 let t: TestApp;

@@ -6,7 +6,7 @@ import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { confirmFill, dropFill, insertFill, unconfirmFill } from '../helpers/feed-rows.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
-import type { FillTables } from '../../src/modules/fills/tables.js';
+import type { FillTables } from '../../src/trade/fill-tables.js';
 import { catalog } from '../market/fixture.js';
 
 type Fill = FillTables['fills'];

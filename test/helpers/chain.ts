@@ -9,7 +9,13 @@ export function unreachableChain(): { chain: Chain } {
         throw new UpstreamUnavailable(backend, `${backend} backend unreachable`);
       }),
     });
-  return { chain: { bitcoin: down('bitcoin') as Chain['bitcoin'], counterparty: down('counterparty') as Chain['counterparty'] } };
+  return {
+    chain: {
+      bitcoin: down('bitcoin') as Chain['bitcoin'],
+      counterparty: down('counterparty') as Chain['counterparty'],
+      utxos: down('counterparty') as Chain['utxos'],
+    },
+  };
 }
 
 /**
@@ -47,6 +53,7 @@ export function tableChain(data: { confirmations?: Record<string, number>; fees?
     counterparty: new Proxy(base.counterparty, {
       get: (target, prop) => (prop === 'estimateAttachXcpFee' ? () => track(() => data.xcpFee ?? '0') : (target as any)[prop]),
     }),
+    utxos: base.utxos,
   };
   return { chain, stats };
 }

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Db } from '../../src/store/db.js';
-import type { FillTables } from '../../src/modules/fills/tables.js';
+import type { FillTables } from '../../src/trade/fill-tables.js';
 import type { ListingTables } from '../../src/modules/listings/tables.js';
 
 type Listing = ListingTables['listings'];

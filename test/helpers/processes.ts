@@ -4,23 +4,15 @@
  * store of the backend under test. A test can freeze the devnet (SIGSTOP) so a broadcast
  * hangs, kill the market outright (SIGKILL) and start it again on the same store.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { dropSchema } from '../../src/store/db.js';
 import { backend, pgUrl } from './store.js';
-import { REPO_ROOT } from './fixtures.js';
+import { freePort, startCli, type Child } from '../../sim/processes.js';
 
-export interface Child {
-  url: string;
-  proc: ChildProcess;
-  /** Everything the process printed (for a failing test's message). */
-  output(): string;
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
+export { freePort, type Child } from '../../sim/processes.js';
 
 /** A DATABASE_URL (+ schema) of its own on the backend under test (or `on`: the bench picks PostgreSQL), and its cleanup. */
 export function childStore(name: string, on: typeof backend = backend): { env: Record<string, string>; cleanup(): Promise<void> } {
@@ -37,63 +29,7 @@ export function childStore(name: string, on: typeof backend = backend): { env: R
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntilUp(url: string, child: ChildProcess, out: () => string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${out()}`);
-    try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`${url} did not come up in ${timeoutMs} ms:\n${out()}`);
-}
-
-function start(args: string[], env: Record<string, string>, probe: string): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let buf = '';
-  const take = (d: Buffer) => {
-    buf = (buf + d.toString()).slice(-20_000);
-  };
-  proc.stdout!.on('data', take);
-  proc.stderr!.on('data', take);
-  const child: Child = {
-    url: probe.replace(/\/[^/]*$/, ''),
-    proc,
-    output: () => buf,
-    kill: async (signal = 'SIGKILL') => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-      proc.kill(signal);
-      await exited;
-    },
-  };
-  return waitUntilUp(probe, proc, child.output).then(
-    () => child,
-    async (e: unknown) => {
-      await child.kill();
-      throw e;
-    },
-  );
-}
+const start = (args: string[], env: Record<string, string>, probe: string): Promise<Child> => startCli(args, env, probe);
 
 /** `npm run devnet` on its own store. */
 export async function startDevnet(store: Record<string, string>): Promise<Child & { rpcUrl: string; apiUrl: string }> {

@@ -16,7 +16,7 @@ test('readyz on the devnet: ready once the indexer caught up, not ready when it 
   await t.ctx.sync();
   const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
   assert.equal(ready.statusCode, 200, ready.body);
-  assert.deepEqual(Object.keys(json(ready).result).filter((k) => k !== 'redis').sort(), ['bitcoin', 'counterparty', 'indexer', 'store']);
+  assert.deepEqual(Object.keys(json(ready).result).filter((k) => k !== 'redis').sort(), ['bitcoin', 'counterparty', 'indexer', 'store', 'utxos']);
   await t.ctx.devnet!.mine(4);
   const lagging = await t.app.inject({ method: 'GET', url: '/readyz' });
   assert.equal(lagging.statusCode, 503);

@@ -181,6 +181,7 @@ void test('a confirmed attach stays committed until Counterparty has parsed its 
   const lm = await openMarket({}, {
     wrapChain: (chain) => ({
       bitcoin: chain.bitcoin,
+      utxos: chain.utxos,
       counterparty: new Proxy(chain.counterparty, {
         get(target, prop, receiver) {
           if (prop === 'getAddressBalances') {

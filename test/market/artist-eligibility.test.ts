@@ -38,7 +38,7 @@ before(async () => {
           }
         : (target as any)[prop],
   });
-  t = await testApp({ chain: { chain: { bitcoin: down.bitcoin, counterparty } } });
+  t = await testApp({ chain: { chain: { bitcoin: down.bitcoin, counterparty, utxos: down.utxos } } });
   await importCatalog(t.ctx.store.db, {
     collections: [{ slug: 'cards', name: 'Cards' }],
     artists: [{ name: 'Moved' }, { name: 'Old Core' }, { name: 'Down' }],

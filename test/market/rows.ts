@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../src/store/db.js';
 import type { ListingState } from '../../src/modules/listings/tables.js';
-import type { FillState } from '../../src/modules/fills/tables.js';
+import type { FillState } from '../../src/trade/fill-tables.js';
 
 export const SELLER = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 export const BUYER = 'bcrt1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l';

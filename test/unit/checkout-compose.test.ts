@@ -6,8 +6,8 @@ import { ApiError } from '../../src/http/errors.js';
 import { decodeAddress } from '../../src/bitcoin/address.js';
 import { estimateSize } from '../../src/bitcoin/vsize.js';
 import { detachOutputScript } from '../../src/counterparty/attach-detach.js';
-import { devnetFeeAddress, marketFeeAddress, marketFeeScript } from '../../src/modules/checkout/fee-address.js';
-import { buildCheckoutPsbt, payable, planCheckout, type CheckoutShape } from '../../src/modules/checkout/compose.js';
+import { devnetFeeAddress, marketFeeAddress, marketFeeScript } from '../../src/trade/fee-address.js';
+import { buildCheckoutPsbt, payable, planCheckout, type CheckoutShape } from '../../src/trade/compose.js';
 import { makeWallet } from '../helpers/wallets.js';
 
 const buyer = makeWallet('p2wpkh', 'compose-buyer');

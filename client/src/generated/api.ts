@@ -840,6 +840,16 @@ export interface Routes {
        * fee rate in sat/vB, 0.1 to 500
        */
       fee_rate?: number;
+      /**
+       * the coins to spend, 1 to 20 confirmed asset-free unclaimed outputs of the session address, spent in this order as far as needed; default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's `ends_offers` lists the offers it would end.
+       *
+       * @minItems 1
+       * @maxItems 20
+       */
+      funding?: {
+        txid: Txid;
+        vout: Vout;
+      }[];
     };
     response: {
       result: {
@@ -862,6 +872,23 @@ export interface Routes {
         change_sats: Sats;
         fee_rate: number;
         vsize: number;
+        /**
+         * Offers of the address that this transaction ends once it is broadcast, because a coin named in the request backs them. Empty when no named coin backs an open offer. The market never picks such a coin on its own; naming it is the caller's choice.
+         */
+        ends_offers: {
+          /**
+           * The named coin (`txid:vout`)
+           */
+          outpoint: string;
+          /**
+           * `bid`: an open bid slot of the address; `collection_offer`: an input of an open collection offer's funding
+           */
+          kind: 'bid' | 'collection_offer';
+          /**
+           * The open offers that end (retired, or invalidated with funding_spent) once this transaction spends the coin
+           */
+          offer_ids: string[];
+        }[];
       };
     };
   };
@@ -1750,7 +1777,7 @@ export interface Routes {
        */
       bidder_pubkey: string;
       /**
-       * at most 8 confirmed, asset-free coins of the session address; default: picked largest first
+       * at most 8 confirmed, asset-free coins of the session address (one may back an open bid of the address: `ends_offers` then lists the bids it would end); default: picked largest first, never a coin that backs an open offer of the address
        *
        * @minItems 1
        * @maxItems 8
@@ -3439,6 +3466,23 @@ export interface ListingDraft {
   protocol_subtype: ListingProtocolSubtype;
   cosigned_output?: CosignedOutput;
   /**
+   * On a single draft: offers of the address the unsigned attach would end, because a coin named in `funding` backs them (empty otherwise).
+   */
+  ends_offers?: {
+    /**
+     * The named coin (`txid:vout`)
+     */
+    outpoint: string;
+    /**
+     * `bid`: an open bid slot of the address; `collection_offer`: an input of an open collection offer's funding
+     */
+    kind: 'bid' | 'collection_offer';
+    /**
+     * The open offers that end (retired, or invalidated with funding_spent) once this transaction spends the coin
+     */
+    offer_ids: string[];
+  }[];
+  /**
    * `listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)
    */
   purpose: 'listing' | 'prepare';
@@ -3798,6 +3842,23 @@ export interface PolicyPreflight {
   fee_rate: number;
   expires_at: UnixSeconds;
   preflight_expires_at: UnixSeconds;
+  /**
+   * Offers of the address that this transaction ends once it is broadcast, because a coin named in the request backs them. Empty when no named coin backs an open offer. The market never picks such a coin on its own; naming it is the caller's choice.
+   */
+  ends_offers: {
+    /**
+     * The named coin (`txid:vout`)
+     */
+    outpoint: string;
+    /**
+     * `bid`: an open bid slot of the address; `collection_offer`: an input of an open collection offer's funding
+     */
+    kind: 'bid' | 'collection_offer';
+    /**
+     * The open offers that end (retired, or invalidated with funding_spent) once this transaction spends the coin
+     */
+    offer_ids: string[];
+  }[];
 }
 /**
  * This interface was referenced by `Routes`'s JSON-Schema

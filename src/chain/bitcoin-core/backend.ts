@@ -14,6 +14,7 @@ import type {
   ChainUtxo,
   FeeEstimates,
   MempoolEntry,
+  NodeDescription,
   PackageResult,
 } from '../ports.js';
 import { DEFAULT_FEE_TARGETS, estimateRate, feeEstimatesFrom, minimumRate, type FeeTargets } from './fees.js';
@@ -76,6 +77,33 @@ export class BitcoinCoreBackend implements BitcoinBackend {
   async getTip(): Promise<ChainTip> {
     const info = await this.read<GetBlockchainInfoReply>('getblockchaininfo', []);
     return { height: info.blocks, hash: info.bestblockhash };
+  }
+
+  /**
+   * getnetworkinfo (version), getblockchaininfo (chain, IBD, pruning) and getindexinfo (txindex:
+   * getrawtransaction of a confirmed transaction needs it; without it the market cannot read a
+   * confirmed parent by txid). Bitcoin Core 29 is what the market is built and tested against.
+   */
+  async describeNode(): Promise<NodeDescription> {
+    const [net, info, index] = await Promise.all([
+      this.read<{ version: number; subversion: string }>('getnetworkinfo', []),
+      this.read<GetBlockchainInfoReply & { pruned?: boolean }>('getblockchaininfo', []),
+      this.read<Record<string, { synced: boolean; best_block_height: number }>>('getindexinfo', []).catch(() => null),
+    ]);
+    const major = Math.floor(net.version / 10_000);
+    const version = `Bitcoin Core ${major}.${Math.floor(net.version / 100) % 100}.${net.version % 100} (${net.subversion})`;
+    const networks: Record<string, string> = { main: 'mainnet', test: 'testnet3', testnet4: 'testnet4', signet: 'signet', regtest: 'regtest' };
+    const notes: string[] = [`height ${info.blocks}`];
+    const problems: string[] = [];
+    const ibd = info.initialblockdownload === true;
+    if (ibd) problems.push(`initial block download: ${info.blocks} of ${info.headers} headers`);
+    if (major < 28) problems.push(`version ${major}: the market expects Bitcoin Core 28 or newer (29 recommended): package relay (submitpackage, TRUC) and full-RBF defaults`);
+    const txindex = index?.txindex;
+    if (!index) problems.push('getindexinfo failed: cannot tell whether txindex is on');
+    else if (!txindex) problems.push('txindex is off: start bitcoind with -txindex=1 (confirmed transactions are read by txid)');
+    else notes.push(txindex.synced ? 'txindex on' : `txindex building (${txindex.best_block_height})`);
+    if (info.pruned) notes.push('pruned');
+    return { version, network: networks[info.chain] ?? info.chain, ready: !ibd, notes, problems };
   }
 
   async getBlockHash(height: number): Promise<string | null> {

@@ -24,6 +24,44 @@ export interface CpReply<T> {
   headers: CpHeaders;
 }
 
+/**
+ * Core answers 400 for every Electrs failure (`counterpartycore/lib/backend/electrs.py`: an
+ * ElectrsError is one of the request errors apiserver.py renders as 400). Its two messages are a
+ * fixed vocabulary of Core's, read here as data, the way the chain layer reads Bitcoin Core's
+ * reject reasons: not our request's fault, but Core's address index being absent or down.
+ */
+export type ElectrsFailure = 'not_configured' | 'backends_failed';
+
+export function electrsFailureOf(apiError: string): ElectrsFailure | null {
+  const text = apiError.trim();
+  if (text.startsWith('Electrs server not configured')) return 'not_configured';
+  if (text.startsWith('All Electrs backends failed')) return 'backends_failed';
+  return null;
+}
+
+/** What the operator has to do about each, for the log line. */
+export const ELECTRS_ADVICE: Record<ElectrsFailure, string> = {
+  not_configured:
+    'Counterparty Core runs without Electrs: start counterparty-server with --electrs-url=<Esplora/Electrs HTTP API>, or set UTXO_SOURCE=bitcoin-core so the market reads wallet coins from Bitcoin Core (scantxoutset)',
+  backends_failed:
+    'every Electrs server Counterparty Core is configured with (--electrs-url) failed: check that the Electrs/Esplora HTTP API is up and synced, or set UTXO_SOURCE=bitcoin-core',
+};
+
+/** Seconds a caller should wait: an unconfigured Electrs needs an operator, a failed one a restart. */
+const ELECTRS_RETRY_AFTER: Record<ElectrsFailure, number> = { not_configured: 60, backends_failed: 15 };
+
+/** Core's address index failed (an upstream failure, rendered 503 `upstream_unavailable`). */
+export class ElectrsUnavailable extends UpstreamUnavailable {
+  constructor(
+    path: string,
+    readonly failure: ElectrsFailure,
+    coreError: string,
+  ) {
+    super('counterparty', `counterparty ${path}: ${coreError} (HTTP 400, Electrs)`, 503, { cause: 'electrs', retryAfterSeconds: ELECTRS_RETRY_AFTER[failure] });
+    this.name = 'ElectrsUnavailable';
+  }
+}
+
 /** Core answered 400 (bad address, bad parameter): our request was wrong, retrying cannot help. */
 export class CounterpartyRequestError extends Error {
   constructor(
@@ -65,6 +103,7 @@ export class CounterpartyApiClient {
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly logger: ChainLogger | undefined;
+  private readonly electrsWarnedAt = new Map<ElectrsFailure, number>();
 
   constructor(opts: CpClientOptions) {
     const split = splitCredentials(opts.url);
@@ -83,10 +122,15 @@ export class CounterpartyApiClient {
    */
   async get<T>(path: string, query: Query = {}, opts: { acceptNotReady?: boolean } = {}): Promise<CpReply<T> | null> {
     const res = await withRetries(
-      () => this.fetchOnce(path, query),
+      async () => {
+        const r = await this.fetchOnce(path, query);
+        this.throwIfElectrsFailed(path, r);
+        return r;
+      },
       this.retry,
       // 503 is Core's "not caught up yet": a state measured in blocks, not a blip worth hammering.
-      (e) => e instanceof UpstreamUnavailable && e.status === 502,
+      // A failed Electrs may come back within the retries; an unconfigured one never does.
+      (e) => (e instanceof ElectrsUnavailable ? e.failure === 'backends_failed' : e instanceof UpstreamUnavailable && e.status === 502),
       (e, attempt, delayMs) =>
         this.logger?.warn({ backend: 'counterparty', node: this.display, path, attempt, delayMs, err: (e as Error).message }, 'counterparty api retry'),
     );
@@ -94,7 +138,7 @@ export class CounterpartyApiClient {
     const apiError = typeof body.error === 'string' ? body.error : null;
     if (res.status === 404) return null;
     if (res.status === 503 && !opts.acceptNotReady) {
-      throw new UpstreamUnavailable('counterparty', `counterparty ${path}: ${apiError ?? 'not ready'} (HTTP 503)`, 503);
+      throw new UpstreamUnavailable('counterparty', `counterparty ${path}: ${apiError ?? 'not ready'} (HTTP 503)`, 503, { retryAfterSeconds: 30 });
     }
     if (res.status === 400 || (res.status === 200 && apiError !== null && !('result' in body))) {
       throw new CounterpartyRequestError(path, res.status, apiError ?? 'bad request');
@@ -109,6 +153,20 @@ export class CounterpartyApiClient {
       resultCount: typeof body.result_count === 'number' ? body.result_count : null,
       headers: res.headers,
     };
+  }
+
+  /** An Electrs 400 becomes an upstream failure, with one log line (per kind and minute) for the operator. */
+  private throwIfElectrsFailed(path: string, res: { status: number; body: unknown }): void {
+    if (res.status !== 400 || typeof res.body !== 'object' || res.body === null) return;
+    const apiError = (res.body as Record<string, unknown>).error;
+    const kind = typeof apiError === 'string' ? electrsFailureOf(apiError) : null;
+    if (!kind) return;
+    const now = Date.now();
+    if (now - (this.electrsWarnedAt.get(kind) ?? -Infinity) >= 60_000) {
+      this.electrsWarnedAt.set(kind, now);
+      this.logger?.warn({ backend: 'counterparty', node: this.display, path, electrs: kind, core_error: apiError, fix: ELECTRS_ADVICE[kind] }, `counterparty electrs failure: ${ELECTRS_ADVICE[kind]}`);
+    }
+    throw new ElectrsUnavailable(path, kind, String(apiError));
   }
 
   /**

@@ -2,8 +2,16 @@
  * CounterpartyBackend over Counterparty Core's API v2. Ledger reads refuse to
  * serve a node that says it is not caught up (503 or X-COUNTERPARTY-READY
  * false): a stale balance could let a listing through for an asset that has
- * already moved. Block events are served by Core even while it catches up, so
- * there we check that the block was parsed instead.
+ * already moved. Core v11 answers 503 `Counterparty not ready` on every route
+ * but `/v2/` while it catches up, block events included (the API description's
+ * exemption of `/blocks` is not what apiserver.py does); the adapter also
+ * refuses a block above X-COUNTERPARTY-HEIGHT, for a node started with
+ * `--api-only` or `--force`, which serves while behind.
+ *
+ * Balance rows carry `asset_longname: null` even for a subasset (Core keeps the
+ * longname in asset info only): balances are read with `verbose=true`, whose
+ * `asset_info` carries it, and a row without `asset_info` (a proxy, an older
+ * release) has its numeric asset looked up once.
  */
 import {
   UpstreamUnavailable,
@@ -14,9 +22,11 @@ import {
   type CpEvent,
   type CpEventName,
   type CpStatus,
+  type NodeDescription,
 } from '../ports.js';
 import type { ChainLogger, RetryPolicy } from '../upstream-http.js';
 import { CounterpartyApiClient, type CpHeaders } from './api-client.js';
+import { isNumericAsset } from '../../counterparty/asset-names.js';
 import {
   addressUtxoOf,
   assetInfoOf,
@@ -45,6 +55,9 @@ interface CpRootResult {
   server_ready?: boolean;
   backend_height?: number | null;
   counterparty_height?: number | null;
+  network?: string;
+  version?: string;
+  ledger_state?: string;
 }
 
 const enc = encodeURIComponent;
@@ -54,6 +67,7 @@ export class CounterpartyCoreBackend implements CounterpartyBackend {
   private readonly api: CounterpartyApiClient;
   private readonly pageSize: number;
   private readonly utxoBatchSize: number;
+  private readonly longnames = new Map<string, string | null>();
 
   constructor(opts: CounterpartyCoreOptions) {
     this.api = new CounterpartyApiClient({ url: opts.url, timeoutMs: opts.timeoutMs, retry: opts.retry, logger: opts.logger });
@@ -72,26 +86,56 @@ export class CounterpartyCoreBackend implements CounterpartyBackend {
     return { counterparty_height, bitcoin_height, ready };
   }
 
+  /** `/v2/` as Core answers it (also while catching up). The market is built against v11. */
+  async describeNode(): Promise<NodeDescription> {
+    const reply = await this.api.get<CpRootResult | undefined>('/v2/', {}, { acceptNotReady: true });
+    const root = reply?.result ?? {};
+    const status = await this.getStatus();
+    const version = root.version ?? 'unknown';
+    const problems: string[] = [];
+    if (!/^11\./.test(version)) problems.push(`version ${version}: the market is built and tested against Counterparty Core v11 (API v2 as of 11.2.0)`);
+    if (!status.ready) problems.push(`catching up: parsed ${status.counterparty_height} of ${status.bitcoin_height} blocks`);
+    const notes = [`height ${status.counterparty_height}`, ...(root.ledger_state ? [`ledger ${root.ledger_state}`] : [])];
+    return { version: `Counterparty Core ${version}`, network: root.network ?? 'unknown', ready: status.ready, notes, problems };
+  }
+
   async getAddressBalances(address: string): Promise<CpBalance[]> {
-    const page = await this.api.getAll<CpBalanceRow>(`/v2/addresses/${enc(address)}/balances`, {}, this.pageSize);
-    if (!page) return [];
-    this.requireReady(page.headers, 'address balances');
-    return page.rows.map(balanceOf).filter((b) => b.quantity_raw !== '0');
+    return this.balances(`/v2/addresses/${enc(address)}/balances`, {}, 'address balances');
   }
 
   async getUtxoBalances(utxo: string): Promise<CpBalance[]> {
-    const page = await this.api.getAll<CpBalanceRow>(`/v2/utxos/${enc(utxo)}/balances`, {}, this.pageSize);
-    if (!page) return [];
-    this.requireReady(page.headers, 'utxo balances');
-    return page.rows.map(balanceOf).filter((b) => b.quantity_raw !== '0');
+    return this.balances(`/v2/utxos/${enc(utxo)}/balances`, {}, 'utxo balances');
   }
 
   /** `/v2/assets/{asset}/balances` (type all), every page; an unknown asset (404) has none. */
   async getAssetBalances(asset: string): Promise<CpBalance[]> {
-    const page = await this.api.getAll<CpBalanceRow>(`/v2/assets/${enc(asset)}/balances`, { type: 'all' }, this.pageSize);
+    return this.balances(`/v2/assets/${enc(asset)}/balances`, { type: 'all' }, 'asset balances');
+  }
+
+  /** Every page of a balance route, verbose for the longnames, zero rows dropped. */
+  private async balances(path: string, query: Record<string, string>, what: string): Promise<CpBalance[]> {
+    const page = await this.api.getAll<CpBalanceRow>(path, { ...query, verbose: 'true' }, this.pageSize);
     if (!page) return [];
-    this.requireReady(page.headers, 'asset balances');
-    return page.rows.map(balanceOf).filter((b) => b.quantity_raw !== '0');
+    this.requireReady(page.headers, what);
+    const rows = page.rows.map((r) => ({ row: r, balance: balanceOf(r) })).filter((x) => x.balance.quantity_raw !== '0');
+    for (const x of rows) {
+      if (x.balance.asset_longname === null && !x.row.asset_info && isNumericAsset(x.balance.asset)) x.balance.asset_longname = await this.longnameOf(x.balance.asset);
+    }
+    return rows.map((x) => x.balance);
+  }
+
+  /**
+   * A numeric asset's subasset longname from its asset info. Kept once read: a longname is
+   * given at the subasset's creation and never changes, and a numeric asset without one never
+   * gets one.
+   */
+  private async longnameOf(asset: string): Promise<string | null> {
+    const known = this.longnames.get(asset);
+    if (known !== undefined) return known;
+    const info = await this.getAsset(asset);
+    const longname = info?.asset_longname ?? null;
+    if (info) this.longnames.set(asset, longname);
+    return longname;
   }
 
   async getUtxosWithBalances(utxos: string[]): Promise<Set<string>> {

@@ -14,12 +14,15 @@ export interface CpBalanceRow {
   quantity: number | string;
   utxo?: string | null;
   utxo_address?: string | null;
+  /** With `verbose=true`: the asset's info, whose `asset_longname` a balance row itself leaves null. */
+  asset_info?: { asset_longname?: string | null } | null;
 }
 
 /** `/assets/{asset}` */
 export interface CpAssetRow {
   asset: string;
-  asset_id: string | number;
+  /** Null for XCP (Core's assets_info row for XCP has no id). */
+  asset_id: string | number | null;
   asset_longname: string | null;
   issuer: string | null;
   owner: string | null;
@@ -65,7 +68,8 @@ export function balanceOf(row: CpBalanceRow): CpBalance {
   const utxo = row.utxo ?? null;
   return {
     asset: row.asset,
-    asset_longname: row.asset_longname ?? null,
+    // Core leaves a subasset's longname null on balance rows; verbose rows carry it in asset_info.
+    asset_longname: row.asset_longname ?? row.asset_info?.asset_longname ?? null,
     quantity_raw: quantityOf(row.quantity, `quantity of ${row.asset}`),
     utxo,
     // For a UTXO balance the owner is the address holding the UTXO.
@@ -73,10 +77,21 @@ export function balanceOf(row: CpBalanceRow): CpBalance {
   };
 }
 
+/** Counterparty's protocol ids of its two built-in assets (BTC 0, XCP 1), which Core's asset rows leave null. */
+const BUILTIN_ASSET_IDS: Record<string, string> = { BTC: '0', XCP: '1' };
+
+function assetIdOf(row: CpAssetRow): string {
+  const id = row.asset_id === null || row.asset_id === undefined ? null : rawQuantity(row.asset_id);
+  if (id !== null) return id;
+  const builtin = BUILTIN_ASSET_IDS[row.asset];
+  if (builtin !== undefined) return builtin;
+  throw new UpstreamUnavailable('counterparty', `counterparty: asset ${row.asset} has no asset_id`, 502);
+}
+
 export function assetInfoOf(row: CpAssetRow): CpAssetInfo {
   return {
     asset: row.asset,
-    asset_id: String(row.asset_id),
+    asset_id: assetIdOf(row),
     asset_longname: row.asset_longname ?? null,
     divisible: Boolean(row.divisible),
     locked: Boolean(row.locked),

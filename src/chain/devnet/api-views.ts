@@ -24,13 +24,19 @@ export interface Page<T> {
   result_count: number;
 }
 
+/**
+ * A row of Core's `balances` table as its balance routes serve it. `asset_longname` is null on
+ * every row, a subasset's too (Core keeps the longname in asset info only); `rowid` orders and
+ * pages the rows (newest first) and never leaves the face.
+ */
 export interface BalanceRow {
   address: string | null;
   asset: string;
-  asset_longname: string | null;
+  asset_longname: null;
   quantity: number | string;
   utxo: string | null;
   utxo_address: string | null;
+  rowid: number;
 }
 
 export class CounterpartyApiViews {
@@ -40,19 +46,50 @@ export class CounterpartyApiViews {
     return this.d.state;
   }
 
-  private longname(asset: string): string | null {
+  /** A subasset's longname (asset info), for the in-process port: the rows leave it null, as Core's do. */
+  longname(asset: string): string | null {
     return this.node.ledger.assets.get(asset)?.asset_longname ?? null;
   }
 
-  /** `/v2/`: server info (the devnet is always caught up). */
-  info() {
-    const h = this.node.chain.height;
-    return { server_ready: true, network: 'regtest', version: '11.2.0', backend_height: h, counterparty_height: h, ledger_state: 'Following' };
+  private rowids: { events: number; ids: Map<string, number> } | null = null;
+
+  /**
+   * Core's balance rowid stand-in: the event_index of the first CREDIT that made the (holder,
+   * asset) balance, so rows come newest first and cursors page by it as Core's do. Rebuilt when
+   * the event list changes (a block, a rollback).
+   */
+  private rowidOf(holder: string, asset: string): number {
+    const events = this.node.ledger.events;
+    if (!this.rowids || this.rowids.events !== events.length || (events.length && !this.rowids.ids.size)) {
+      const ids = new Map<string, number>();
+      for (const e of events) {
+        if (e.event !== 'CREDIT') continue;
+        const who = (e.params.utxo as string | null | undefined) ?? (e.params.address as string | null | undefined);
+        const key = `${who}/${String(e.params.asset)}`;
+        if (who && !ids.has(key)) ids.set(key, e.event_index + 1);
+      }
+      this.rowids = { events: events.length, ids };
+    }
+    // A balance the devnet made without a CREDIT (none today) sorts as the newest.
+    return this.rowids.ids.get(`${holder}/${asset}`) ?? events.length + 1;
   }
 
-  /** Values for the X-COUNTERPARTY-HEIGHT / X-BITCOIN-HEIGHT / X-COUNTERPARTY-READY headers. */
+  /** `/v2/`: server info (caught up, unless the devnet's fault says it is catching up). */
+  info() {
+    const s = this.status();
+    return {
+      server_ready: s.ready, network: 'regtest', version: '11.2.0', backend_height: s.bitcoin_height, counterparty_height: s.counterparty_height,
+      ledger_state: s.ready ? 'Following' : 'Catching Up',
+    };
+  }
+
+  /**
+   * Values for the X-COUNTERPARTY-HEIGHT / X-BITCOIN-HEIGHT / X-COUNTERPARTY-READY headers. A
+   * `not_ready` fault reports the ledger two blocks behind: Core is ready at one block behind.
+   */
   status() {
     const h = this.node.chain.height;
+    if (this.d.counterpartyFault === 'not_ready') return { counterparty_height: Math.max(0, h - 2), bitcoin_height: h, ready: false };
     return { counterparty_height: h, bitcoin_height: h, ready: true };
   }
 
@@ -61,7 +98,7 @@ export class CounterpartyApiViews {
     const rows: BalanceRow[] = [];
     if (type !== 'utxo') {
       for (const [asset, q] of this.node.ledger.addresses.get(address) ?? []) {
-        if (q > 0n) rows.push({ address, asset, asset_longname: this.longname(asset), quantity: jsonQuantity(q), utxo: null, utxo_address: null });
+        if (q > 0n) rows.push({ address, asset, asset_longname: null, quantity: jsonQuantity(q), utxo: null, utxo_address: null, rowid: this.rowidOf(address, asset) });
       }
     }
     if (type !== 'address') {
@@ -71,11 +108,11 @@ export class CounterpartyApiViews {
         }
       }
     }
-    return rows.sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : (a.utxo ?? '') < (b.utxo ?? '') ? -1 : 1));
+    return byRowid(rows);
   }
 
   private utxoRow(utxo: string, asset: string, q: bigint, utxoAddress: string | null): BalanceRow {
-    return { address: null, asset, asset_longname: this.longname(asset), quantity: jsonQuantity(q), utxo, utxo_address: utxoAddress };
+    return { address: null, asset, asset_longname: null, quantity: jsonQuantity(q), utxo, utxo_address: utxoAddress, rowid: this.rowidOf(utxo, asset) };
   }
 
   /** `/v2/utxos/{utxo}/balances`. */
@@ -84,7 +121,7 @@ export class CounterpartyApiViews {
       .utxoBalances(utxo)
       .filter((h) => h.quantity > 0n)
       .map((h) => this.utxoRow(utxo, h.asset, h.quantity, h.utxoAddress))
-      .sort((a, b) => (a.asset < b.asset ? -1 : 1));
+      .sort((a, b) => b.rowid - a.rowid);
   }
 
   /** `/v2/utxos/withbalances?utxos=…`. */
@@ -92,21 +129,34 @@ export class CounterpartyApiViews {
     return Object.fromEntries(utxos.map((u) => [u, this.node.ledger.utxoBalances(u).some((h) => h.quantity > 0n)]));
   }
 
+  /**
+   * An asset by name or subasset longname as Core's `get_asset` finds it: the name upper-cased,
+   * the longname without regard to case (`asset = UPPER(x) OR asset_longname = UPPER(x) COLLATE NOCASE`).
+   */
+  private findAsset(nameOrLongname: string): AssetRecord | undefined {
+    const upper = nameOrLongname.toUpperCase();
+    const ledger = this.node.ledger;
+    const byName = ledger.assets.get(upper);
+    if (byName) return byName;
+    for (const a of ledger.assets.values()) if (a.asset_longname !== null && a.asset_longname.toUpperCase() === upper) return a;
+    return undefined;
+  }
+
   /** `/v2/assets/{asset}` by name or subasset longname; null when unknown. */
   asset(nameOrLongname: string) {
-    const a = this.node.ledger.resolveAsset(nameOrLongname);
+    const a = this.findAsset(nameOrLongname);
     return a ? assetRow(a) : null;
   }
 
   /** `/v2/assets/{asset}/balances?type=all|address|utxo`: every holder, address and UTXO rows. */
   assetBalances(nameOrLongname: string, type: 'all' | 'address' | 'utxo' = 'all'): BalanceRow[] {
-    const a = this.node.ledger.resolveAsset(nameOrLongname);
+    const a = this.findAsset(nameOrLongname);
     if (!a) return [];
     const rows: BalanceRow[] = [];
     if (type !== 'utxo') {
       for (const [address, m] of this.node.ledger.addresses) {
         const q = m.get(a.asset) ?? 0n;
-        if (q > 0n) rows.push({ address, asset: a.asset, asset_longname: a.asset_longname, quantity: jsonQuantity(q), utxo: null, utxo_address: null });
+        if (q > 0n) rows.push({ address, asset: a.asset, asset_longname: null, quantity: jsonQuantity(q), utxo: null, utxo_address: null, rowid: this.rowidOf(address, a.asset) });
       }
     }
     if (type !== 'address') {
@@ -115,10 +165,14 @@ export class CounterpartyApiViews {
         if (h && h.quantity > 0n) rows.push(this.utxoRow(utxo, a.asset, h.quantity, h.utxoAddress));
       }
     }
-    return rows;
+    return byRowid(rows);
   }
 
-  /** `/v2/compose/attach/estimatexcpfees`: the fee the next block would charge (raw XCP). */
+  /**
+   * `/v2/compose/attach/estimatexcpfees`: the fee the next block would charge (raw XCP). Core
+   * prices it at its current block (`CurrentState().current_block_index()`); the devnet still
+   * quotes the next block's, which the market's attach-fee tests rely on (docs/devnet.md).
+   */
   attachEstimateXcpFee(): bigint {
     return attachFeeAt(this.node.ledger, this.node.chain.height + 1, this.node.params.ledger.attachFee);
   }
@@ -209,16 +263,30 @@ export class CounterpartyApiViews {
   }
 }
 
+function byRowid(rows: BalanceRow[]): BalanceRow[] {
+  return rows.sort((a, b) => b.rowid - a.rowid || (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
+}
+
 function sameScript(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** Core's assets_info row of XCP (api/migrations/0004…): no id, no issuer, the burn period's blocks. */
+const XCP_ROW = { asset_id: null, issuer: null, owner: null, description: 'The Counterparty protocol native currency', first_issuance_block_index: 278319, last_issuance_block_index: 283810 };
+
+/** Core's non-verbose `assets_info` row (verbose adds the block times and `supply_normalized`). */
 export function assetRow(a: AssetRecord) {
+  if (a.asset === 'XCP') {
+    return {
+      asset: 'XCP', asset_id: XCP_ROW.asset_id, asset_longname: null, issuer: XCP_ROW.issuer, owner: XCP_ROW.owner, divisible: true, locked: true,
+      supply: jsonQuantity(a.supply), description: XCP_ROW.description, description_locked: false,
+      first_issuance_block_index: XCP_ROW.first_issuance_block_index, last_issuance_block_index: XCP_ROW.last_issuance_block_index, mime_type: 'text/plain',
+    };
+  }
   return {
     asset: a.asset, asset_id: a.asset_id, asset_longname: a.asset_longname, issuer: a.issuer, owner: a.owner, divisible: a.divisible,
     locked: a.locked, supply: jsonQuantity(a.supply), description: a.description, description_locked: false,
-    first_issuance_block_index: a.first_issuance_block_index, last_issuance_block_index: a.last_issuance_block_index,
-    mime_type: 'text/plain', first_issuance_block_time: a.first_issuance_block_time, last_issuance_block_time: a.last_issuance_block_time,
+    first_issuance_block_index: a.first_issuance_block_index, last_issuance_block_index: a.last_issuance_block_index, mime_type: 'text/plain',
   };
 }
 

@@ -17,6 +17,7 @@ import { DevnetBitcoinBackend } from './bitcoin-backend.js';
 import type { BlockRecord } from './chain-state.js';
 import type { ControlOp } from './control-ops.js';
 import { DevnetCounterpartyBackend } from './counterparty-backend.js';
+import { DevnetUtxoSource } from './utxo-source.js';
 import { Mutex } from './mutex.js';
 import { MinerWallet } from './miner-wallet.js';
 import { DevnetNode } from './node.js';
@@ -48,7 +49,17 @@ export interface DevnetOptions {
   verifyInput?: InputVerifier;
   /** Called with errors of interval mining (which has no caller to throw to). */
   onError?: (e: unknown) => void;
+  /** Start with the Counterparty face answering as a node catching up, or without a working Electrs. */
+  counterpartyFault?: CounterpartyFault;
 }
+
+/**
+ * Failures a real Counterparty Core shows that the devnet can put on, so a market or an integrator
+ * meets them before mainnet does: `not_ready` (503 `Counterparty not ready` on every route but
+ * `/v2/`, X-COUNTERPARTY-READY False), `electrs_not_configured` / `electrs_failed` (400 with Core's
+ * Electrs messages on `/v2/bitcoin/addresses/{a}/utxos`).
+ */
+export type CounterpartyFault = 'none' | 'not_ready' | 'electrs_not_configured' | 'electrs_failed';
 
 const DEFAULT_FEES: FeeEstimates = { fastest: 5, half_hour: 3, hour: 2, economy: 1, minimum: 1 };
 
@@ -63,6 +74,8 @@ export class Devnet implements DevnetControl {
   readonly api: CounterpartyApiViews;
   readonly miner: MinerWallet;
   feeEstimates: FeeEstimates;
+  /** Settable at any time (tests, `POST /devnet/counterparty-fault`); both faces read it on every request. */
+  counterpartyFault: CounterpartyFault;
   private node: DevnetNode;
   private readonly lock = new Mutex();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -75,10 +88,11 @@ export class Devnet implements DevnetControl {
   ) {
     this.miner = new MinerWallet(options.minerSeed ?? 'devnet', this.network);
     this.feeEstimates = { ...DEFAULT_FEES, ...options.feeEstimates };
+    this.counterpartyFault = options.counterpartyFault ?? 'none';
     this.node = this.freshNode();
     this.bitcoin = new DevnetBitcoinBackend(this);
     this.counterparty = new DevnetCounterpartyBackend(this);
-    this.chain = { bitcoin: this.bitcoin, counterparty: this.counterparty };
+    this.chain = { bitcoin: this.bitcoin, counterparty: this.counterparty, utxos: new DevnetUtxoSource(this, 'counterparty') };
     this.rpc = new BitcoinRpcViews(this);
     this.api = new CounterpartyApiViews(this);
   }

@@ -8,13 +8,17 @@ import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import type { Chain } from '../ports.js';
 import { Devnet } from './devnet.js';
+import { DevnetUtxoSource } from './utxo-source.js';
 
 export async function openDevnetForMarket(config: Config, store: Store, clock: Clock, logger: Logger): Promise<{ chain: Chain; devnet: Devnet }> {
   const devnet = await Devnet.open(store, clock, {
     blockIntervalMs: config.DEVNET_BLOCK_INTERVAL_MS,
     attachFeeRaw: config.DEVNET_ATTACH_FEE_RAW ?? null,
     onError: (err: unknown) => logger.error({ err }, 'devnet: interval mining failed'),
+    counterpartyFault: config.DEVNET_COUNTERPARTY_FAULT,
   });
   if (config.DEVNET_BLOCK_INTERVAL_MS > 0) devnet.startMining();
-  return { chain: devnet.chain, devnet };
+  // UTXO_SOURCE picks the manner of the wallet-coin source, as it picks the adapter off the devnet.
+  const utxos = new DevnetUtxoSource(devnet, config.UTXO_SOURCE);
+  return { chain: { ...devnet.chain, utxos }, devnet };
 }

@@ -14,8 +14,8 @@
  */
 import { ApiError } from '../../http/errors.js';
 import type { SettlementJournal } from '../../settlement/journal.js';
-import { listingState } from '../listings/draft-view.js';
-import type { ListingRow } from '../listings/store.js';
+import { listingState } from '../listings/index.js';
+import type { ListingRow } from '../listings/index.js';
 import type { CartLine } from './rules.js';
 import type { CheckoutStore } from './store.js';
 

@@ -19,14 +19,14 @@ import { ClaimLost, type SettlementRow } from '../../settlement/journal.js';
 import type { RelayOutcome } from '../../settlement/relay.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { mempoolPolicyOf } from '../../chain/errors.js';
-import { listingState } from '../listings/draft-view.js';
-import type { ListingRow } from '../listings/store.js';
-import { addSellers, buyerSigned, withSellers } from './signed.js';
+import { listingState } from '../listings/index.js';
+import type { ListingRow } from '../listings/index.js';
+import { addSellers, buyerSigned, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
-import { recordFills } from '../fills/ledger.js';
-import { claimListing } from '../listings/lifecycle.js';
+import { recordFills } from '../../trade/fills.js';
+import { claimListing } from '../listings/index.js';
 import { operationView, type OperationView } from './view.js';
 
 const changed = (l: QuoteLine, why: string) =>

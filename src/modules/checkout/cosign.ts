@@ -10,11 +10,11 @@ import type { Transaction } from '@scure/btc-signer';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { SignerRefused, SignerUnavailable } from '../../signer/port.js';
-import { listingCosigned } from '../listings/cosigned.js';
-import { cosignUnitInput } from '../listings/cosign-unit.js';
-import type { ListingRow } from '../listings/store.js';
+import { listingCosigned } from '../listings/index.js';
+import { cosignUnitInput } from '../listings/index.js';
+import type { ListingRow } from '../listings/index.js';
 import type { Tx } from '../../store/db.js';
-import { finalCheckout } from './signed.js';
+import { finalCheckout } from '../../trade/signed.js';
 
 /** `listings[k]` sits at input k + 1 of `merged`, which carries every other signature already. */
 export async function cosignCheckout(ctx: Context, tx: Tx, merged: Transaction, listings: ListingRow[], expectedTxid: string): Promise<{ txid: string; hex: string }> {

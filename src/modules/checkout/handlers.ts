@@ -17,10 +17,10 @@
  *   (the settlement is back in flight; recovery relays or releases it).
  */
 import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
-import type { ListingRow } from '../listings/store.js';
-import type { ExposureReason } from '../listings/tables.js';
-import { endListing, exposeListing, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
-import { confirmFills, dropFills, fillRefs, unconfirmFills } from '../fills/ledger.js';
+import type { ListingRow } from '../listings/index.js';
+import type { ExposureReason } from '../listings/index.js';
+import { endListing, exposeListing, releaseListing, sellListings, unsellListings } from '../listings/index.js';
+import { confirmFills, dropFills, fillRefs, unconfirmFills } from '../../trade/fills.js';
 
 /** Where a released listing goes: the state it would have without the claim. */
 function unclaimedState(l: ListingRow & { mode: string | null; reopened: number | null }): 'active' | 'pending' | 'invalid' {

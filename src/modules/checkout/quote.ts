@@ -9,14 +9,15 @@ import { requireAddressRole } from '../../http/address-rules.js';
 import { nowSeconds } from '../../clock.js';
 import { decodeAddress, scriptToAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
-import { platformFee, tapInternalKeyFor } from '../listings/rules.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { platformFee, tapInternalKeyFor } from '../listings/index.js';
 import { resolveCart } from './cart.js';
-import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from './compose.js';
-import { marketFeeScript } from './fee-address.js';
-import { buyerCoins } from './funding.js';
-import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, MAX_UNITS, QUOTE_TTL_S, type CartLine, type DeliveryMode } from './rules.js';
+import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from '../../trade/compose.js';
+import { marketFeeScript } from '../../trade/fee-address.js';
+import { buyerCoins } from '../../trade/coins.js';
+import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, type DeliveryMode } from '../../trade/rules.js';
 import { newQuoteId, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
+import { MAX_UNITS, QUOTE_TTL_S, type CartLine } from './rules.js';
 
 export interface QuoteInput {
   lines: CartLine[];

@@ -2,7 +2,7 @@ import type { App } from '../../http/app-type.js';
 import { sessionSecurity } from '../../http/security.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
-import { ownedOr404, requireSession } from '../auth/guard.js';
+import { ownedOr404, requireSession } from '../auth/index.js';
 import { CheckoutCompletion } from './complete.js';
 import { createQuote } from './quote.js';
 import { MAX_LINES, MAX_UNITS, QUOTE_TTL_S } from './rules.js';

@@ -1,7 +1,7 @@
 /** Wire schemas of the checkout, written once for validation, types and the OpenAPI. */
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { TapKey } from '../listings/schemas.js';
+import { TapKey } from '../listings/index.js';
 import { MAX_LINES, MAX_UNITS } from './rules.js';
 
 const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });

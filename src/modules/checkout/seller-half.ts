@@ -9,9 +9,9 @@ import type { Transaction } from '@scure/btc-signer';
 import { parsePsbt } from '../../bitcoin/psbt.js';
 import { finalFields } from '../../bitcoin/psbt-verify.js';
 import { ApiError } from '../../http/errors.js';
-import type { ListingRow } from '../listings/store.js';
-import { outpointKey } from '../listings/rules.js';
-import type { SellerPair } from './compose.js';
+import type { ListingRow } from '../listings/index.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import type { SellerPair } from '../../trade/compose.js';
 import { COSIGNED_LEAF_SPEND } from '../../counterparty/cosigned-listing.js';
 
 const isTaproot = (s: Uint8Array) => s.length === 34 && s[0] === 0x51 && s[1] === 0x20;

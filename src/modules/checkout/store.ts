@@ -2,8 +2,8 @@
 import crypto from 'node:crypto';
 import type { Db, Tx } from '../../store/db.js';
 import type { CheckoutTables } from './tables.js';
-import type { FillTables } from '../fills/tables.js';
-import type { ListingRow } from '../listings/store.js';
+import type { FillTables } from '../../trade/fill-tables.js';
+import type { ListingRow } from '../listings/index.js';
 import { SellerHalves } from './seller-half.js';
 
 export type QuoteRow = CheckoutTables['checkout_quotes'];

@@ -9,8 +9,8 @@
  */
 import type { SettlementRow } from '../../settlement/journal.js';
 import { classifyRejection } from '../../chain/errors.js';
-import { splitOutpoint } from '../listings/rules.js';
-import { DELIVERY_UTXO_SATS } from './rules.js';
+import { splitOutpoint } from '../../trade/outpoints.js';
+import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
 import { quoteLines, type QuoteRow } from './store.js';
 
 export type OperationStatus = 'quoted' | 'expired' | 'broadcasting' | 'broadcast' | 'confirmed' | 'failed';

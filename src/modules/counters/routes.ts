@@ -6,9 +6,9 @@ import { Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Id, Limit, Outpoint, Sats, UnixSeconds } from '../../http/validators.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { sessionSecurity as security } from '../../http/security.js';
-import { requireOwner, requireSession } from '../auth/guard.js';
+import { requireOwner, requireSession } from '../auth/index.js';
 import { counterOffer, counterRow, counterStatus, COUNTER_STEP_SATS } from './service.js';
-import { withdrawCounter } from './lifecycle.js';
+import { withdrawCounter } from '../offers/index.js';
 import { before } from '../../store/keyset.js';
 import { sql } from 'kysely';
 

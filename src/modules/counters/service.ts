@@ -9,15 +9,14 @@
 import crypto from 'node:crypto';
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
-import type { Tx } from '../../store/db.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { unitHolder } from '../listings/cosign-unit.js';
-import { oneUnitRaw } from '../market/policy-predicate.js';
-import { offerStatus } from '../offers/rules.js';
-import { offerReaches } from '../exact-offers/authorize.js';
-import { createCounter, takeCounter } from './lifecycle.js';
-import type { CounterTables } from './tables.js';
+import { unitHolder } from '../listings/index.js';
+import { oneUnitRaw } from '../market/index.js';
+import { offerStatus } from '../offers/index.js';
+import { offerReaches } from '../exact-offers/index.js';
+import { createCounter } from '../offers/index.js';
+import type { CounterTables } from '../offers/index.js';
 
 export const COUNTER_STEP_SATS = 1_000;
 export const MAX_COUNTER_TTL_S = 30 * 24 * 60 * 60;
@@ -73,25 +72,6 @@ async function holds(ctx: Context, address: string, outpoint: string): Promise<b
   const [txid, vout] = outpoint.split(':');
   const out = await ctx.chain.bitcoin.getTxOut(txid!, Number(vout), true);
   return !!out && (await unitHolder(ctx.store.db, outpoint, hex.decode(out.script_hex), ctx.config.NETWORK)) === address;
-}
-
-/**
- * The counter an exact-unit placement takes: one made to `bidder` on that unit at `price`.
- * Checked before the placement is written (an expired one is 410 expired: the bidder was
- * answering a counter that no longer stands).
- */
-export async function counterFor(ctx: Context, bidder: string, outpoint: string, price: number): Promise<CounterRow | null> {
-  const rows = await ctx.store.db.selectFrom('offer_counters').selectAll().where('asset_outpoint', '=', outpoint).where('bidder', '=', bidder).where('state', '=', 'active').where('price_sats', '=', price).execute();
-  const now = nowSeconds(ctx.clock);
-  const live = rows.find((c) => c.expires_at > now);
-  if (live) return live;
-  if (rows.length) throw new ApiError('expired', 'the counter at this price expired; ask the seller for a new one');
-  return null;
-}
-
-/** In the placement's transaction: take the counter (the original offer is consumed). */
-export async function takeInPlacement(tx: Tx, counter: CounterRow, placementId: string, at: number): Promise<void> {
-  if (!(await takeCounter(tx, counter, placementId, at))) throw new ApiError('state_changed', 'the counter was withdrawn or expired meanwhile; nothing was placed', { counter_id: counter.id });
 }
 
 /** The spec's bidder counter row. */

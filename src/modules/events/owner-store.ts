@@ -20,26 +20,12 @@ import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, nullOf, type KeysetPosition } from '../../store/keyset.js';
 import { eventIdSql } from './event-id-sql.js';
+import type { OwnerEventRow } from '../../trade/event-rows.js';
+
+export type { OwnerEventRow };
 
 export const DERIVED_KINDS = ['listing_filled', 'sale_confirmed', 'purchase_confirmed'] as const;
 
-export interface OwnerEventRow {
-  event_id: string;
-  kind: string;
-  at: number;
-  role: 'seller' | 'buyer' | 'bidder';
-  status: string;
-  asset: string | null;
-  price_sats: number | null;
-  txid: string | null;
-  listing_id: string | null;
-  offer_id: string | null;
-  utxo_txid: string | null;
-  utxo_vout: number | null;
-  expires_at: number | null;
-  /** The stored row's JSON extras (null on derived rows). */
-  data: string | null;
-}
 
 type Branch = SelectQueryBuilder<any, any, OwnerEventRow>;
 

@@ -15,27 +15,13 @@ import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, nullOf, type KeysetPosition } from '../../store/keyset.js';
 import { eventIdSql } from './event-id-sql.js';
-import type { OfferEndReason } from '../offers/tables.js';
+import type { OfferEndReason } from '../offers/index.js';
+import type { PublicEventRow } from '../../trade/event-rows.js';
+
+export type { PublicEventRow };
 
 export type PublicKindFilter = 'sales' | 'listings' | 'offers';
 
-export interface PublicEventRow {
-  event_id: string;
-  kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
-  at: number;
-  reason: 'owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | null;
-  asset: string | null;
-  /** Set on offer rows (their own target); null elsewhere (the asset's primary collection is looked up). */
-  collection: string | null;
-  bidder: string | null;
-  asset_longname: string | null;
-  price_sats: number;
-  seller: string | null;
-  buyer: string | null;
-  txid: string | null;
-  fill_kind: 'listing' | 'offer' | null;
-  confirmed_at: number | null;
-}
 
 type Branch = SelectQueryBuilder<any, any, PublicEventRow>;
 /** Bids and collection offers share the offer events' shape. */

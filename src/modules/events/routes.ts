@@ -8,7 +8,7 @@ import { ResyncRequired } from '../../events/log-reader.js';
 import { Address, Cursor, Limit } from '../../http/validators.js';
 import { nowSeconds } from '../../clock.js';
 import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
-import { requireOwner } from '../auth/guard.js';
+import { requireOwner } from '../auth/index.js';
 import { AssetLongnames } from './asset-longnames.js';
 import { EventsService } from './service.js';
 import { streamRoutes } from './stream-routes.js';

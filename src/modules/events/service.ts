@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db.js';
 import type { KeysetPosition } from '../../store/keyset.js';
-import { primaryCollections } from '../market/primary-collection.js';
+import { primaryCollections } from '../market/index.js';
 import type { AssetLongnames } from './asset-longnames.js';
 import type { OwnerEventWire, PublicEventWire, RetractionWire } from './schemas.js';
 import { EventLogReader, type LogRow } from '../../events/log-reader.js';

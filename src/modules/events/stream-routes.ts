@@ -13,7 +13,7 @@ import { ipBucketId } from '../../limits/ip-key.js';
 import { RETRACTED } from '../../events/append.js';
 import { ResyncRequired, type LogRow } from '../../events/log-reader.js';
 import { StreamHub, StreamLimit, type Frame, type Scope } from '../../events/stream-hub.js';
-import { requireOwner } from '../auth/guard.js';
+import { requireOwner } from '../auth/index.js';
 import type { EventsService } from './service.js';
 
 const tags = ['events'];

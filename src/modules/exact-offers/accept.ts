@@ -25,19 +25,19 @@ import { scriptFamily } from '../../bitcoin/address.js';
 import type { Transaction } from '@scure/btc-signer';
 import { SignerRefused, SignerUnavailable } from '../../signer/port.js';
 import type { Tx } from '../../store/db.js';
-import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } from '../listings/cosign-unit.js';
+import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } from '../listings/index.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
-import { buyerSigned } from '../checkout/signed.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
-import { claimListingAt } from '../listings/lifecycle.js';
-import { recordFills } from '../fills/ledger.js';
-import { fillOffer } from '../offers/lifecycle.js';
+import { buyerSigned } from '../../trade/signed.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { claimListingAt } from '../listings/index.js';
+import { recordFills } from '../../trade/fills.js';
+import { fillOffer } from '../offers/index.js';
 import { buildChild, childVsize, feeFor } from './compose.js';
-import { useAuthorization } from './lifecycle.js';
+import { useAuthorization } from '../offers/index.js';
 import { authorizationStatus } from './view.js';
-import type { ExactOfferTables } from './tables.js';
+import type { ExactOfferTables } from '../offers/index.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
 

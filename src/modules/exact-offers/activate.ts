@@ -9,9 +9,9 @@ import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { buyerSigned } from '../checkout/signed.js';
-import { signatureValidity } from '../offers/rules.js';
-import { activateAuthorization } from './lifecycle.js';
+import { buyerSigned } from '../../trade/signed.js';
+import { signatureValidity } from '../offers/index.js';
+import { activateAuthorization } from '../offers/index.js';
 import { authorizationStatus } from './view.js';
 
 export async function activate(ctx: Context, bidder: string, id: string, psbtHex: string) {

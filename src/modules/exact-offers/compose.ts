@@ -22,7 +22,7 @@ import type { Network } from '../../bitcoin/networks.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { detachOutputScript } from '../../counterparty/attach-detach.js';
 import { leafScriptField, type CosignedOutput } from '../../counterparty/cosigned-listing.js';
-import { DELIVERY_UTXO_SATS } from '../checkout/rules.js';
+import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
 
 export const TRUC_VERSION = 3;
 /** Signals replaceability explicitly; TRUC transactions are replaceable anyway. */

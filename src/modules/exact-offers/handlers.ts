@@ -11,11 +11,12 @@
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
-import { eventId } from '../listings/store.js';
-import { recordEvent, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
-import { confirmFills, dropFills, unconfirmFills } from '../fills/ledger.js';
-import { unfillOffer } from '../offers/lifecycle.js';
-import { retireAuthorizations, unuseAuthorization } from './lifecycle.js';
+import { eventId } from '../../trade/event-rows.js';
+import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
+import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
+import { unfillOffer } from '../offers/index.js';
+import { retireAuthorizations, unuseAuthorization } from '../offers/index.js';
+import { recordEvent } from '../../trade/owner-events.js';
 
 export function exactOfferHandlers(now: () => number): SettlementHandlers {
   return {

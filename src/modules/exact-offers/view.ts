@@ -1,5 +1,5 @@
 /** How exact authorizations read: the seller inbox row, the bidder's view, the status at read time. */
-import type { ExactOfferTables } from './tables.js';
+import type { ExactOfferTables } from '../offers/index.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
 

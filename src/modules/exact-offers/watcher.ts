@@ -8,7 +8,7 @@
 import type { Tx } from '../../store/db.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { spentOutpoints } from '../../indexer/spends.js';
-import { retireAuthorizations } from './lifecycle.js';
+import { retireAuthorizations } from '../offers/index.js';
 
 async function retireMoved(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
   const keys = [...spentOutpoints(b).keys()];

@@ -3,6 +3,7 @@ import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { QuantityRaw } from '../../http/validators.js';
+import { roundFeeRate } from '../../trade/fee-rates.js';
 
 const Rate = (d: string) => Type.Number({ minimum: 0, description: `${d}, sat/vB` });
 
@@ -43,7 +44,7 @@ export function feeRoutes(app: App, ctx: Context): void {
     },
     async () => {
       const f = await ctx.chain.bitcoin.estimateFees();
-      const up = (n: number) => Math.ceil(n * 10) / 10;
+      const up = roundFeeRate;
       return { result: { fastest: up(f.fastest), half_hour: up(f.half_hour), hour: up(f.hour), economy: up(f.economy), minimum: up(f.minimum), unit: 'sat/vB' as const } };
     },
   );

@@ -6,9 +6,9 @@ import { invalid, notFound } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { Address, AssetId, Cursor, Limit } from '../../http/validators.js';
 import { isKeysetPosition, type KeysetPosition } from '../../store/keyset.js';
-import { CollectionSlug } from '../market/collections-routes.js';
+import { CollectionSlug } from '../market/index.js';
 import { FillStore, type FillFilters } from './store.js';
-import { FillRow, fillRow } from './row.js';
+import { FillRow, fillRow } from '../../trade/fill-row.js';
 
 const ROUTE = '/v1/fills';
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { before, mergeBranches, type KeysetPosition } from '../../store/keyset.js';
-import type { FillTables } from './tables.js';
-import { FILL_COLUMNS } from './row.js';
+import type { FillTables } from '../../trade/fill-tables.js';
+import { FILL_COLUMNS } from '../../trade/fill-row.js';
 
 type Fill = FillTables['fills'];
 

@@ -34,13 +34,13 @@ export function healthRoutes(app: App, ctx: Context): void {
         tags: ['health'],
         summary: 'Store reachable, chain backends reachable and caught up',
         description:
-          '200 when every check passes; 503 service_unavailable with the same checks otherwise. With Redis configured (REDIS_URL), `redis` checks the limiter\'s connection: while Redis is unreachable every rate-limited route answers 503, so the instance is not ready.',
-        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, indexer: Check, redis: Type.Optional(Check) })), ...errorResponses },
+          '200 when every check passes; 503 service_unavailable with the same checks otherwise. `utxos` names the source of wallet coins (UTXO_SOURCE: Counterparty Core with its Electrs, or Bitcoin Core\'s scantxoutset) and whether it answers. With Redis configured (REDIS_URL), `redis` checks the limiter\'s connection: while Redis is unreachable every rate-limited route answers 503, so the instance is not ready.',
+        response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, utxos: Check, indexer: Check, redis: Type.Optional(Check) })), ...errorResponses },
       },
     },
     async () => {
       const ping = ctx.limiter.ping?.bind(ctx.limiter);
-      const [store, bitcoin, counterparty, indexer, redis] = await Promise.all([
+      const [store, bitcoin, counterparty, utxos, indexer, redis] = await Promise.all([
         check(() => ctx.store.ping()),
         check(async () => {
           const tip = await ctx.chain.bitcoin.getTip();
@@ -51,6 +51,7 @@ export function healthRoutes(app: App, ctx: Context): void {
           if (!s.ready) throw new Error(`catching up: ${s.counterparty_height}/${s.bitcoin_height}`);
           return `height ${s.counterparty_height}`;
         }),
+        check(() => ctx.chain.utxos.probe()),
         check(async () => {
           // The market reflects the chain within a few blocks, or it is not ready to quote.
           const [cursor, tip] = await Promise.all([ctx.indexer.cursor(), ctx.chain.bitcoin.getTip()]);
@@ -60,8 +61,8 @@ export function healthRoutes(app: App, ctx: Context): void {
         }),
         ping ? check(ping) : undefined,
       ]);
-      const checks = { store, bitcoin, counterparty, indexer, ...(redis ? { redis } : {}) };
-      if (!store.ok || !bitcoin.ok || !counterparty.ok || !indexer.ok || (redis && !redis.ok)) {
+      const checks = { store, bitcoin, counterparty, utxos, indexer, ...(redis ? { redis } : {}) };
+      if (!store.ok || !bitcoin.ok || !counterparty.ok || !utxos.ok || !indexer.ok || (redis && !redis.ok)) {
         throw new ApiError('service_unavailable', 'not ready', { retryable: true, checks });
       }
       return { result: checks };

@@ -9,10 +9,10 @@ import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { addressToScript } from '../../bitcoin/address.js';
-import { cosignedOf } from '../listings/cosigned.js';
-import { outpointKey } from '../listings/rules.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
-import { composeUnitMove } from '../listings/unit-move.js';
+import { cosignedOf } from '../listings/index.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { composeUnitMove } from '../listings/index.js';
 
 export async function composeWithdrawal(ctx: Context, seller: string, at: { txid: string; vout: number }, feeRateIn?: number) {
   const key = outpointKey(at.txid, at.vout);

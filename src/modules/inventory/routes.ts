@@ -5,8 +5,8 @@ import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { Address, FeeRate, Nullable, QuantityRaw, Sats, Txid, Vout } from '../../http/validators.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { requireSession } from '../auth/guard.js';
-import { ListingStore } from '../listings/store.js';
+import { requireSession } from '../auth/index.js';
+import { ListingStore } from '../listings/index.js';
 import { attachable, prepared, MAX_PREPARED } from './service.js';
 import { composeWithdrawal } from './cosigned-withdrawal.js';
 

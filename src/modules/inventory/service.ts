@@ -4,11 +4,11 @@
  * one-asset UTXOs the address owns, listed or not (private to the session).
  */
 import type { Context } from '../../context.js';
-import { addressLevel, commitments } from '../listings/balances.js';
-import { ListingStore, LIVE } from '../listings/store.js';
-import { listingState } from '../listings/draft-view.js';
+import { addressLevel, commitments } from '../listings/index.js';
+import { ListingStore, LIVE } from '../listings/index.js';
+import { listingState } from '../listings/index.js';
 import { nowSeconds } from '../../clock.js';
-import { splitOutpoint } from '../listings/rules.js';
+import { splitOutpoint } from '../../trade/outpoints.js';
 import { mapPool } from '../../util/pool.js';
 
 /** At most this many UTXOs are read per request (each costs a Bitcoin lookup). */

@@ -15,7 +15,9 @@ import { XCP } from '../../counterparty/asset-names.js';
 import { addressLevel, commitments } from './balances.js';
 import type { ListingStore } from './store.js';
 import { ASSET_UTXO_SATS, attachOpReturn, buildAttachPsbt, DUST_SATS, planAttach, type FundingInput, type SourceFamily } from './templates.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { spendableCoins } from '../../trade/coins.js';
 
 export interface ComposeParams {
   seller: string;
@@ -94,7 +96,7 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
     const shortfall = plan.need_sats - plan.have_sats;
     const base = { need_sats: plan.need_sats, have_sats: plan.have_sats, shortfall_sats: shortfall };
     if (!p.funding?.length && p.noFundingRetryable) {
-      const confirming = (await ctx.chain.counterparty.getAddressUtxos(p.source)).filter((u) => u.confirmations < 1);
+      const confirming = (await ctx.chain.utxos.getAddressUtxos(p.source)).filter((u) => u.confirmations < 1);
       if (confirming.reduce((s, u) => s + u.value_sats, 0) >= shortfall) {
         throw new ApiError('insufficient_funds', `${p.source} has BTC that is still confirming; retry after the next block or pass the unconfirmed change as funding`, {
           ...base,
@@ -131,12 +133,6 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   };
 }
 
-/** The chain's half-hour estimate, never below its relay floor. */
-export async function defaultFeeRate(ctx: Context): Promise<number> {
-  const f = await ctx.chain.bitcoin.estimateFees();
-  return Math.max(0.1, Math.ceil(Math.max(f.half_hour, f.minimum) * 10) / 10);
-}
-
 async function explicitCoins(ctx: Context, source: string, family: SourceFamily, funding: { txid: string; vout: number }[]): Promise<FundingInput[]> {
   const script = decodeAddress(source, ctx.config.NETWORK);
   if (!script.ok) throw new Error('unreachable');
@@ -168,18 +164,11 @@ async function explicitCoins(ctx: Context, source: string, family: SourceFamily,
 async function poolCoins(ctx: Context, source: string, family: SourceFamily, openDrafts: { status: string; attach_inputs: string | null }[]): Promise<FundingInput[]> {
   const script = decodeAddress(source, ctx.config.NETWORK);
   if (!script.ok) throw new Error('unreachable');
-  const utxos = (await ctx.chain.counterparty.getAddressUtxos(source)).filter((u) => u.confirmations >= 1);
-  const keys = utxos.map((u) => outpointKey(u.txid, u.vout));
-  const [withBalances, claimed] = await Promise.all([
-    keys.length ? ctx.chain.counterparty.getUtxosWithBalances(keys) : Promise.resolve(new Set<string>()),
-    ctx.journal.claimed(ctx.store.db, keys),
-  ]);
   const promised = new Set<string>();
   for (const d of openDrafts) {
     if (d.status === 'awaiting_attach_signature' && d.attach_inputs) for (const k of JSON.parse(d.attach_inputs) as string[]) promised.add(k);
   }
-  return utxos
-    .filter((u, i) => !withBalances.has(keys[i]!) && !claimed.has(keys[i]!) && !promised.has(keys[i]!) && u.value_sats > 0)
-    .sort((a, b) => b.value_sats - a.value_sats || a.txid.localeCompare(b.txid) || a.vout - b.vout)
-    .map((u) => ({ txid: u.txid, vout: u.vout, value_sats: u.value_sats, family, script: script.script }));
+  // The coin owner's rules (src/trade/coins.ts), less the parsed-block one the attach never had.
+  const coins = await spendableCoins(ctx, source, { parsedOnly: false, exclude: promised });
+  return coins.map((u) => ({ txid: u.txid, vout: u.vout, value_sats: u.value_sats, family, script: script.script }));
 }

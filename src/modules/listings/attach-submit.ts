@@ -13,10 +13,11 @@ import { isUniqueViolation } from '../../store/db.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { draftCosigned, draftStatus, listingTemplate } from './draft-view.js';
 import { newId, type DraftRow, type ListingRow, type ListingStore } from './store.js';
-import { checkListingExpiry, outpointKey } from './rules.js';
+import { checkListingExpiry } from './rules.js';
 import { verifySignedAttach, verifySignedListing } from './signed.js';
 import { ASSET_UTXO_SATS } from './templates.js';
 import { createListing, endListing } from './lifecycle.js';
+import { outpointKey } from '../../trade/outpoints.js';
 
 export interface SignedListingInput {
   psbt_hex: string;

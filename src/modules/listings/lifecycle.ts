@@ -24,16 +24,18 @@
  *   open     → open, version + 1       reprice (price and seller half in one statement)
  *
  * Sales have no listing event of their own: the feeds derive `listing_filled`,
- * `sale` and `sale_confirmed` from fills (fills/ledger.ts).
+ * `sale` and `sale_confirmed` from fills (src/trade/fills.ts).
  *
  * Each transition a feed shows also appends to the event log in its transaction
- * (events/log-rows.ts): `listed` on activation and reprice, `delisted` and the
+ * (src/trade/event-rows.ts; owner events through src/trade/owner-events.ts): `listed` on activation and reprice, `delisted` and the
  * owner event on an ending, their retractions on a restore.
  */
 import type { Db, Tx } from '../../store/db.js';
-import { eventId, type ListingRow, type OwnerEventRow } from './store.js';
-import { isPublicListing, logFillOwnerEvent, logListingEvent, logOwnerEvent, retractOwnerEvent, retractPublicEvent } from '../events/log-rows.js';
+import type { ListingRow } from './store.js';
+import { isPublicListing, logFillOwnerEvent, logListingEvent, retractPublicEvent } from '../../trade/event-rows.js';
+import { dropStoredEvent, recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
 import type { EndReason, ExposureReason, ListingState } from './tables.js';
+import { eventId } from '../../trade/event-rows.js';
 
 /** States a seller may still change (reprice, delist). */
 export const OPEN: ListingState[] = ['pending', 'active'];
@@ -252,7 +254,7 @@ export async function unrotateListing(tx: Tx, id: string, at: number): Promise<b
     .where('end_reason', '=', 'rotated')
     .executeTakeFirst();
   if (!changed(res)) return false;
-  await tx.deleteFrom('owner_events').where('event_id', '=', eventId(endEventKind('rotated'), id)).execute();
+  await dropStoredEvent(tx, eventId(endEventKind('rotated'), id));
   return true;
 }
 
@@ -265,18 +267,4 @@ export async function forgetEndedHalf(tx: Tx, where: { id: string } | { spentAtO
 
 function endEventKind(reason: EndReason): 'listing_delisted' | 'listing_expired' | 'listing_invalidated' | 'listing_rotated' {
   return reason === 'owner' ? 'listing_delisted' : reason === 'expired' ? 'listing_expired' : reason === 'rotated' ? 'listing_rotated' : 'listing_invalidated';
-}
-
-/** Idempotent on event_id; a new row is appended to the event log too. */
-export async function recordEvent(tx: Db | Tx, row: OwnerEventRow): Promise<void> {
-  if (!tx.isTransaction) return tx.transaction().execute((t) => recordEvent(t, row));
-  // ON CONFLICT, not a caught unique violation: on PostgreSQL that would abort the transaction.
-  const res = await tx.insertInto('owner_events').values(row).onConflict((oc) => oc.column('event_id').doNothing()).executeTakeFirst();
-  if (Number(res.numInsertedOrUpdatedRows ?? 0n) === 1) logOwnerEvent(tx as Tx, row);
-}
-
-/** Removes a stored owner event a reorg undid (rule 6) and appends its retraction to the log. */
-export async function retractStoredEvent(tx: Tx, id: string, at: number): Promise<void> {
-  const gone = await tx.deleteFrom('owner_events').where('event_id', '=', id).returning('address').executeTakeFirst();
-  if (gone) retractOwnerEvent(tx, gone.address, id, at);
 }

@@ -4,7 +4,7 @@ import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { FeeRate, Id, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { ownedOr404, requireSession } from '../auth/guard.js';
+import { ownedOr404, requireSession } from '../auth/index.js';
 import type { ListingStore } from './store.js';
 import { ListingMaintenance } from './listing-maint.js';
 import { Rotation } from './rotation.js';

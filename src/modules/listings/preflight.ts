@@ -12,14 +12,17 @@ import { nowSeconds } from '../../clock.js';
 import { isCanonicalAssetId } from '../../counterparty/asset-names.js';
 import { draftView, type DraftView } from './draft-view.js';
 import { newId, type DraftRow, type ListingStore } from './store.js';
-import { checkPrice, DRAFT_TTL_S, outpointKey, tapInternalKeyFor } from './rules.js';
-import { composeAttach, defaultFeeRate } from './attach-compose.js';
+import { checkPrice, DRAFT_TTL_S, tapInternalKeyFor } from './rules.js';
+import { composeAttach } from './attach-compose.js';
 import { composeUnitMove } from './unit-move.js';
 import { ASSET_UTXO_SATS } from './templates.js';
 import { addressToScript } from '../../bitcoin/address.js';
 import { checkReuseUtxo, findReusableUtxo } from './reuse.js';
 import { cosignedOf, cosignKeys } from './cosigned.js';
 import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { offersEndedBy } from '../../trade/coins.js';
 
 export interface PreflightInput {
   seller: string;
@@ -56,7 +59,10 @@ export class PreflightService {
 
   async view(d: DraftRow): Promise<DraftView> {
     const listing = d.listing_id ? await this.store.listing(d.listing_id) : undefined;
-    return draftView(d, listing, nowSeconds(this.ctx.clock), this.ctx.config);
+    // An unsigned attach that would spend a coin backing an open offer of the address (a coin the
+    // seller named: the market never picks one, src/trade/coins.ts) says which offers it would end.
+    const inputs = d.status === 'awaiting_attach_signature' && d.attach_inputs ? (JSON.parse(d.attach_inputs) as string[]) : [];
+    return { ...draftView(d, listing, nowSeconds(this.ctx.clock), this.ctx.config), ends_offers: await offersEndedBy(this.ctx.store.db, inputs) };
   }
 
   async create(me: string, input: PreflightInput, purpose: DraftRow['purpose']): Promise<DraftView> {

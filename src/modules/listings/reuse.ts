@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { nowSeconds } from '../../clock.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import type { ListingRow, ListingStore } from './store.js';
 import { endListing } from './lifecycle.js';
 import { listingState } from './draft-view.js';

@@ -25,12 +25,12 @@ import { READ_TX_OPTS } from '../../bitcoin/transaction.js';
 import { extractFinalTransaction, verifyPsbt } from '../../bitcoin/psbt-verify.js';
 import { ClaimLost, type SettlementHandlers } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
-import { buyerCoins } from '../checkout/funding.js';
+import { buyerCoins } from '../../trade/coins.js';
 import { endListing, unrotateListing } from './lifecycle.js';
 import type { ListingRow, ListingStore } from './store.js';
-import { defaultFeeRate } from './attach-compose.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { ASSET_UTXO_SATS, DUST_SATS, estimateVsize, feeFor, type SourceFamily } from './templates.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
 
 export interface RotationTemplate {
   listing_id: string;

@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.js';
 import type { Context } from '../../context.js';
 import { Ok, Page, errorResponses } from '../../http/envelope.js';
-import { ownedOr404, requireOwner, requireSession } from '../auth/guard.js';
+import { ownedOr404, requireOwner, requireSession } from '../auth/index.js';
 import { listingMaintenanceRoutes } from './listing-routes.js';
 import { discardDraft, setDraftPrice } from './draft-maint.js';
 import { ListingStore } from './store.js';

@@ -56,13 +56,6 @@ export function tapInternalKeyFor(address: string, keyHex: string | undefined, n
   return key;
 }
 
-export const outpointKey = (txid: string, vout: number) => `${txid}:${vout}`;
-
-export function splitOutpoint(op: string): { txid: string; vout: number } {
-  const [txid, vout] = op.split(':');
-  return { txid: txid!, vout: Number(vout) };
-}
-
 export const sumRaw = (xs: Iterable<string | bigint>) => {
   let s = 0n;
   for (const x of xs) s += BigInt(x);

@@ -1,5 +1,6 @@
 /** Wire schemas of the seller's side, written once for validation, types and the OpenAPI. */
 import { Type } from '@sinclair/typebox';
+import { EndsOffers } from '../../trade/coins.js';
 import { Address, AssetId, FeeRate, Id, MAX_SATS, Nullable, Outpoint, PositiveQuantityRaw, PsbtHex, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 
 export const IdempotencyKey = Type.String({
@@ -89,6 +90,10 @@ export const Draft = Type.Object(
     protocol_version: Type.Literal('counterparty_attach_listing_v1'),
     protocol_subtype: ListingSubtypeSchema,
     cosigned_output: Type.Optional(CosignedOutputSchema),
+    ends_offers: Type.Optional({
+      ...EndsOffers,
+      description: 'On a single draft: offers of the address the unsigned attach would end, because a coin named in `funding` backs them (empty otherwise).',
+    }),
     purpose: Type.Union([Type.Literal('listing'), Type.Literal('prepare')], {
       description: '`listing` (a listing preflight) or `prepare` (an attach template: the unit is prepared, not listed)',
     }),

@@ -14,10 +14,6 @@ export const LIVE: ListingRow['state'][] = ['pending', 'active', 'reserved', 'ex
 
 export const newId = (prefix: 'pf' | 'lst' | 'op') => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
 
-/** Stable event id: the same (kind, subject) is always the same row. */
-export const eventId = (kind: string, subject: string) =>
-  `ev_${crypto.createHash('sha256').update(`${kind}\n${subject}`).digest('hex').slice(0, 32)}`;
-
 export class ListingStore {
   constructor(readonly db: Db) {}
 

@@ -16,9 +16,9 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
-import { buyerCoins } from '../checkout/funding.js';
-import { feeFor } from '../checkout/compose.js';
-import { outpointKey } from './rules.js';
+import { buyerCoins } from '../../trade/coins.js';
+import { feeFor } from '../../trade/compose.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import { ASSET_UTXO_SATS } from './templates.js';
 
 const SEQUENCE = 0xfffffffd;

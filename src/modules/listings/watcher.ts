@@ -35,11 +35,11 @@ import type { Tx } from '../../store/db.js';
 import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { spentOutpoints } from '../../indexer/spends.js';
-import { FINALITY_DEPTH } from '../transactions/service.js';
+import { FINALITY_DEPTH } from '../transactions/index.js';
 import { quantityFromJson } from '../../counterparty/ledger-events.js';
 import { IN_FLIGHT, LIVE, type DraftRow } from './store.js';
 import { activateListing, endListing, forgetEndedHalf, restoreListing } from './lifecycle.js';
-import { outpointKey } from './rules.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import { followReused, unconfirmReused } from './reuse-watch.js';
 
 const CHUNK = 500;

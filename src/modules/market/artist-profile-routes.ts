@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { ErrorEnvelope, Ok, errorResponses } from '../../http/envelope.js';
 import { Nullable } from '../../http/validators.js';
 import { sessionSecurity } from '../../http/security.js';
-import { requireSession } from '../auth/guard.js';
+import { requireSession } from '../auth/index.js';
 import { ArtistProfileService } from './artist-profile-service.js';
 import { ArtistProfileStore } from './artist-profile-store.js';
 import { BIO_MAX, NAME_MAX, URL_MAX } from './artist-profile-rules.js';

@@ -6,10 +6,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, QuantityRaw, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { ListingSubtypeSchema } from '../listings/schemas.js';
+import { ListingSubtypeSchema } from '../listings/index.js';
 import type { ListingSubtype } from '../../counterparty/cosigned-listing.js';
 
-export { FillRow, FILL_COLUMNS, fillRow, type Fill } from '../fills/row.js';
+export { FillRow, FILL_COLUMNS, fillRow, type Fill } from '../../trade/fill-row.js';
 
 export const MEDIA_KINDS = ['image', 'animation', 'video', 'html', 'svg'] as const;
 const MediaKind = Nullable(Type.Union(MEDIA_KINDS.map((k) => Type.Literal(k)), { description: 'from the curated catalogue; null when it names none' }));

@@ -1,8 +1,9 @@
 /**
  * Offer funding: the unsigned transaction that creates N exact-value funding slots at the
  * bidder's own signing address (outputs 0..N-1, each the offer price, +330 sats for attached
- * delivery), paid from the bidder's asset-free confirmed coins (the checkout's coin rules:
- * never a coin with a Counterparty balance, never one a settlement claims), change last.
+ * delivery), paid from the bidder's spendable coins (src/trade/coins.ts: never a coin with a
+ * Counterparty balance, one a settlement claims or one that backs an open offer of the bidder),
+ * or from the coins the body names (which may back open offers: `ends_offers` says which end), change last.
  * The wallet signs it (ALL; P2TR DEFAULT) and hands the finalized bytes to /v1/funded-offers.
  */
 import { hex } from '@scure/base';
@@ -13,9 +14,10 @@ import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { buyerCoins } from '../checkout/funding.js';
-import { feeFor } from '../checkout/compose.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { offersEndedBy, spendableCoins } from '../../trade/coins.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { feeFor } from '../../trade/compose.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { checkOfferPrice, MAX_FUNDING_SLOTS, slotValue } from './rules.js';
 
 export interface FundingBody {
@@ -23,6 +25,7 @@ export interface FundingBody {
   slots: number;
   delivery_mode?: 'detached' | 'attached';
   fee_rate?: number;
+  funding?: Array<{ txid: string; vout: number }>;
 }
 
 export async function composeFunding(ctx: Context, bidder: string, body: FundingBody) {
@@ -38,7 +41,8 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
   const outs = Array<Uint8Array>(body.slots).fill(d.script);
   const pay = value * body.slots;
 
-  const coins = await buyerCoins(ctx, signer);
+  const named = body.funding?.map((f) => outpointKey(f.txid, f.vout));
+  const coins = named ? await namedCoins(ctx, signer, named) : await spendableCoins(ctx, signer);
   const picked: typeof coins = [];
   let total = 0;
   let plan: { change: number; fee: number; vsize: number } | null = null;
@@ -60,7 +64,7 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
   }
   if (!plan) {
     const need = pay + feeFor(estimateSize(Array<InputSpend>(Math.max(1, picked.length)).fill(spend), outs).vsize, feeRate);
-    throw new ApiError('insufficient_funds', 'asset-free confirmed BTC cannot fund these slots', { need_sats: need, have_sats: total, shortfall_sats: Math.max(1, need - total) });
+    throw new ApiError('insufficient_funds', named ? 'the named coins cannot fund these slots' : 'asset-free confirmed BTC cannot fund these slots', { need_sats: need, have_sats: total, shortfall_sats: Math.max(1, need - total) });
   }
   const tx = new Transaction({ version: 2 });
   for (const c of picked) tx.addInput({ txid: c.txid, index: c.vout, witnessUtxo: { script: d.script, amount: BigInt(c.value_sats) } });
@@ -80,5 +84,17 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
     change_sats: plan.change,
     fee_rate: feeRate,
     vsize: plan.vsize,
+    ends_offers: named ? await offersEndedBy(ctx.store.db, picked.map((c) => outpointKey(c.txid, c.vout))) : [],
   };
+}
+
+/** The coins the body names, in its order: each a spendable coin of the signer (it may back open offers). */
+async function namedCoins(ctx: Context, signer: string, named: string[]) {
+  if (new Set(named).size !== named.length) throw new ApiError('invalid_request', 'body.funding names an outpoint twice', { field: 'body.funding' });
+  const byKey = new Map((await spendableCoins(ctx, signer, { named: new Set(named) })).map((c) => [outpointKey(c.txid, c.vout), c]));
+  return named.map((k, i) => {
+    const c = byKey.get(k);
+    if (!c) throw new ApiError('invalid_request', `body.funding[${i}]: ${k} is not a confirmed, asset-free, unclaimed coin of ${signer}`, { field: `body.funding[${i}]`, outpoint: k });
+    return c;
+  });
 }

@@ -6,15 +6,15 @@
  * offer_consumed_by_counter with the flows that fill or consume).
  *
  * Public events (offer_placed, offer_ended) are derived from the rows by the feeds; each
- * transition appends them to the event log too (events/log-rows.ts), public offers only
+ * transition appends them to the event log too (src/trade/event-rows.ts), public offers only
  * (an exact-unit offer is private).
  */
 import type { Tx } from '../../store/db.js';
-import { eventId } from '../listings/store.js';
-import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
-import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../events/log-rows.js';
+import { eventId } from '../../trade/event-rows.js';
+import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
+import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../../trade/event-rows.js';
 import type { OfferEndReason, OfferState, OfferTables } from './tables.js';
-import { retireAuthorizations } from '../exact-offers/lifecycle.js';
+import { retireAuthorizations } from './authorizations.js';
 
 type OfferRow = OfferTables['offers'];
 type SlotRow = OfferTables['offer_slots'];

@@ -14,13 +14,13 @@ import { nowSeconds } from '../../clock.js';
 import { isUniqueViolation } from '../../store/db.js';
 import { ApiError, invalid } from '../../http/errors.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { platformFee } from '../listings/rules.js';
+import { platformFee } from '../listings/index.js';
 import { createPlacement, endOffers } from './lifecycle.js';
 import { checkOfferExpiry, checkOfferPrice, levelKey, MAX_OFFER_ROWS, newOfferId, priceOfSlot } from './rules.js';
 import { resolveTargets, type ResolvedTarget, type TargetBody } from './targets.js';
 import type { OfferTables } from './tables.js';
 import { placementResult, type PlacementResult } from './view.js';
-import { counterFor, takeInPlacement } from '../counters/service.js';
+import { counterFor, takeInPlacement } from './counters.js';
 
 export interface PlacementBody {
   bids: Array<{ txid?: string; vout: number }>;

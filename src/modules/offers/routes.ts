@@ -6,7 +6,7 @@ import { Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { notFound } from '../../http/errors.js';
 import { sessionSecurity } from '../../http/security.js';
-import { requireOwner, requireSession } from '../auth/guard.js';
+import { requireOwner, requireSession } from '../auth/index.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots } from './placement.js';
 import { existingSlots } from './slots.js';
 import { placeFunded } from './funded.js';
@@ -40,7 +40,7 @@ export function offerRoutes(app: App, ctx: Context): void {
         security,
         summary: 'Compose the unsigned funding transaction for N bid slots',
         description:
-          'Session required (P2WPKH or P2TR; 400 unsupported_address_type otherwise). Builds a version-2 PSBT whose outputs 0..slots-1 each pay the session address exactly `price_sats` (+330 sats for attached delivery) and whose last output is change, from the address\'s confirmed coins that carry no Counterparty balance and that no settlement claims (the checkout\'s coin rules). Not enough: 422 insufficient_funds with `need_sats`, `have_sats`, `shortfall_sats`. Sign `inputs_to_sign` with ALL (P2TR DEFAULT), finalize, and POST the raw transaction to /v1/funded-offers with `bids` as returned. Reserves nothing.',
+          'Session required (P2WPKH or P2TR; 400 unsupported_address_type otherwise). Builds a version-2 PSBT whose outputs 0..slots-1 each pay the session address exactly `price_sats` (+330 sats for attached delivery) and whose last output is change, from the address\'s confirmed coins that carry no Counterparty balance, that no settlement claims and that back none of the address\'s open offers (an open bid slot, an open collection offer\'s funding), or from the coins named in `funding` (a named coin may back open offers: `ends_offers` lists the offers this transaction would end). Not enough: 422 insufficient_funds with `need_sats`, `have_sats`, `shortfall_sats`. Sign `inputs_to_sign` with ALL (P2TR DEFAULT), finalize, and POST the raw transaction to /v1/funded-offers with `bids` as returned. Reserves nothing.',
         body: FundingBody,
         response: { 200: Ok(FundingResult), ...errorResponses },
       },

@@ -1,8 +1,8 @@
 /** The bid side's limits and rules (the spec's Limits: offer placement, exact offers). */
 import crypto from 'node:crypto';
 import { ApiError } from '../../http/errors.js';
-import { DELIVERY_UTXO_SATS } from '../checkout/rules.js';
-import { MIN_PRICE_SATS } from '../listings/rules.js';
+import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
+import { MIN_PRICE_SATS } from '../listings/index.js';
 import type { OfferRow } from './store.js';
 
 export const MAX_BIDS = 20;
@@ -12,6 +12,8 @@ export const MAX_OFFER_ROWS = 1_000;
 export const MAX_OFFER_TTL_S = 180 * 24 * 60 * 60;
 /** Offer funding: slots one composed funding transaction may create. */
 export const MAX_FUNDING_SLOTS = MAX_BIDS;
+/** Coins a funding request may name (`funding` of POST /v1/offer-funding). */
+export const MAX_NAMED_FUNDING = 20;
 /** Placement cannot use more than this many outpoints that are still unconfirmed. */
 export { DELIVERY_UTXO_SATS, MIN_PRICE_SATS };
 

@@ -1,8 +1,9 @@
 /** The bid side's wire shapes, written once for validation, types and the OpenAPI document. */
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Hex, Id, Nullable, Outpoint, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { MAX_BIDS, MAX_FUNDING_SLOTS, MAX_TARGETS } from './rules.js';
-import { traitFields } from '../market/book-routes.js';
+import { MAX_BIDS, MAX_FUNDING_SLOTS, MAX_NAMED_FUNDING, MAX_TARGETS } from './rules.js';
+import { EndsOffers } from '../../trade/coins.js';
+import { traitFields } from '../market/index.js';
 
 const SmallInt = (min: number, description: string) => Type.Integer({ minimum: min, maximum: 1_000_000_000, description });
 
@@ -43,6 +44,13 @@ export const FundingBody = Type.Object(
     slots: Type.Integer({ minimum: 1, maximum: MAX_FUNDING_SLOTS, description: `funding slots to create, 1 to ${MAX_FUNDING_SLOTS}` }),
     delivery_mode: Type.Optional(Type.Union([Type.Literal('detached'), Type.Literal('attached')], { default: 'detached' })),
     fee_rate: Type.Optional(FeeRate),
+    funding: Type.Optional(
+      Type.Array(Type.Object({ txid: Txid, vout: Vout }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: MAX_NAMED_FUNDING,
+        description: `the coins to spend, 1 to ${MAX_NAMED_FUNDING} confirmed asset-free unclaimed outputs of the session address, spent in this order as far as needed; default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's \`ends_offers\` lists the offers it would end.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -61,6 +69,7 @@ export const FundingResult = Type.Object({
   change_sats: Sats(),
   fee_rate: Type.Number(),
   vsize: Type.Integer(),
+  ends_offers: EndsOffers,
 });
 
 const { kind: _kind, ...targetFields } = traitFields;

@@ -7,11 +7,11 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError, invalid } from '../../http/errors.js';
-import { unitHolder } from '../listings/cosign-unit.js';
+import { unitHolder } from '../listings/index.js';
 import { hex } from '@scure/base';
-import { normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from '../market/policy-predicate.js';
-import { outpointKey } from '../listings/rules.js';
-import { LIVE } from '../listings/store.js';
+import { normalizeTarget, oneUnitRaw, type PolicyTarget, type TargetInput } from '../market/index.js';
+import { outpointKey } from '../../trade/outpoints.js';
+import { LIVE } from '../listings/index.js';
 
 /** A target as the request gives it: the policy's fields, and an exact unit. */
 export type TargetBody = TargetInput & { target_outpoint?: { txid: string; vout: number } | null };

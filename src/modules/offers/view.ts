@@ -1,6 +1,6 @@
 /** How offers and placements read on the wire. */
 import type { Db } from '../../store/db.js';
-import type { PolicyTarget } from '../market/policy-predicate.js';
+import type { PolicyTarget } from '../market/index.js';
 import { DELIVERY_UTXO_SATS } from './rules.js';
 import { offerStatus, signatureValidity } from './rules.js';
 import type { OfferTables } from './tables.js';

@@ -12,8 +12,9 @@ import type { Context } from '../../context.js';
 import { estimateSize } from '../../bitcoin/vsize.js';
 import type { SettlementHandlers } from '../../settlement/journal.js';
 import { spentOutpoints } from '../../settlement/journal.js';
-import { feeFor } from '../checkout/compose.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
+import { feeFor } from '../../trade/compose.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { spendableCoins } from '../../trade/coins.js';
 import { addAnchors, confirmRefill, releaseRefill, sweepAnchor, unconfirmRefill } from './anchors.js';
 import type { MarketWallet } from './market-wallet.js';
 
@@ -35,17 +36,10 @@ export async function poolCounts(ctx: Pick<Context, 'store'>): Promise<PoolCount
   return c;
 }
 
-/** The wallet's spendable coins that are not anchors: confirmed, unclaimed. */
-async function walletCoins(ctx: Context, wallet: MarketWallet) {
-  const utxos = (await ctx.chain.counterparty.getAddressUtxos(wallet.address)).filter((u) => u.confirmations >= 1 && u.value_sats > 0);
-  const keys = utxos.map((u) => `${u.txid}:${u.vout}`);
-  if (!keys.length) return [];
-  const [anchors, claimed] = await Promise.all([
-    ctx.store.db.selectFrom('market_anchors').select('outpoint').where('outpoint', 'in', keys).execute(),
-    ctx.journal.claimed(ctx.store.db, keys),
-  ]);
-  const skip = new Set([...anchors.map((a) => a.outpoint), ...claimed]);
-  return utxos.filter((_, i) => !skip.has(keys[i]!)).sort((a, b) => b.value_sats - a.value_sats);
+/** The wallet's spendable coins (src/trade/coins.ts) that are not anchors. */
+function walletCoins(ctx: Context, wallet: MarketWallet) {
+  const anchors = async (keys: string[]) => new Set((await ctx.store.db.selectFrom('market_anchors').select('outpoint').where('outpoint', 'in', keys).execute()).map((a) => a.outpoint));
+  return spendableCoins(ctx, wallet.address, { parsedOnly: false, exclude: anchors });
 }
 
 const WARN_EVERY_MS = 10 * 60_000;

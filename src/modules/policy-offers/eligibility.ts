@@ -7,11 +7,11 @@
  */
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
-import { assetMatches, isOneUnit, policyTargetOf, type AssetTraits, type PolicyTarget } from '../market/policy-predicate.js';
-import { outpointKey } from '../listings/rules.js';
+import { assetMatches, isOneUnit, policyTargetOf, type AssetTraits, type PolicyTarget } from '../market/index.js';
+import { outpointKey } from '../../trade/outpoints.js';
 import { refused } from './refusals.js';
 import type { PolicyOfferRow } from './lifecycle.js';
-import { cosignedUnitAt, unitHolder, type CosignedUnit } from '../listings/cosign-unit.js';
+import { cosignedUnitAt, unitHolder, type CosignedUnit } from '../listings/index.js';
 
 export interface EligibleUnit {
   asset: string;

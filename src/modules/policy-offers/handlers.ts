@@ -10,11 +10,12 @@
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
-import { recordEvent, releaseListing, sellListings, unsellListings } from '../listings/lifecycle.js';
-import { eventId } from '../listings/store.js';
-import { confirmFills, dropFills, unconfirmFills } from '../fills/ledger.js';
+import { releaseListing, sellListings, unsellListings } from '../listings/index.js';
+import { eventId } from '../../trade/event-rows.js';
+import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { anchorFromParent } from './anchors.js';
 import { failFilledSet } from './lifecycle.js';
+import { recordEvent } from '../../trade/owner-events.js';
 
 export function policyAcceptHandlers(now: () => number): SettlementHandlers {
   return {

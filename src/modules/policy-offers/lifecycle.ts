@@ -3,12 +3,12 @@
  * alternatives. Every transition is one guarded UPDATE naming the states it may leave, with the
  * bidder's owner event (`collection_offer_filled`, `_cancelled`, `_expired`, `_retired`). The
  * anchor a set holds follows it (anchors.ts). Each transition appends the public
- * `collection_offer_placed` / `_ended` to the event log too (events/log-rows.ts).
+ * `collection_offer_placed` / `_ended` to the event log too (src/trade/event-rows.ts).
  */
 import type { Db, Tx } from '../../store/db.js';
-import { eventId } from '../listings/store.js';
-import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
-import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../events/log-rows.js';
+import { eventId } from '../../trade/event-rows.js';
+import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
+import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../../trade/event-rows.js';
 import { freeAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
 import type { FundingSetState, PolicyOfferState, PolicyOfferTables } from './tables.js';
 

@@ -28,18 +28,19 @@ import {
   presignTemplate,
   PRESIGN_SIGHASH,
 } from '../../counterparty/policy-offer.js';
-import { buyerCoins } from '../checkout/funding.js';
-import { policyTargetOf, type PolicyTarget } from '../market/policy-predicate.js';
-import { outpointKey, platformFee } from '../listings/rules.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
-import { checkOfferExpiry, checkOfferPrice } from '../offers/rules.js';
-import { resolveTargets, type TargetBody } from '../offers/targets.js';
+import { offersEndedBy, spendableCoins } from '../../trade/coins.js';
+import { policyTargetOf, type PolicyTarget } from '../market/index.js';
+import { platformFee } from '../listings/index.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { checkOfferExpiry, checkOfferPrice } from '../offers/index.js';
+import { resolveTargets, type TargetBody } from '../offers/index.js';
 import { reserveAnchor } from './anchors.js';
 import { createFundingSet, type FundingSetRow } from './lifecycle.js';
 import { LIVE_SET_STATES, MAX_ALTERNATIVES, MAX_FUNDING_INPUTS, MAX_OPEN_FUNDING_SETS, newPolicyId, PREFLIGHT_TTL_S } from './rules.js';
 import type { MarketWallet } from './market-wallet.js';
 import type { SignerGate } from './signer-gate.js';
 import { estimateChildVsize } from './estimate.js';
+import { outpointKey } from '../../trade/outpoints.js';
 
 export interface PreflightBody {
   targets: Array<TargetBody & { price_sats: number }>;
@@ -72,10 +73,11 @@ export function bidderKey(keyHex: string): Uint8Array {
   throw invalid(`${field} must be an x-only (32-byte) or compressed (33-byte) public key`, { field });
 }
 
+/** The coins the body names: spendable coins of the bidder (src/trade/coins.ts), which may back its open bids. */
 async function explicitFunding(ctx: Context, bidder: string, funding: Array<{ txid: string; vout: number }>) {
   const keys = funding.map((f) => outpointKey(f.txid, f.vout));
   if (new Set(keys).size !== keys.length) throw invalid('body.funding names an outpoint twice', { field: 'body.funding' });
-  const coins = await buyerCoins(ctx, bidder);
+  const coins = await spendableCoins(ctx, bidder, { named: new Set(keys) });
   const byKey = new Map(coins.map((c) => [outpointKey(c.txid, c.vout), c]));
   return keys.map((k, i) => {
     const c = byKey.get(k);
@@ -129,7 +131,7 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
   } else {
     coins = [];
     let total = 0;
-    for (const c of (await buyerCoins(ctx, bidder)).filter((c) => !inUse.has(outpointKey(c.txid, c.vout)))) {
+    for (const c of (await spendableCoins(ctx, bidder)).filter((c) => !inUse.has(outpointKey(c.txid, c.vout)))) {
       if (total >= escrowValue || coins.length === MAX_FUNDING_INPUTS) break;
       coins.push(c);
       total += c.value_sats;
@@ -240,6 +242,7 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
     fee_rate: feeRate,
     expires_at: row.expires_at,
     preflight_expires_at: row.preflight_expires_at,
+    ends_offers: body.funding ? await offersEndedBy(ctx.store.db, coins.map((c) => outpointKey(c.txid, c.vout))) : [],
   };
 }
 

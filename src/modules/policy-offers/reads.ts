@@ -2,8 +2,8 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.js';
 import { before } from '../../store/keyset.js';
-import { defaultFeeRate } from '../listings/attach-compose.js';
-import { assetMatches } from '../market/policy-predicate.js';
+import { defaultFeeRate } from '../../trade/fee-rates.js';
+import { assetMatches } from '../market/index.js';
 import { asTarget, assetTraits } from './eligibility.js';
 import { estimateChildVsize } from './estimate.js';
 import { estimatedSellerNet } from './preflight.js';

@@ -5,7 +5,7 @@ import { nowSeconds } from '../../clock.js';
 import { Ok, Page, errorResponses } from '../../http/envelope.js';
 import { Address, AssetId, Cursor, Id, Limit } from '../../http/validators.js';
 import { sessionSecurity as security } from '../../http/security.js';
-import { requireOwner, requireSession } from '../auth/guard.js';
+import { requireOwner, requireSession } from '../auth/index.js';
 import { accept, acceptPreflight } from './accept.js';
 import { cancelTransaction, softCancel } from './cancel.js';
 import { place } from './place.js';

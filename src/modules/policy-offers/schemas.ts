@@ -1,8 +1,9 @@
 /** Collection offers' wire shapes, written once for validation, types and the OpenAPI document. */
 import { Type } from '@sinclair/typebox';
+import { EndsOffers } from '../../trade/coins.js';
 import { Address, FeeRate, Hex, Id, Nullable, Outpoint, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
-import { traitFields } from '../market/book-routes.js';
-import { OfferTarget } from '../offers/schemas.js';
+import { traitFields } from '../market/index.js';
+import { OfferTarget } from '../offers/index.js';
 import { MAX_ALTERNATIVES, MAX_FUNDING_INPUTS } from './rules.js';
 
 const { target_outpoint: _exact, ...policyTargetFields } = OfferTarget.properties;
@@ -17,7 +18,7 @@ export const PolicyPreflightBody = Type.Object(
   {
     targets: Type.Array(PolicyTargetIn, { minItems: 1, maxItems: MAX_ALTERNATIVES, description: `1 to ${MAX_ALTERNATIVES} alternatives; one escrow backs them all and the first fill retires the rest` }),
     bidder_pubkey: Hex('the key the bidder signs the escrow leaves with: x-only (64 hex) or compressed (66 hex)'),
-    funding: Type.Optional(Type.Array(Outpoint, { minItems: 1, maxItems: MAX_FUNDING_INPUTS, description: `at most ${MAX_FUNDING_INPUTS} confirmed, asset-free coins of the session address; default: picked largest first` })),
+    funding: Type.Optional(Type.Array(Outpoint, { minItems: 1, maxItems: MAX_FUNDING_INPUTS, description: `at most ${MAX_FUNDING_INPUTS} confirmed, asset-free coins of the session address (one may back an open bid of the address: \`ends_offers\` then lists the bids it would end); default: picked largest first, never a coin that backs an open offer of the address` })),
     delivery_address: Type.Optional(Address),
     expires_at: Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: "the market's expiry of every alternative (unix s, at most 180 days ahead)" }),
     fee_rate: Type.Optional(FeeRate),
@@ -70,6 +71,7 @@ export const PolicyPreflightResult = Type.Object({
   fee_rate: Type.Number(),
   expires_at: UnixSeconds,
   preflight_expires_at: UnixSeconds,
+  ends_offers: EndsOffers,
 }, { title: 'PolicyPreflight' });
 
 export const PolicyPlaceBody = Type.Object(

@@ -14,7 +14,7 @@
  * An alternative (policy offer) is one target and price over its funding set's escrow:
  *   active → filled | cancelled | expired | retired (a sibling filled; or the funding died: status invalid)
  */
-import type { PolicyTarget } from '../market/policy-predicate.js';
+import type { PolicyTarget } from '../market/index.js';
 
 export type FundingSetState = 'awaiting_signatures' | 'open' | 'filled' | 'cancelled' | 'invalid' | 'expired' | 'lapsed';
 export type PolicyOfferState = 'active' | 'filled' | 'cancelled' | 'expired' | 'retired';

@@ -9,7 +9,7 @@
  */
 import type { Db } from '../../store/db.js';
 import { POLICY_PROTOCOL_VERSION } from '../../counterparty/policy-offer.js';
-import { policyTargetOf } from '../market/policy-predicate.js';
+import { policyTargetOf } from '../market/index.js';
 import type { FundingSetRow, PolicyOfferRow } from './lifecycle.js';
 
 export interface BidderHistory {

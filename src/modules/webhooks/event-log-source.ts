@@ -1,7 +1,7 @@
 /** The dispatcher's events from the ordered event log (src/events), rendered as the owner feed renders them. */
 import type { Context } from '../../context.js';
-import { AssetLongnames } from '../events/asset-longnames.js';
-import { EventsService } from '../events/service.js';
+import { AssetLongnames } from '../events/index.js';
+import { EventsService } from '../events/index.js';
 import type { WebhookEventSource } from './event-source.js';
 import type { Db } from '../../store/db.js';
 import { RETRACTED } from '../../events/append.js';

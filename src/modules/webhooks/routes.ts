@@ -6,7 +6,7 @@ import { invalid } from '../../http/errors.js';
 import { sessionSecurity as security } from '../../http/security.js';
 import { Address, Cursor, Id, Limit } from '../../http/validators.js';
 import { isKeysetPosition } from '../../store/keyset.js';
-import { requireOwner } from '../auth/guard.js';
+import { requireOwner } from '../auth/index.js';
 import type { WebhookEventSource } from './event-source.js';
 import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret, WebhookUrlBody } from './schemas.js';
 import { deliveryView, endpointView, MAX_ENDPOINTS_PER_ADDRESS, WebhooksService } from './service.js';

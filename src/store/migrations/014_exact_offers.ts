@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-/** Exact offer authorizations (src/modules/exact-offers/tables.ts). */
+/** Exact offer authorizations (src/modules/offers/authorization-tables.ts). */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('exact_authorizations')

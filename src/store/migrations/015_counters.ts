@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-/** Sellers' counters to bids (src/modules/counters/tables.ts). */
+/** Sellers' counters to bids (src/modules/offers/counter-tables.ts). */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('offer_counters')

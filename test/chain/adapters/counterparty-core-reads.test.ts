@@ -54,9 +54,12 @@ void describe('CounterpartyCoreBackend reads', () => {
     assert.equal(server.requests.at(-1)!.path, `/v2/addresses/${ADDR}/balances`);
     assert.deepEqual(
       balances,
-      rows.map((r) => ({ asset: r.asset, asset_longname: null, quantity_raw: String(r.quantity), utxo: null, address: ADDR })),
+      // Core leaves a subasset's longname null on the row itself; the verbose row's asset_info has it.
+      rows.map((r) => ({ asset: r.asset, asset_longname: (r.asset_info as { asset_longname: string | null }).asset_longname, quantity_raw: String(r.quantity), utxo: null, address: ADDR })),
     );
     assert.equal(balances[0]!.quantity_raw, '100000000000');
+    assert.deepEqual([rows[0]!.asset_longname, balances[0]!.asset_longname], [null, 'A95428959745315388.SUBNUMERIC']);
+    assert.equal(server.requests.at(-1)!.query.get('verbose'), 'true');
   });
 
   void it('getAddressBalances follows next_cursor to the end (inclusive cursor, limit per page)', async () => {

@@ -1,16 +1,62 @@
 /**
+ * Trade kernel: owns the rows every state owner appends to the event log, and event ids.
+ *
  * What the state owners append to the event log (src/events/append.ts): for each transition, the
  * row the feed shows, in the feed's row shape (public-store.ts, owner-store.ts), so the log, the
  * newest-first feeds and the stream render an event through the same mapping (service.ts).
  * Events the feeds derive at read time (an expiry before the indexer records it) enter the log
  * when the market records them.
  */
-import { appendEvent, appendRetraction } from '../../events/append.js';
-import type { Tx } from '../../store/db.js';
-import { eventId, type ListingRow, type OwnerEventRow as StoredOwnerEvent } from '../listings/store.js';
-import type { FillRecord } from '../fills/ledger.js';
-import type { OwnerEventRow } from './owner-store.js';
-import type { PublicEventRow } from './public-store.js';
+import { appendEvent, appendRetraction } from '../events/append.js';
+import type { Tx } from '../store/db.js';
+import crypto from 'node:crypto';
+import type { DatabaseSchema } from '../store/schema.js';
+
+type FillRecord = DatabaseSchema['fills'];
+type ListingRow = DatabaseSchema['listings'];
+type StoredOwnerEvent = DatabaseSchema['owner_events'];
+
+/** Stable event id: the same (kind, subject) is always the same row (its SQL twin: modules/events/event-id-sql.ts). */
+export const eventId = (kind: string, subject: string) =>
+  `ev_${crypto.createHash('sha256').update(`${kind}\n${subject}`).digest('hex').slice(0, 32)}`;
+
+/** A row of the owner feed (modules/events/owner-store.ts reads them in this shape). */
+export interface OwnerEventRow {
+  event_id: string;
+  kind: string;
+  at: number;
+  role: 'seller' | 'buyer' | 'bidder';
+  status: string;
+  asset: string | null;
+  price_sats: number | null;
+  txid: string | null;
+  listing_id: string | null;
+  offer_id: string | null;
+  utxo_txid: string | null;
+  utxo_vout: number | null;
+  expires_at: number | null;
+  /** The stored row's JSON extras (null on derived rows). */
+  data: string | null;
+}
+
+/** A row of the public feed (modules/events/public-store.ts reads them in this shape). */
+export interface PublicEventRow {
+  event_id: string;
+  kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
+  at: number;
+  reason: 'owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | null;
+  asset: string | null;
+  /** Set on offer rows (their own target); null elsewhere (the asset's primary collection is looked up). */
+  collection: string | null;
+  bidder: string | null;
+  asset_longname: string | null;
+  price_sats: number;
+  seller: string | null;
+  buyer: string | null;
+  txid: string | null;
+  fill_kind: 'listing' | 'offer' | null;
+  confirmed_at: number | null;
+}
 
 const NO_PARTIES = { seller: null, buyer: null, bidder: null, txid: null, fill_kind: null, confirmed_at: null, asset_longname: null, collection: null } as const;
 

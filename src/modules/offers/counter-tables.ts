@@ -2,7 +2,7 @@
  * Counters: a seller answers a bid on its asset with a higher price for one exact unit. Private
  * between the two: never in public reads or analytics.
  *
- * `state` (one owner: lifecycle.ts): active → taken (the bidder funded a slot at the counter
+ * `state` (one owner: counters.ts): active → taken (the bidder funded a slot at the counter
  * price naming the unit: the original offer is consumed) | withdrawn (the seller); expired is
  * derived at read time from `expires_at`.
  */

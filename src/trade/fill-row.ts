@@ -1,11 +1,13 @@
 /**
+ * Trade kernel: owns the public shape of a fill.
+ *
  * The spec's fill row, written once: its schema (for validation and the OpenAPI document), the
  * columns it reads (fills as f) and the mapping from a stored fill. GET /v1/fills and the
  * collection book both answer with it.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Sats, Txid, UnixSeconds } from '../../http/validators.js';
-import type { FillTables } from './tables.js';
+import { Nullable, Sats, Txid, UnixSeconds } from '../http/validators.js';
+import type { FillTables } from './fill-tables.js';
 
 export const FillRow = Type.Object(
   {

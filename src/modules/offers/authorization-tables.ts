@@ -3,7 +3,7 @@
  * over one asset outpoint (protocol.md "Exact offer"). The bidder signs input 0 (its funding
  * slot) ALL in advance; the seller who holds the outpoint accepts by signing input 1.
  *
- * `state` (one owner: lifecycle.ts):
+ * `state` (one owner: authorizations.ts):
  *   awaiting_bidder → active (the bidder's signature verified)
  *   active → used (a seller's accept journaled the settlement; back to active if it is released)
  *   awaiting_bidder | active → retired (cancelled by the bidder, its offer ended, the slot or the

@@ -1,4 +1,6 @@
 /**
+ * Trade kernel: owns the composition of a buyer-funded transaction (checkout, bid funding, anchors and unit moves all build theirs here).
+ *
  * The unsigned checkout transaction (pure: no I/O).
  *
  *   in 0        a buyer coin, signed ALL (a P2TR DEFAULT signature counts as ALL): it keys the
@@ -17,9 +19,9 @@
  */
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
-import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
-import { detachOutputScript } from '../../counterparty/attach-detach.js';
-import type { Network } from '../../bitcoin/networks.js';
+import { estimateSize, type InputSpend } from '../bitcoin/vsize.js';
+import { detachOutputScript } from '../counterparty/attach-detach.js';
+import type { Network } from '../bitcoin/networks.js';
 import { BUYER_SEQUENCE, DELIVERY_UTXO_SATS, type DeliveryMode } from './rules.js';
 
 export interface BuyerCoin {

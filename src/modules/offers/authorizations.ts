@@ -4,9 +4,9 @@
  * exact_authorization_retired (cancelled, offer ended, an outpoint spent elsewhere).
  */
 import type { Tx } from '../../store/db.js';
-import { eventId } from '../listings/store.js';
-import { recordEvent, retractStoredEvent } from '../listings/lifecycle.js';
-import type { ExactOfferTables } from './tables.js';
+import { eventId } from '../../trade/event-rows.js';
+import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
+import type { ExactOfferTables } from './authorization-tables.js';
 
 type AuthRow = ExactOfferTables['exact_authorizations'];
 

@@ -1,18 +1,20 @@
 /**
+ * Trade kernel: owns the fill ledger.
+ *
  * The one writer of fills. A fill is written in the transaction that claims and
- * journals its settlement, and then follows the settlement (see tables.ts):
+ * journals its settlement, and then follows the settlement (see fill-tables.ts):
  * pending → confirmed (a block) → pending (a reorg) …, or → dropped (released).
  * Checkout, exact-offer accepts and policy accepts all record their sales here.
- * Each step appends what the feeds show to the event log (events/log-rows.ts): the
+ * Each step appends what the feeds show to the event log (event-rows.ts): the
  * public `sale` (again when its confirmed_at changes) and the seller's
  * `listing_filled`; `sale_confirmed` / `purchase_confirmed` on a block, retracted by
  * a reorg; a release retracts the sale and its `listing_filled`.
  */
 import crypto from 'node:crypto';
-import type { Tx } from '../../store/db.js';
-import type { FillTables } from './tables.js';
-import { eventId } from '../listings/store.js';
-import { logFillOwnerEvent, logSale, retractOwnerEvent, retractPublicEvent } from '../events/log-rows.js';
+import type { Tx } from '../store/db.js';
+import type { FillTables } from './fill-tables.js';
+import { eventId } from './event-rows.js';
+import { logFillOwnerEvent, logSale, retractOwnerEvent, retractPublicEvent } from './event-rows.js';
 
 export type FillRecord = FillTables['fills'];
 

@@ -1,4 +1,6 @@
 /**
+ * Trade kernel: owns where the platform fee is paid, for every way to fill.
+ *
  * Where the platform fee is paid. MARKET_FEE_ADDRESS when set; on the devnet, when unset, an
  * address derived from a fixed seed (regtest only, never real funds) so `npm start` works with
  * no setup. On a real chain with no (or a bad) address the market cannot build a settlement that
@@ -7,10 +9,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p2wpkh } from '@scure/btc-signer';
-import type { Config } from '../../config.js';
-import { decodeAddress } from '../../bitcoin/address.js';
-import { networkParams } from '../../bitcoin/networks.js';
-import { ApiError } from '../../http/errors.js';
+import type { Config } from '../config.js';
+import { decodeAddress } from '../bitcoin/address.js';
+import { networkParams } from '../bitcoin/networks.js';
+import { ApiError } from '../http/errors.js';
 
 /** The devnet's platform-fee address (P2WPKH of a key derived from a fixed seed). */
 export function devnetFeeAddress(network: Config['NETWORK']): string {

@@ -1,4 +1,6 @@
 /**
+ * Trade kernel: owns the fills table.
+ *
  * Fills: one row per unit sold, written in the same transaction that journals and claims the
  * settlement. Its state follows the settlement: `pending` while it is journaled or relayed,
  * `confirmed` once the indexer sees it in a block (a reorg returns it to `pending`), `dropped`
@@ -40,6 +42,6 @@ export interface FillTables {
 }
 
 // This area's tables join the store's one schema (store/schema.ts); the store never imports the areas.
-declare module '../../store/schema.js' {
+declare module '../store/schema.js' {
   interface DatabaseSchema extends FillTables {}
 }

@@ -1,4 +1,7 @@
 /**
+ * Trade kernel: owns the signed-input merge and finalization of every wallet-signed settlement
+ * (checkout completions, exact-offer activations and accepts, collection-offer placements and accepts).
+ *
  * What the buyer sends back, checked before anything is written:
  *
  * - a PSBT that does not parse: 422 invalid_transaction (as for every signed PSBT of the market);
@@ -19,11 +22,11 @@
 import { equalBytes } from '@noble/curves/utils.js';
 import type { Transaction } from '@scure/btc-signer';
 import { RawTx } from '@scure/btc-signer/script.js';
-import { ApiError } from '../../http/errors.js';
-import type { Network } from '../../bitcoin/networks.js';
-import { parsePsbt, psbtPrevouts } from '../../bitcoin/psbt.js';
-import { compareToTemplate, finalFields, finalizeAndExtract, verifyPsbt } from '../../bitcoin/psbt-verify.js';
-import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
+import { ApiError } from '../http/errors.js';
+import type { Network } from '../bitcoin/networks.js';
+import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
+import { compareToTemplate, finalFields, finalizeAndExtract, verifyPsbt } from '../bitcoin/psbt-verify.js';
+import { checkInput0Sighash } from '../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
 

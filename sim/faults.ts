@@ -1,0 +1,118 @@
+/**
+ * Faults, each switchable and drawn from the run's seed: what a market's machines do to it on a
+ * bad day. Each fault is undone by itself after a drawn while (an instance restarts, Redis comes
+ * back, the relay heals), and `heal` undoes whatever is still in force when the faults stop.
+ */
+import type { History } from './history.js';
+import type { Rng } from './rng.js';
+import type { World } from './world.js';
+
+export const FAULTS = ['kill', 'signer', 'redis', 'pg', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
+export type Fault = (typeof FAULTS)[number];
+
+export function parseFaults(text: string | undefined): Fault[] {
+  if (!text || text === 'none') return [];
+  if (text === 'all') return [...FAULTS];
+  const names = text.split(',').map((f) => f.trim());
+  for (const n of names) if (!(FAULTS as readonly string[]).includes(n)) throw new Error(`unknown fault ${n}; known: ${FAULTS.join(', ')}, all, none`);
+  return names as Fault[];
+}
+
+export class FaultInjector {
+  private readonly pending = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly world: World, private readonly rng: Rng, private readonly history: History, readonly enabled: Fault[]) {}
+
+  /** Which faults apply to this world (Redis and PostgreSQL only where they run). */
+  private applicable(): Fault[] {
+    return this.enabled.filter((f) => (f === 'redis' ? !!this.world.o.redis : f === 'pg' ? this.world.o.backend === 'postgres' : true));
+  }
+
+  /** Injects one fault now; its undoing runs in the background. */
+  async inject(): Promise<void> {
+    const choices = this.applicable();
+    if (!choices.length || this.stopped) return;
+    const f = this.rng.pick(choices);
+    const w = this.world;
+    const later = (ms: number, undo: () => Promise<void>) => {
+      const p = new Promise<void>((r) => setTimeout(r, ms)).then(undo).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} failed: ${e.message}` }));
+      this.pending.add(p);
+      void p.finally(() => this.pending.delete(p));
+    };
+    /** A process killed now and started again after a drawn while. */
+    const restartLater = (name: string, min: number, max: number, start: () => Promise<void>, detail?: unknown) =>
+      later(this.rng.delay(min, max), async () => {
+        await start();
+        this.history.add({ kind: 'fault', fault: `${name}_restarted`, ...(detail === undefined ? {} : { detail }) });
+      });
+    switch (f) {
+      case 'kill': {
+        const i = this.rng.int(0, w.markets.length - 1);
+        if (!w.markets[i] || w.live().length === 0) return;
+        this.history.add({ kind: 'fault', fault: 'kill', detail: { instance: i } });
+        await w.killMarket(i);
+        restartLater('instance', 500, 5_000, async () => void (await w.startMarket(i)), { instance: i });
+        return;
+      }
+      case 'signer':
+        this.history.add({ kind: 'fault', fault: 'signer' });
+        await w.killSigner();
+        restartLater('signer', 500, 4_000, () => w.startSigner());
+        return;
+      case 'redis':
+        this.history.add({ kind: 'fault', fault: 'redis' });
+        await w.stopRedis();
+        restartLater('redis', 3_000, 15_000, () => w.startRedis());
+        return;
+      case 'pg': {
+        const n = await w.terminateDbSessions();
+        this.history.add({ kind: 'fault', fault: 'pg', detail: { sessions: n } });
+        return;
+      }
+      case 'relay_down':
+        this.history.add({ kind: 'fault', fault: 'relay_down' });
+        w.proxy.state.down = true;
+        later(this.rng.delay(2_000, 10_000), async () => {
+          w.proxy.state.down = false;
+          this.history.add({ kind: 'fault', fault: 'relay_up' });
+        });
+        return;
+      case 'relay_hang':
+        this.history.add({ kind: 'fault', fault: 'relay_hang' });
+        w.proxy.state.hold = true;
+        later(this.rng.delay(2_000, 10_000), async () => {
+          w.proxy.release();
+          this.history.add({ kind: 'fault', fault: 'relay_released' });
+        });
+        return;
+      case 'mempool': {
+        const r = await w.control('mempool/drop');
+        this.history.add({ kind: 'fault', fault: 'mempool', detail: r });
+        return;
+      }
+      case 'reorg': {
+        const depth = this.rng.int(1, 3);
+        const r = await w.control('reorg', { depth });
+        this.history.add({ kind: 'fault', fault: 'reorg', detail: { depth, ...r } });
+        return;
+      }
+    }
+  }
+
+  /** Stops injecting and undoes every fault still in force: every process up, the relay healed. */
+  async heal(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.pending]);
+    const w = this.world;
+    w.proxy.state.down = false;
+    w.proxy.release();
+    if (w.o.redis && (!w.redis || w.redis.proc.exitCode !== null || w.redis.proc.signalCode !== null)) await w.startRedis();
+    if (!w.signer || w.signer.proc.exitCode !== null || w.signer.proc.signalCode !== null) await w.startSigner();
+    for (let i = 0; i < w.markets.length; i++) {
+      const m = w.markets[i];
+      if (!m || m.proc.exitCode !== null || m.proc.signalCode !== null) await w.startMarket(i);
+    }
+    this.history.add({ kind: 'fault', fault: 'healed' });
+  }
+}

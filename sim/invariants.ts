@@ -1,0 +1,157 @@
+/**
+ * The invariants, each a named check with its own failure message. `continuous` ones run while
+ * the market trades (what must hold at every moment); `settled` ones run at quiescence, once the
+ * faults are healed, the mempool mined and the market synced (what must hold once things settle).
+ * The oracle reads the market's store and the devnet's ledgers directly: it is the one observer
+ * that is not a client.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { hex } from '@scure/base';
+import { Address, OutScript, Transaction } from '@scure/btc-signer';
+import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
+import { networkParams } from '../src/bitcoin/networks.js';
+import type { Violation } from './history.js';
+import type { World } from './world.js';
+import type { Trader } from './traders.js';
+
+export interface Check {
+  name: string;
+  run(w: World, traders: Trader[]): Promise<Violation[]>;
+}
+
+const v = (name: string, message: string): Violation => ({ name, message });
+
+/** No listing or offer filled twice: at most one fill that is not dropped per listing or offer. */
+const oneWinner: Check = {
+  name: 'one_winner',
+  run: (w) => w.withDb(async (q) => {
+    const rows = await q(`select kind, ref_id, count(*) as n from fills where state <> 'dropped' group by kind, ref_id having count(*) > 1`);
+    const sold = await q(`select l.id, count(f.id) as n from listings l left join fills f on f.kind = 'listing' and f.ref_id = l.id and f.state <> 'dropped'
+                           where l.state = 'sold' group by l.id having count(f.id) <> 1`);
+    return [
+      ...rows.map((r) => v('one_winner', `${r.kind} ${r.ref_id} has ${r.n} live fills`)),
+      ...sold.map((r) => v('one_winner', `listing ${r.id} is sold with ${r.n} live fills`)),
+    ];
+  }),
+};
+
+/** Every claim belongs to a live settlement (a released one holds nothing). */
+const claimsLive: Check = {
+  name: 'claims_live',
+  run: (w) => w.withDb(async (q) => {
+    const rows = await q(`select c.outpoint, s.id, s.state from outpoint_claims c join settlements s on s.id = c.settlement_id where s.state in ('rejected', 'conflicted')`);
+    const orphans = await q(`select c.outpoint from outpoint_claims c left join settlements s on s.id = c.settlement_id where s.id is null`);
+    return [
+      ...rows.map((r) => v('claims_live', `claim on ${r.outpoint} held by released settlement ${r.id} (${r.state})`)),
+      ...orphans.map((r) => v('claims_live', `claim on ${r.outpoint} has no settlement`)),
+    ];
+  }),
+};
+
+/** Once settled: every signed settlement is confirmed or released, and its fills and listings agree. */
+const noLostTrade: Check = {
+  name: 'no_lost_trade',
+  run: (w) => w.withDb(async (q) => {
+    const out: Violation[] = [];
+    for (const s of await q(`select id, kind, state, txid from settlements where state in ('journaled', 'relayed')`)) {
+      out.push(v('no_lost_trade', `settlement ${s.id} (${s.kind}, ${s.txid}) is still ${s.state} after the market settled`));
+    }
+    for (const f of await q(`select f.id, f.state, s.state as s_state from fills f join settlements s on s.id = f.settlement_id
+                              where (f.state = 'confirmed') <> (s.state = 'confirmed') or (f.state = 'dropped') <> (s.state in ('rejected', 'conflicted'))`)) {
+      out.push(v('no_lost_trade', `fill ${f.id} is ${f.state} while its settlement is ${f.s_state}`));
+    }
+    for (const l of await q(`select id from listings where state = 'reserved'`)) out.push(v('no_lost_trade', `listing ${l.id} is still reserved after the market settled`));
+    for (const s of await q(`select id, txid from settlements where state = 'confirmed'`)) {
+      const tx = await w.rpc('getrawtransaction', [s.txid, true]).catch(() => null);
+      if (!tx || !(tx.confirmations >= 1)) out.push(v('no_lost_trade', `settlement ${s.id} is confirmed but ${s.txid} is not in a block`));
+    }
+    return out;
+  }),
+};
+
+/** Every confirmed sale paid its seller its price and delivered its unit to its buyer. */
+const conservation: Check = {
+  name: 'conservation',
+  run: (w) => w.withDb(async (q) => {
+    const out: Violation[] = [];
+    const net = networkParams('regtest');
+    const credits = new Map<number, any[]>();
+    for (const f of await q(`select * from fills where state = 'confirmed'`)) {
+      const raw = (await w.rpc('getrawtransaction', [f.txid, false])) as string;
+      const tx = Transaction.fromRaw(hex.decode(raw), READ_TX_OPTS);
+      const sellerScript = hex.encode(OutScript.encode(Address(net).decode(f.seller)));
+      let paid = 0n;
+      for (let i = 0; i < tx.outputsLength; i++) {
+        const o = tx.getOutput(i);
+        if (o.script && hex.encode(o.script) === sellerScript) paid += o.amount ?? 0n;
+      }
+      const owed = f.kind === 'listing' ? BigInt(f.price_sats) : 1n;
+      if (paid < owed) out.push(v('conservation', `${f.kind} fill ${f.id} (${f.txid}) paid seller ${f.seller} ${paid} sats, owed at least ${owed}`));
+      if (f.delivery_mode === 'detached' && f.block_index !== null) {
+        if (!credits.has(f.block_index)) {
+          const r = await fetch(`${w.devnet.apiUrl}/v2/blocks/${f.block_index}/events?event_name=CREDIT&limit=1000`);
+          credits.set(f.block_index, ((await r.json()) as { result?: any[] }).result ?? []);
+        }
+        const got = credits.get(f.block_index)!.some((e) => e.tx_hash === f.txid && e.params?.address === f.buyer && e.params?.asset === f.asset);
+        if (!got) out.push(v('conservation', `${f.kind} fill ${f.id} (${f.txid}) confirmed, but ${f.buyer} was not credited ${f.asset} by it`));
+      }
+    }
+    return out;
+  }),
+};
+
+/**
+ * Public reads tell the truth: every listing the public book shows is active on the market, and
+ * every active, public listing of a collection's first price levels is on its book.
+ */
+const truthfulBook: Check = {
+  name: 'truthful_reads',
+  run: async (w) => {
+    const m = w.live()[0];
+    if (!m) return [v('truthful_reads', 'no instance is up to read')];
+    const out: Violation[] = [];
+    const collections = ((await (await fetch(`${m.url}/v1/collections?limit=100`, { headers: { 'cache-control': 'no-cache' } })).json()) as any).result as Array<{ slug: string }>;
+    await w.withDb(async (q) => {
+      for (const c of collections) {
+        const book = ((await (await fetch(`${m.url}/v1/collections/${c.slug}/book`)).json()) as any).result;
+        for (const level of book.asks as any[]) {
+          for (const l of level.listings as any[]) {
+            const [row] = await q(`select state, price_sats from listings where id = ?`, [l.id]);
+            if (!row || row.state !== 'active') out.push(v('truthful_reads', `the ${c.slug} book shows ${l.id} at ${l.price_sats} while the listing is ${row?.state ?? 'unknown'}`));
+            else if (Number(row.price_sats) !== l.price_sats) out.push(v('truthful_reads', `the ${c.slug} book shows ${l.id} at ${l.price_sats}, its price is ${row.price_sats}`));
+          }
+        }
+      }
+    });
+    return out;
+  },
+};
+
+/** No PSBT, private key or raw signed transaction in any process's log. */
+const noLeakInLogs: Check = {
+  name: 'no_leak',
+  run: async (w, traders) => {
+    const out: Violation[] = [];
+    const secrets = traders.flatMap((t) => [hex.encode(t.wallet.privateKey), t.wallet.wif]);
+    for (const f of fs.readdirSync(w.o.dir).filter((n) => n.endsWith('.log'))) {
+      const text = fs.readFileSync(path.join(w.o.dir, f), 'utf8');
+      if (/70736274ff[0-9a-f]{20}/i.test(text)) out.push(v('no_leak', `${f} holds a PSBT in hex`));
+      if (/cHNidP8[A-Za-z0-9+/]{20}/.test(text)) out.push(v('no_leak', `${f} holds a PSBT in base64`));
+      if (/0[12]000000000101[0-9a-f]{200}/i.test(text)) out.push(v('no_leak', `${f} holds a raw segwit transaction`));
+      for (const s of secrets) if (text.includes(s)) out.push(v('no_leak', `${f} holds a trader's private key`));
+    }
+    return out;
+  },
+};
+
+export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, conservation, truthfulBook, noLeakInLogs];
+
+/** Public answers (no session) must carry no PSBT or raw transaction. */
+export function leakInPublicAnswer(text: string): string | undefined {
+  if (/70736274ff[0-9a-f]{20}/i.test(text)) return 'a PSBT in hex';
+  if (/cHNidP8[A-Za-z0-9+/]{20}/.test(text)) return 'a PSBT in base64';
+  if (/0[12]000000000101[0-9a-f]{200}/i.test(text)) return 'a raw segwit transaction';
+  return undefined;
+}

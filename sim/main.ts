@@ -1,0 +1,192 @@
+/**
+ * `npm run simulate -- --seed N --traders T --minutes M [--instances 2] [--faults all|none|kill,redis,…]`
+ *
+ * A market day under faults: the market as real processes on the devnet (one instance on SQLite,
+ * or several on PostgreSQL + a private Redis), T traders with real keys trading through the
+ * client library, blocks mined at drawn intervals, faults injected, invariants checked while it
+ * runs and once it settles. Exit 0 when every invariant held; 1 with the seed and the first
+ * broken invariant otherwise. The run's folder keeps every process's log and `history.jsonl`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { makeWallet } from '../test/helpers/wallets.js';
+import { ACTIONS, WEIGHTS, type SimState } from './actions.js';
+import { FaultInjector, parseFaults } from './faults.js';
+import { History, type Violation } from './history.js';
+import { CONTINUOUS, SETTLED } from './invariants.js';
+import { REPO_ROOT } from './processes.js';
+import { Rng } from './rng.js';
+import { Trader } from './traders.js';
+import { World } from './world.js';
+import { MarketError } from '../client/src/index.js';
+
+const { values: a } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    traders: { type: 'string', default: '12' },
+    minutes: { type: 'string', default: '1' },
+    instances: { type: 'string', default: '1' },
+    backend: { type: 'string' },
+    faults: { type: 'string', default: 'none' },
+    'pg-url': { type: 'string' },
+    dir: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+
+const seed = a.seed !== undefined ? Number(a.seed) : Math.floor(Math.random() * 2 ** 31);
+const traders = Number(a.traders);
+const minutes = Number(a.minutes);
+const instances = Number(a.instances);
+const backend = (a.backend ?? (instances > 1 ? 'postgres' : 'sqlite')) as 'sqlite' | 'postgres';
+if (!Number.isInteger(seed) || seed < 0) throw new Error('--seed takes a non-negative integer');
+if (!Number.isInteger(traders) || traders < 2 || traders > 500) throw new Error('--traders takes 2 to 500');
+if (!(minutes > 0 && minutes <= 240)) throw new Error('--minutes takes a number above 0, at most 240');
+if (!Number.isInteger(instances) || instances < 1 || instances > 4) throw new Error('--instances takes 1 to 4');
+if (backend === 'sqlite' && instances > 1) throw new Error('several instances need --backend postgres (SQLite serves one process)');
+const faults = parseFaults(a.faults);
+const pgUrl = a['pg-url'] ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const dir = path.resolve(a.dir ?? path.join(REPO_ROOT, 'data', 'sim', `seed-${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+const say = (line: string) => {
+  if (!a.quiet) process.stderr.write(`${line}\n`);
+};
+
+const rng = new Rng(seed);
+const history = new History((fs.mkdirSync(dir, { recursive: true }), path.join(dir, 'history.jsonl')), say);
+const violations: Violation[] = [];
+const violate = (x: Violation) => {
+  violations.push(x);
+  history.add({ kind: 'check', name: x.name, ok: false, message: x.message });
+};
+
+const COLLECTIONS = ['sim-alpha', 'sim-beta', 'sim-gamma'];
+/** Asset names SIMA…: four letters after SIM, from the asset's number (unique in a run). */
+const assetName = (n: number) => `SIM${[...Array(4)].map((_, i) => String.fromCharCode(65 + (Math.floor(n / 26 ** (3 - i)) % 26))).join('')}`;
+
+async function main(): Promise<number> {
+  say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
+  const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
+  const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres' });
+  const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])) };
+  const stopAt = Date.now() + minutes * 60_000;
+  try {
+    // The traders, their coins and their assets; the catalog that puts the assets in collections.
+    const setupRng = rng.fork('setup');
+    const catalog = { collections: COLLECTIONS.map((slug) => ({ slug, name: slug })), artists: [] as unknown[], assets: [] as unknown[] };
+    let n = 0;
+    for (let i = 0; i < traders; i++) {
+      const t = new Trader(i, rng.fork(`trader-${i}`), setupRng.chance(0.3) ? 'p2tr' : 'p2wpkh', seed, world, history, violate);
+      state.traders.push(t);
+      for (let c = setupRng.int(3, 5); c > 0; c--) await world.control('faucet', { address: t.address, amount_sats: setupRng.int(100, 1_000) * 1_000 });
+      for (let k = setupRng.int(1, 3); k > 0; k--) {
+        const asset = assetName(n++);
+        const collection = setupRng.pick(COLLECTIONS);
+        const units = setupRng.int(1, 3);
+        await world.control('assets', { asset, issuer: t.address, quantity_raw: String(units), divisible: false });
+        state.assets.get(collection)!.push(asset);
+        catalog.assets.push({ asset, collection, max_supply_units: units, issued_year: setupRng.int(2015, 2024), series: setupRng.int(1, 5), media_kind: 'image' });
+      }
+    }
+    for (const [c, list] of state.assets) if (!list.length) state.assets.get(c)!.push(assetName(0));
+    fs.writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify(catalog, null, 2));
+    await world.command(['catalog-import', path.join(dir, 'catalog.json')]);
+    await world.control('mine', { blocks: 1 });
+    history.add({ kind: 'note', message: 'setup done', detail: { traders, assets: n } });
+    say(`setup: ${traders} traders, ${n} assets in ${COLLECTIONS.length} collections`);
+
+    // The market runs: traders act, blocks come, faults strike, continuous checks watch.
+    const faultsOn = new FaultInjector(world, rng.fork('faults'), history, faults);
+    const loops: Array<Promise<void>> = [];
+    for (const t of state.traders) loops.push(traderLoop(state, t, stopAt));
+    const minerRng = rng.fork('miner');
+    loops.push(every(stopAt, () => minerRng.delay(2_000, 10_000), async () => void (await world.control('mine', { blocks: 1 }).catch((e: Error) => history.add({ kind: 'note', message: `mining failed: ${e.message}` })))));
+    if (faults.length) {
+      const faultRng = rng.fork('fault-times');
+      loops.push(every(stopAt, () => faultRng.delay(4_000, 15_000), () => faultsOn.inject().catch((e: Error) => history.add({ kind: 'note', message: `fault failed: ${e.message}` }))));
+    }
+    loops.push(every(stopAt, () => 10_000, async () => {
+      for (const c of CONTINUOUS) for (const x of await c.run(world, state.traders).catch((e: Error) => [{ name: c.name, message: `check failed to run: ${e.message}` }])) violate(x);
+    }));
+    await Promise.all(loops);
+
+    // Quiescence: faults healed, the mempool mined, the market synced, no settlement in flight.
+    say('settling: healing faults, mining the mempool, waiting for the market');
+    await faultsOn.heal();
+    await settle(world);
+    for (const c of SETTLED) {
+      const found = await c.run(world, state.traders).catch((e: Error) => [{ name: c.name, message: `check failed to run: ${e.stack ?? e.message}` }]);
+      history.add({ kind: 'check', name: c.name, ok: found.length === 0, ...(found.length ? { message: found[0]!.message } : {}) });
+      for (const x of found) violations.push(x);
+    }
+  } finally {
+    await world.close();
+  }
+  const counts = Object.fromEntries([...history.counts.entries()].sort());
+  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, counts };
+  await history.close();
+  if (a.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else {
+    say(`outcomes: ${JSON.stringify(counts)}`);
+    if (violations.length) say(`FAILED seed ${seed}: ${violations.length} violation(s); first: [${violations[0]!.name}] ${violations[0]!.message}\nreplay: npm run simulate -- --seed ${seed} --traders ${traders} --minutes ${minutes} --instances ${instances} --faults ${a.faults}`);
+    else say(`every invariant held (seed ${seed})`);
+  }
+  return violations.length ? 1 : 0;
+}
+
+/** Runs `fn` after each drawn wait until `stopAt`. */
+async function every(stopAt: number, wait: () => number, fn: () => Promise<void>): Promise<void> {
+  while (Date.now() < stopAt) {
+    await new Promise((r) => setTimeout(r, Math.min(wait(), Math.max(0, stopAt - Date.now()))));
+    if (Date.now() >= stopAt) return;
+    await fn();
+  }
+}
+
+/** Errors an action may meet on a busy market: the contract's answers, not the market's faults. */
+const EXPECTED = new Set(['state_changed', 'checkout_changed', 'conflict_spend', 'insufficient_funds', 'target_unavailable', 'not_found', 'expired', 'template_mismatch',
+  'mempool_rejected', 'offer_selection_unavailable', 'price_below_minimum', 'self_trade', 'rate_limited', 'upstream_unavailable', 'service_unavailable', 'broadcast_unknown',
+  'invalid_transaction', 'open_offer_limit', 'offer_capacity_full', 'insufficient_asset_balance', 'operation_failed', 'network_error', 'timeout', 'invalid_request']);
+
+async function traderLoop(s: SimState, t: Trader, stopAt: number): Promise<void> {
+  while (Date.now() < stopAt) {
+    const action = t.rng.weighted(WEIGHTS);
+    history.add({ kind: 'action', actor: t.name, action });
+    try {
+      await t.ensureSignedIn();
+      const detail = await ACTIONS[action]!.run(s, t, t.rng);
+      history.add({ kind: 'outcome', actor: t.name, action, ok: !detail.startsWith('skip:'), detail });
+    } catch (e) {
+      const code = e instanceof MarketError ? e.code : undefined;
+      history.add({ kind: 'outcome', actor: t.name, action, ok: false, detail: { code, message: (e as Error).message.slice(0, 300) } });
+      if (code === 'unauthenticated') t.signedIn = false;
+      if (!code || !EXPECTED.has(code)) violate({ name: 'unexpected_error', message: `${t.name} ${action}: ${code ?? 'exception'}: ${(e as Error).message.slice(0, 300)}` });
+    }
+    await new Promise((r) => setTimeout(r, t.rng.delay(200, 2_500)));
+  }
+}
+
+/** Mines until no settlement is in flight and the market has caught up (bounded: 120 s). */
+async function settle(world: World): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    await world.control('mine', { blocks: 1 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const pending = await world.withDb(async (q) => (await q(`select count(*) as n from settlements where state in ('journaled', 'relayed')`))[0].n as number);
+    const mempool = (await world.rpc('getrawmempool')) as string[];
+    if (Number(pending) === 0 && mempool.length === 0) {
+      await new Promise((r) => setTimeout(r, 2_000));
+      return;
+    }
+  }
+  history.add({ kind: 'note', message: 'the market did not settle within 120 s' });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: Error) => {
+    process.stderr.write(`simulate: ${e.stack ?? e.message}\n(seed ${seed}, run folder ${dir})\n`);
+    process.exit(2);
+  },
+);

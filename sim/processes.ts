@@ -1,0 +1,117 @@
+/**
+ * Real processes on this machine: the market's own CLI (`serve`, `devnet`, `signer`) and a
+ * private redis-server. Each child's output is kept (the last 20 kB, for a failure's message) and,
+ * when `logFile` is given, written whole to that file (the simulator scans the logs for leaks).
+ * The test rigs (test/helpers/processes.ts) start their processes through here too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Child {
+  url: string;
+  proc: ChildProcess;
+  /** The last 20 kB the process printed (for a failure's message). */
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const isRunning = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
+
+async function until(up: () => Promise<boolean>, child: ChildProcess, out: () => string, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${out()}`);
+    if (await up().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${what} did not come up in ${timeoutMs} ms:\n${out()}`);
+}
+
+export interface SpawnOptions {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  /** The base URL the child serves (its `url`). */
+  url: string;
+  /** True once the child is up. */
+  up: () => Promise<boolean>;
+  logFile?: string;
+  timeoutMs?: number;
+}
+
+export function spawnChild(o: SpawnOptions): Promise<Child> {
+  const proc = spawn(o.command, o.args, { cwd: REPO_ROOT, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = o.logFile ? fs.createWriteStream(o.logFile, { flags: 'a' }) : undefined;
+  let buf = '';
+  const take = (d: Buffer) => {
+    buf = (buf + d.toString()).slice(-20_000);
+    log?.write(d);
+  };
+  proc.stdout!.on('data', take);
+  proc.stderr!.on('data', take);
+  proc.once('exit', () => log?.end());
+  const child: Child = {
+    url: o.url,
+    proc,
+    output: () => buf,
+    kill: async (signal = 'SIGKILL') => {
+      if (!isRunning(child)) return;
+      const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+      proc.kill(signal);
+      await exited;
+    },
+  };
+  return until(o.up, proc, child.output, `${o.command} ${o.args.join(' ')}`, o.timeoutMs ?? 60_000).then(
+    () => child,
+    async (e: unknown) => {
+      await child.kill();
+      throw e;
+    },
+  );
+}
+
+/** True once `url` answers anything below 500. */
+export const answers = (url: string) => async () => (await fetch(url)).status < 500;
+
+/** `src/cli/main.ts <args>` under tsx, up once `probe` answers. */
+export function startCli(args: string[], env: Record<string, string>, probe: string, logFile?: string, timeoutMs?: number): Promise<Child> {
+  return spawnChild({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli/main.ts', ...args],
+    env: { LOG_LEVEL: 'warn', ...env },
+    url: probe.replace(/\/[^/]*$/, ''),
+    up: answers(probe),
+    ...(logFile ? { logFile } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
+}
+
+/** A redis-server of its own on `port` (no persistence), up once it accepts a connection. */
+export function startRedis(port: number, logFile?: string): Promise<Child> {
+  return spawnChild({
+    command: 'redis-server',
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    url: `redis://127.0.0.1:${port}`,
+    up: () => new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
+      s.once('error', () => resolve(false));
+    }),
+    ...(logFile ? { logFile } : {}),
+  });
+}

@@ -1,0 +1,216 @@
+/**
+ * The simulated market's processes, all real: the standalone devnet (`devnet`, its own SQLite
+ * store), a JSON-RPC proxy in front of it (relay faults), the market signer (`signer`), and one
+ * market instance on SQLite or several on one PostgreSQL schema sharing a private redis-server.
+ * The world can kill, restart and disturb each of them; it knows nothing of traders.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { dropSchema } from '../src/store/db.js';
+import { freePort, isRunning, REPO_ROOT, startCli, startRedis, type Child } from './processes.js';
+import { rpcProxy } from './rpc-proxy.js';
+import { terminateSessionsOf } from './pg-sessions.js';
+
+export interface WorldOptions {
+  /** Where the run keeps its stores and logs. */
+  dir: string;
+  instances: number;
+  backend: 'sqlite' | 'postgres';
+  pgUrl: string;
+  /** Each instance's clock skew in ms (index = instance). */
+  skewMs: number[];
+  /** The platform fee address (regtest). */
+  feeAddress: string;
+  /** Redis on the cluster (a private redis-server); always with several instances. */
+  redis: boolean;
+}
+
+type Proxy = Awaited<ReturnType<typeof rpcProxy>>;
+
+/** A loaded machine starts a market (tsx, the app, recovery and the indexer's first run) slowly. */
+const START_TIMEOUT_MS = 180_000;
+
+export class World {
+  devnet!: Child & { rpcUrl: string; apiUrl: string };
+  proxy!: Proxy;
+  signer: Child | undefined;
+  redis: Child | undefined;
+  readonly markets: Array<Child | undefined> = [];
+  private redisPort = 0;
+  private signerPort = 0;
+  private readonly signerSecret = crypto.randomBytes(24).toString('hex');
+  private readonly schema: string | undefined;
+  private readonly marketEnv: Record<string, string>[] = [];
+  private closed = false;
+
+  private constructor(readonly o: WorldOptions) {
+    this.schema = o.backend === 'postgres' ? `sim_${crypto.randomBytes(5).toString('hex')}` : undefined;
+  }
+
+  static async start(o: WorldOptions): Promise<World> {
+    fs.mkdirSync(o.dir, { recursive: true });
+    const w = new World(o);
+    try {
+      await w.boot();
+    } catch (e) {
+      await w.close();
+      throw e;
+    }
+    return w;
+  }
+
+  log(name: string): string {
+    return path.join(this.o.dir, `${name}.log`);
+  }
+
+  private async boot(): Promise<void> {
+    const port = await freePort();
+    this.devnet = Object.assign(
+      await startCli(['devnet'], {
+        DEVNET_PORT: String(port), DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0',
+        DEVNET_DATABASE_URL: `sqlite:${path.join(this.o.dir, 'devnet.sqlite')}`, DATA_DIR: path.join(this.o.dir, 'devnet'), LOG_LEVEL: 'info',
+      }, `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`, this.log('devnet')),
+      { url: `http://127.0.0.1:${port}`, rpcUrl: `http://127.0.0.1:${port}/devnet/rpc`, apiUrl: `http://127.0.0.1:${port}/devnet/counterparty` },
+    );
+    this.proxy = await rpcProxy(this.devnet.rpcUrl);
+    this.signerPort = await freePort();
+    await this.startSigner();
+    if (this.o.redis) {
+      this.redisPort = await freePort();
+      await this.startRedis();
+    }
+    for (let i = 0; i < this.o.instances; i++) {
+      const store: Record<string, string> = this.o.backend === 'postgres'
+        ? { DATABASE_URL: this.o.pgUrl, DATABASE_SCHEMA: this.schema! }
+        : { DATABASE_URL: `sqlite:${path.join(this.o.dir, 'market.sqlite')}` };
+      this.marketEnv[i] = {
+        ...store,
+        DATA_DIR: path.join(this.o.dir, `market-${i}`),
+        HOST: '127.0.0.1',
+        CHAIN: 'bitcoin-core',
+        NETWORK: 'regtest',
+        BITCOIN_RPC_URL: this.proxy.url,
+        COUNTERPARTY_API_URL: this.devnet.apiUrl,
+        SEED_DEMO: 'false',
+        INDEXER_INTERVAL_MS: '300',
+        RECOVERY_INTERVAL_MS: '1000',
+        LEADERSHIP_INTERVAL_MS: '1000',
+        WEBHOOK_INTERVAL_MS: '500',
+        MARKET_FEE_ADDRESS: this.o.feeAddress,
+        SIGNER_URL: `http://127.0.0.1:${this.signerPort}`,
+        SIGNER_SECRET: this.signerSecret,
+        CLOCK_SKEW_MS: String(this.o.skewMs[i] ?? 0),
+        // Every trader speaks from an address of its own behind the balancer (x-forwarded-for).
+        TRUST_PROXY_HOPS: '1',
+        LOG_LEVEL: 'info',
+        ...(this.o.redis ? { REDIS_URL: `redis://127.0.0.1:${this.redisPort}`, REDIS_PREFIX: 'sim:' } : {}),
+      };
+    }
+    // The first instance migrates the store alone; the others then start side by side.
+    await this.startMarket(0);
+    await Promise.all(this.marketEnv.slice(1).map((_, k) => this.startMarket(k + 1)));
+  }
+
+  async startMarket(i: number): Promise<Child> {
+    const port = await freePort();
+    const m = await startCli(['serve'], { ...this.marketEnv[i]!, PORT: String(port) }, `http://127.0.0.1:${port}/healthz`, this.log(`market-${i}`), START_TIMEOUT_MS);
+    m.url = `http://127.0.0.1:${port}`;
+    this.markets[i] = m;
+    return m;
+  }
+
+  /** A one-shot market command (e.g. `catalog-import FILE`) on the store, with the instances' config. */
+  async command(args: string[]): Promise<string> {
+    const { execFile } = await import('node:child_process');
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...this.marketEnv[0]!, PORT: '1' } }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout));
+    });
+  }
+
+  /** The instances up now. */
+  live(): Child[] {
+    return this.markets.filter((m): m is Child => !!m && isRunning(m));
+  }
+
+  async killMarket(i: number, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    await this.markets[i]?.kill(signal);
+  }
+
+  async startSigner(): Promise<void> {
+    this.signer = await startCli(['signer'], {
+      SIGNER_DIR: path.join(this.o.dir, 'signer'), SIGNER_SECRET: this.signerSecret, SIGNER_PORT: String(this.signerPort), SIGNER_HOST: '127.0.0.1', LOG_LEVEL: 'info',
+    }, `http://127.0.0.1:${this.signerPort}/signer/keys`, this.log('signer'));
+  }
+
+  async killSigner(): Promise<void> {
+    await this.signer?.kill('SIGKILL');
+  }
+
+  async startRedis(): Promise<void> {
+    this.redis = await startRedis(this.redisPort, this.log('redis'));
+  }
+
+  async stopRedis(): Promise<void> {
+    await this.redis?.kill('SIGKILL');
+  }
+
+  /** Ends every PostgreSQL session the instances hold, as a failover does. */
+  async terminateDbSessions(): Promise<number> {
+    if (this.o.backend !== 'postgres') return 0;
+    return terminateSessionsOf(this.o.pgUrl, this.live().map((m) => m.proc.pid!));
+  }
+
+  /** The market's store, read by the invariants (the test oracle's view, never a trader's). */
+  async withDb<T>(fn: (q: (text: string, params?: unknown[]) => Promise<any[]>) => Promise<T>): Promise<T> {
+    if (this.o.backend === 'postgres') {
+      const c = new pg.Client({ connectionString: this.o.pgUrl, options: `-c search_path=${this.schema}` });
+      await c.connect();
+      try {
+        return await fn(async (text, params = []) => {
+          let n = 0;
+          return (await c.query(text.replace(/\?/g, () => `$${++n}`), params as any[])).rows;
+        });
+      } finally {
+        await c.end();
+      }
+    }
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path.join(this.o.dir, 'market.sqlite'), { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      return await fn(async (text, params = []) => db.prepare(text).all(...(params as any[])));
+    } finally {
+      db.close();
+    }
+  }
+
+  /** A devnet control route. */
+  async control(route: string, body: unknown = {}): Promise<any> {
+    const r = await fetch(`${this.devnet.url}/devnet/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const j = (await r.json()) as any;
+    if (r.status !== 200) throw new Error(`devnet ${route}: ${r.status} ${JSON.stringify(j)}`);
+    return j.result;
+  }
+
+  /** A JSON-RPC call to the node itself (not through the relay proxy). */
+  async rpc(method: string, params: unknown[] = []): Promise<any> {
+    const r = await fetch(this.devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }) });
+    const j = (await r.json()) as { result: unknown; error: { message: string } | null };
+    if (j.error) throw new Error(`${method}: ${j.error.message}`);
+    return j.result;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const m of this.markets) await m?.kill('SIGKILL').catch(() => {});
+    await this.signer?.kill('SIGKILL').catch(() => {});
+    await this.devnet?.kill('SIGKILL').catch(() => {});
+    await this.redis?.kill('SIGKILL').catch(() => {});
+    await this.proxy?.close().catch(() => {});
+    if (this.schema) await dropSchema(this.o.pgUrl, this.schema).catch(() => {});
+  }
+}
