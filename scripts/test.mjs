@@ -70,6 +70,17 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const observed = only.length ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-observed-'));
 const observe = observed ? { CONFORMANCE_OBSERVED: observed } : {};
 
+// The cookbook runs the packed client: build, pack and install it once before the timed files
+// (test/client/cookbook-prepare.ts), as a fixture, not inside a file's time limit.
+if (files.some((f) => f.startsWith('test/client/cookbook-'))) {
+  await new Promise((resolve) => {
+    const prep = spawn(process.execPath, ['--import', 'tsx', 'test/client/cookbook-prepare.ts'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    prep.on('close', (status) => {
+      if (status !== 0) totals.fail += 1;
+      resolve();
+    });
+  });
+}
 await run('pure core', pure, { TEST_BACKEND: 'sqlite' });
 // The lane runs its files one after the other: each starts a bitcoind of its own.
 if (coreLane) {

@@ -79,7 +79,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const n = Math.min(asks.length, rng.int(1, 3));
       const lines = asks.slice(0, n).map((l) => ({ listing_id: l.id, max_price_sats: l.price_sats }));
       const total = lines.reduce((a, l) => a + l.max_price_sats, 0);
-      const op = await t.client.buy({ lines, delivery: { mode: 'detached', address: t.address }, maxSpendSats: Math.ceil(total * 1.05) + 60_000 });
+      const op = await t.client.buy({ lines, delivery_mode: 'detached', delivery_address: t.address, maxSpendSats: Math.ceil(total * 1.05) + 60_000 });
       t.bought.add(op.id);
       return `bought:${op.status}:${n}`;
     },
@@ -117,7 +117,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const mine = (await bookListings(t, rng.pick(s.collections))).filter((l) => l.seller === t.address);
       if (!mine.length) return skip('no_listing');
       const l = rng.pick(mine);
-      await t.client.reprice({ listing_id: l.id, unit: { txid: l.utxo_txid, vout: l.utxo_vout }, price_sats: rng.int(6, 300) * 1_000 });
+      await t.client.reprice({ listing_id: l.id, asset_utxo: { txid: l.utxo_txid, vout: l.utxo_vout }, price_sats: rng.int(6, 300) * 1_000 });
       return 'repriced';
     },
   },
@@ -159,7 +159,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const u = rng.pick(units);
       const a = await t.client.authorizeExact({
         offer_id: o.id, slot: { txid: o.bid_txid, vout: o.bid_vout }, price_sats: o.price_sats,
-        delivery: { mode: 'detached', address: t.address }, outpoint: { txid: u.utxo_txid, vout: u.utxo_vout }, maxFeeSats: 20_000,
+        delivery_mode: 'detached', delivery_address: t.address, target_outpoint: { txid: u.utxo_txid, vout: u.utxo_vout }, maxFeeSats: 20_000,
       });
       return `authorized:${a.authorization_id}`;
     },
@@ -172,7 +172,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const inbox = (await t.client.http.call('GET /v1/address/{address}/exact-offers', { params: { address: t.address } })).result;
       if (!inbox.length) return skip('empty_inbox');
       const a = rng.pick(inbox);
-      const done = await t.client.acceptExact({ authorization_id: a.authorization_id, outpoint: a.target_outpoint, price_sats: a.price_sats });
+      const done = await t.client.acceptExact({ authorization_id: a.authorization_id, target_outpoint: a.target_outpoint, price_sats: a.price_sats });
       return `accepted:${done.txid}`;
     },
   },

@@ -21,7 +21,7 @@ export interface KnownExtras {
   refused_listings?: Array<{ index: number; listing_id: string; status: number; code: string; error: string }>;
 }
 
-export type ClientSideCode = 'invalid_response' | 'network_error' | 'timeout' | 'aborted' | 'unsafe_psbt' | 'operation_failed' | 'webhook_signature_invalid';
+export type ClientSideCode = 'invalid_response' | 'network_mismatch' | 'network_error' | 'timeout' | 'aborted' | 'unsafe_psbt' | 'operation_failed' | 'webhook_signature_invalid';
 
 export class MarketError extends Error {
   readonly code: string;

@@ -4,7 +4,8 @@
  * an OP_RETURN carries (keyed by input 0's txid).
  */
 import { hex } from '@scure/base';
-import { Address, NETWORK, OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { decodeAddress } from './network.js';
 import { decodeMessage } from './counterparty.js';
 import { templateMismatch } from './errors.js';
 
@@ -24,9 +25,9 @@ export function readPsbt(psbtHex: string | null | undefined): Transaction {
   }
 }
 
-/** The output script of `address` on `network`, hex. */
-export function scriptHex(address: string, network: Network | undefined): string {
-  return hex.encode(OutScript.encode(Address(params(network)).decode(address)));
+/** The output script of `address` on `network`, hex (`network_mismatch` naming `field` for another network's address). */
+export function scriptHex(address: string, network: Network | undefined, field = 'address'): string {
+  return hex.encode(decodeAddress(address, network ?? 'mainnet', field));
 }
 
 export const outScriptHex = (tx: Transaction, i: number): string => {

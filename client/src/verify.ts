@@ -13,7 +13,8 @@
  * leaves the buyer's wallet is at most `maxSpendSats`.
  */
 import { hex } from '@scure/base';
-import { Address, OutScript, Transaction, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import { Transaction } from '@scure/btc-signer';
+import { decodeAddress } from './network.js';
 import { templateMismatch } from './errors.js';
 import { decodeMessage } from './counterparty.js';
 
@@ -37,15 +38,9 @@ export interface CheckoutQuoteLike {
 
 const DETACH_ID = 102;
 
-function params(n: CheckoutIntent['network']) {
-  if (n === 'regtest') return { ...TEST_NETWORK, bech32: 'bcrt' };
-  return n === 'testnet' ? TEST_NETWORK : NETWORK;
-}
-
 export function verifyCheckoutPsbt(q: CheckoutQuoteLike, intent: CheckoutIntent): Transaction {
   if (!q.psbt_hex) throw templateMismatch('the quote carries no PSBT');
-  const net = params(intent.network);
-  const script = (address: string) => OutScript.encode(Address(net).decode(address));
+  const script = (address: string, field = 'delivery_address') => decodeAddress(address, intent.network ?? 'mainnet', field);
   if (q.buyer_address !== intent.buyer) throw templateMismatch(`the quote is for ${q.buyer_address}, not ${intent.buyer}`);
   if (q.delivery.mode !== intent.delivery.mode || q.delivery.address !== intent.delivery.address) throw templateMismatch('the quote delivers elsewhere than asked');
   const asked = new Map(intent.lines.map((l) => [l.listing_id, l.max_price_sats]));
@@ -53,7 +48,7 @@ export function verifyCheckoutPsbt(q: CheckoutQuoteLike, intent: CheckoutIntent)
   for (const l of q.lines) if (l.price_sats > asked.get(l.listing_id)!) throw templateMismatch(`${l.listing_id} costs ${l.price_sats}, more than ${asked.get(l.listing_id)}`);
 
   const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true });
-  const buyerScript = hex.encode(script(intent.buyer));
+  const buyerScript = hex.encode(script(intent.buyer, 'address'));
   const toSign = new Set(q.inputs_to_sign);
   if (!toSign.has(0)) throw templateMismatch('input 0 (the message key) is not the buyer\'s');
   let fromBuyer = 0n;
@@ -68,7 +63,7 @@ export function verifyCheckoutPsbt(q: CheckoutQuoteLike, intent: CheckoutIntent)
     const line = q.lines[i - 1];
     if (!line || !input.txid || hex.encode(input.txid) !== line.utxo_txid || input.index !== line.utxo_vout) throw templateMismatch(`input ${i} is neither the buyer's nor a quoted listing's unit`);
     const out = tx.getOutput(i);
-    if (!out.script || hex.encode(out.script) !== hex.encode(script(line.seller)) || out.amount !== BigInt(line.price_sats)) throw templateMismatch(`output ${i} does not pay ${line.listing_id}'s seller its price`);
+    if (!out.script || hex.encode(out.script) !== hex.encode(script(line.seller, 'lines.seller')) || out.amount !== BigInt(line.price_sats)) throw templateMismatch(`output ${i} does not pay ${line.listing_id}'s seller its price`);
   }
   let toBuyer = 0n;
   let delivered = false;
@@ -112,7 +107,7 @@ export interface ListingIntent {
  */
 export function verifyListingPsbt(psbtHex: string, inputsToSign: number[], intent: ListingIntent): Transaction {
   const tx = Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true });
-  const own = hex.encode(OutScript.encode(Address(params(intent.network)).decode(intent.seller)));
+  const own = hex.encode(decodeAddress(intent.seller, intent.network ?? 'mainnet', 'address'));
   if (inputsToSign.length !== 1 || inputsToSign[0] !== 0) throw templateMismatch('a listing signs input 0 only');
   if (tx.inputsLength !== 1) throw templateMismatch(`a listing half has one input, this one ${tx.inputsLength}`);
   const in0 = tx.getInput(0);

@@ -60,7 +60,7 @@ void describe('client flows: attach and list', () => {
     const c = new MarketClient({ baseUrl: 'http://market.test', fetch: lossy, network: 'regtest', ...noSleep });
     await c.signIn(wallet(seller, calls));
     const wait = { sleep: async () => void (await m.mine(), await m.sync()), intervalMs: 1 };
-    const done = await c.attachAndList({ asset, price_sats: 40_000, expires_at, idempotency_key: 'honest-1', wait }, (s) => steps.push(s));
+    const done = await c.attachAndList({ asset, price_sats: 40_000, expires_at, idempotency_key: 'honest-1', wait, progress: (s) => steps.push(s) });
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(calls.sign, 2, 'the attach and the listing half, once each');
     assert.deepEqual(steps.filter((s) => s !== 'waiting'), ['preflight', 'verified', 'signed', 'uncertain', 'submitted']);

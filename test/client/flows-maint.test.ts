@@ -50,7 +50,7 @@ void describe('client flows: list again, rotate, co-signed list and withdraw', (
     await m.sync();
     const calls = { sign: 0 };
     const c = await clientFor(seller.w, calls);
-    const ask = { unit, asset: seller.asset, price_sats: 25_000, expires_at: expires(), idempotency_key: 'client-rotate-1' };
+    const ask = { asset_utxo: unit, asset: seller.asset, price_sats: 25_000, expires_at: expires(), idempotency_key: 'client-rotate-1' };
     const first = await c.list(ask);
     assert.deepEqual([first.signed, calls.sign], [true, 1]);
     const again = await c.list(ask);
@@ -62,7 +62,7 @@ void describe('client flows: list again, rotate, co-signed list and withdraw', (
     await m.fund(buyerW, 200_000);
     await m.sync();
     const buyer = await clientFor(buyerW, { sign: 0 });
-    const op = await buyer.buy({ lines: [{ listing_id: first.id, max_price_sats: 25_000 }], delivery: { mode: 'attached', address: buyerW.address }, maxSpendSats: 40_000 });
+    const op = await buyer.buy({ lines: [{ listing_id: first.id, max_price_sats: 25_000 }], delivery_mode: 'attached', delivery_address: buyerW.address, maxSpendSats: 40_000 });
     assert.equal(op.status, 'broadcast');
     const raw = m.devnet.rpc.getrawtransaction(op.txid!, false) as string;
     const { Transaction } = await import('@scure/btc-signer');
@@ -73,13 +73,13 @@ void describe('client flows: list again, rotate, co-signed list and withdraw', (
     assert.equal((await listingRow(m, first.id)).state, 'exposed');
 
     const rotation = post(/\/rotation$/);
-    const rotate = (cl: MarketClient) => cl.rotate({ listing_id: first.id, unit, fee_rate: 2, maxFeeSats: 2_000 });
+    const rotate = (cl: MarketClient) => cl.rotate({ listing_id: first.id, asset_utxo: unit, fee_rate: 2, maxFeeSats: 2_000 });
     await refusedUnsigned(seller.w, rotation, (t) => (t.psbt_hex = editPsbtHex(t.psbt_hex, (tx) => tx.updateOutput(0, { script: thief.script }, true))), rotate, 'the unit to a thief');
     await refusedUnsigned(seller.w, rotation, (t) => (t.psbt_hex = editPsbtHex(t.psbt_hex, (tx) => tx.updateOutput(tx.outputsLength - 1, { amount: tx.getOutput(tx.outputsLength - 1).amount! - 10_000n }))), rotate, 'a fee above the quote');
     await refusedUnsigned(seller.w, rotation, (t) => (t.psbt_hex = editPsbtHex(t.psbt_hex, (tx) => tx.updateInput(0, { index: 5 }, true))), rotate, 'another input 0');
 
     const steps: string[] = [];
-    const sent = await c.rotate({ listing_id: first.id, unit, fee_rate: 2, maxFeeSats: 2_000 }, (s) => steps.push(s));
+    const sent = await c.rotate({ listing_id: first.id, asset_utxo: unit, fee_rate: 2, maxFeeSats: 2_000, progress: (s) => steps.push(s) });
     assert.deepEqual(steps, ['rotation_quoted', 'verified', 'signed', 'broadcast']);
     assert.equal(calls.sign, 2);
     await m.mine();
@@ -113,7 +113,7 @@ void describe('client flows: list again, rotate, co-signed list and withdraw', (
     assert.deepEqual(inventory.filter((u) => u.asset_utxo.txid === unit.txid).map((u) => u.custody), ['cosigned']);
 
     const withdrawal = post(/\/cosigned-withdrawals$/);
-    const withdraw = (cl: MarketClient) => cl.withdrawCosigned({ unit, seller_tap_internal_key: key, fee_rate: 2, maxFeeSats: 2_000 });
+    const withdraw = (cl: MarketClient) => cl.withdrawCosigned({ asset_utxo: unit, seller_tap_internal_key: key, fee_rate: 2, maxFeeSats: 2_000 });
     await refusedUnsigned(w, withdrawal, (t) => (t.psbt_hex = editPsbtHex(t.psbt_hex, (tx) => tx.updateOutput(0, { script: thief.script }, true))), withdraw, 'the unit to a thief');
     await refusedUnsigned(w, withdrawal, (t) => (t.psbt_hex = editPsbtHex(t.psbt_hex, (tx) => tx.updateInput(0, { tapMerkleRoot: new Uint8Array(32) }, true))), withdraw, 'another key path');
     const out = await withdraw(c);

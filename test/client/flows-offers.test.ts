@@ -63,14 +63,14 @@ void describe('client flows: bids', () => {
     const bidCalls = { sign: 0 };
     const bidder = await clientFor(bidderW, bidCalls);
     const steps: string[] = [];
-    const placed = await bidder.placeBids(bid, (s) => steps.push(s));
+    const placed = await bidder.placeBids({ ...bid, progress: (s) => steps.push(s) });
     assert.deepEqual(steps, ['funding_quoted', 'verified', 'signed', 'placed']);
     assert.equal(bidCalls.sign, 1);
     await m.mine();
     await m.sync();
 
     const slot = placed.funding_slots[0]!;
-    const auth = { offer_id: slot.offer_ids[0]!, slot: { txid: slot.txid, vout: slot.vout }, price_sats: 30_000, delivery: { mode: 'detached' as const, address: bidderW.address }, outpoint: at, fee_rate: 1 };
+    const auth = { offer_id: slot.offer_ids[0]!, slot: { txid: slot.txid, vout: slot.vout }, price_sats: 30_000, delivery_mode: 'detached' as const, delivery_address: bidderW.address, target_outpoint: at, fee_rate: 1 };
     const isAuth = post(/\/exact-authorizations$/);
     await refusedUnsigned(bidderW, isAuth, (r) => (r[0].psbt_hex = editPsbtHex(r[0].psbt_hex, (tx) => tx.updateOutput(0, { script: detachOutputScript({ input0Txid: hex.encode(tx.getInput(0).txid!), destination: thief.address }) }, true))), (c) => c.authorizeExact(auth), 'detach to a thief');
     await refusedUnsigned(bidderW, isAuth, (r) => (r[0].psbt_hex = editPsbtHex(r[0].psbt_hex, (tx) => tx.updateInput(1, { index: 7 }, true))), (c) => c.authorizeExact(auth), 'another unit');
@@ -84,11 +84,11 @@ void describe('client flows: bids', () => {
     for await (const r of sellerClient.exactOffers()) if (r.authorization_id === active.authorization_id) row = r;
     assert.ok(row, 'in the seller inbox');
     m.devnet.feeEstimates = { ...m.devnet.feeEstimates, half_hour: 6 };
-    const accept = { authorization_id: row.authorization_id, outpoint: row.target_outpoint, price_sats: row.price_sats, minNetSats: 20_000 };
+    const accept = { authorization_id: row.authorization_id, target_outpoint: row.target_outpoint, price_sats: row.price_sats, seller_min_net_sats: 20_000 };
     const isAccept = post(/\/accept-preflight$/);
     await refusedUnsigned(seller.w, isAccept, (q) => (q.psbt_hex = editPsbtHex(q.psbt_hex, (tx) => tx.updateOutput(1, { script: thief.script }, true))), (c) => c.acceptExact(accept), 'proceeds to a thief');
     await refusedUnsigned(seller.w, isAccept, (q) => (q.cpfp.psbt_hex = editPsbtHex(q.cpfp.psbt_hex, (tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 5_000n }))), (c) => c.acceptExact(accept), 'a greedier child');
-    await refusedUnsigned(seller.w, isAccept, () => undefined, (c) => c.acceptExact({ ...accept, minNetSats: 40_000 }), 'below the seller\'s minimum');
+    await refusedUnsigned(seller.w, isAccept, () => undefined, (c) => c.acceptExact({ ...accept, seller_min_net_sats: 40_000 }), 'below the seller\'s minimum');
 
     // Every accept answered 503 by an edge: retried with the same bytes, then an error carrying them; never signed again.
     const down: FetchLike = async (url, init) =>
@@ -135,9 +135,9 @@ void describe('client flows: bids', () => {
     assert.ok(mine, JSON.stringify(offers));
     await m.mine();
     await m.sync();
-    const active = await bidder.authorizeExact({ offer_id: mine.id, slot: { txid: mine.bid_txid, vout: mine.bid_vout }, price_sats: 23_000, delivery: { mode: 'detached', address: bidderW.address }, outpoint: at, fee_rate: 2 });
+    const active = await bidder.authorizeExact({ offer_id: mine.id, slot: { txid: mine.bid_txid, vout: mine.bid_vout }, price_sats: 23_000, delivery_mode: 'detached', delivery_address: bidderW.address, target_outpoint: at, fee_rate: 2 });
     assert.equal(active.status, 'active');
-    const done = await sellerClient.acceptExact({ authorization_id: active.authorization_id, outpoint: at, price_sats: 23_000 });
+    const done = await sellerClient.acceptExact({ authorization_id: active.authorization_id, target_outpoint: at, price_sats: 23_000 });
     assert.equal(done.price_sats, 23_000);
     await m.mine();
     await m.sync();

@@ -60,17 +60,17 @@ void describe('client flows: collection offers', () => {
     const bidCalls = { sign: 0 };
     const bidder = await clientFor(bidderW, bidCalls);
     const steps: string[] = [];
-    const placed = await bidder.placeCollectionOffer(offer, (s) => steps.push(s));
+    const placed = await bidder.placeCollectionOffer({ ...offer, progress: (s) => steps.push(s) });
     assert.deepEqual(steps, ['preflight', 'verified', 'signed', 'placed']);
     assert.equal(bidCalls.sign, 3, 'the parent and one pre-signature per alternative');
     assert.equal(placed.offers.length, 2);
 
     const sellCalls = { sign: 0 };
     const proceedsToThief = tampering(m, isPost(/\/v1\/policy-accepts\/preflight$/), (q) => (q.psbt_hex = editPsbtHex(q.psbt_hex, (tx) => tx.updateOutput(1, { script: thief.script }, true))));
-    await assert.rejects((await clientFor(seller.w, sellCalls, proceedsToThief)).acceptCollectionOffer({ parent_txid: placed.parent_txid, outpoint: unit, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
+    await assert.rejects((await clientFor(seller.w, sellCalls, proceedsToThief)).acceptCollectionOffer({ parent_txid: placed.parent_txid, asset_utxo: unit, fee_rate: 2 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(sellCalls.sign, 0, 'the seller\'s wallet was never asked');
 
-    const sold = await (await clientFor(seller.w, sellCalls)).acceptCollectionOffer({ parent_txid: placed.parent_txid, outpoint: unit, fee_rate: 2, minNetSats: 20_000 });
+    const sold = await (await clientFor(seller.w, sellCalls)).acceptCollectionOffer({ parent_txid: placed.parent_txid, asset_utxo: unit, fee_rate: 2, seller_min_net_sats: 20_000 });
     assert.equal(sellCalls.sign, 1);
     assert.equal(sold.price_sats, 35_000, 'the best alternative the unit matches');
     await m.mine();

@@ -100,7 +100,7 @@ void describe('client: offers upkeep', () => {
     assert.deepEqual(counters, [], 'gone from the bidder\'s counters');
     await assert.rejects(sellerClient.offers.withdrawCounter(c.id), refusedWith(409, 'state_changed'));
 
-    const active = await bidder.authorizeExact({ offer_id: slot.offer_ids[0]!, slot: { txid: slot.txid, vout: slot.vout }, price_sats: 21_000, delivery: { mode: 'detached', address: bidderW.address }, outpoint: at, fee_rate: 1 });
+    const active = await bidder.authorizeExact({ offer_id: slot.offer_ids[0]!, slot: { txid: slot.txid, vout: slot.vout }, price_sats: 21_000, delivery_mode: 'detached', delivery_address: bidderW.address, target_outpoint: at, fee_rate: 1 });
     const id = active.authorization_id;
     const ok = await sellerClient.offers.validateSelection([id, 'ea_nope']);
     assert.deepEqual(ok.map((r) => [r.authorization_id, r.ok, r.code]), [[id, true, null], ['ea_nope', false, 'not_found']]);
@@ -111,7 +111,7 @@ void describe('client: offers upkeep', () => {
     await assert.rejects(bidder.offers.cancelAuthorization(id), refusedWith(409, 'state_changed'));
     const [refused] = await sellerClient.offers.validateSelection([id]);
     assert.deepEqual([refused!.ok, refused!.code], [false, 'offer_selection_unavailable']);
-    await assert.rejects(sellerClient.acceptExact({ authorization_id: id, outpoint: at, price_sats: 21_000 }), (e) => e instanceof MarketError && (e.status === 409 || e.status === 410 || e.status === 404), 'the accept is refused');
+    await assert.rejects(sellerClient.acceptExact({ authorization_id: id, target_outpoint: at, price_sats: 21_000 }), (e) => e instanceof MarketError && (e.status === 409 || e.status === 410 || e.status === 404), 'the accept is refused');
     assert.equal(sellerCalls.sign, 0, 'the seller\'s wallet was never asked');
   });
 });

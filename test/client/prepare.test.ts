@@ -45,7 +45,7 @@ void describe('client: prepare a unit, price a draft', () => {
     const calls = { sign: 0 };
     const c = await clientFor(m, w, calls);
     const steps: string[] = [];
-    const d = await c.prepareUnit({ asset, fee_rate: 2, maxFeeSats: 3_000, idempotency_key: 'prep-honest' }, (s) => steps.push(s));
+    const d = await c.prepareUnit({ asset, fee_rate: 2, maxFeeSats: 3_000, idempotency_key: 'prep-honest', progress: (s) => steps.push(s) });
     assert.deepEqual(steps, ['template', 'verified', 'signed', 'submitted']);
     assert.equal(calls.sign, 1);
     assert.equal(d.purpose, 'prepare');

@@ -28,7 +28,7 @@ void describe('client: reads and upkeep', () => {
     await m.sync();
     const calls = { sign: 0 };
     const c = await clientFor(m, seller.w, calls);
-    const listed = await c.list({ unit, asset: seller.asset, price_sats: 27_000, expires_at: Math.floor(m.clock.now() / 1000) + 86_400, idempotency_key: 'client-routes-1' });
+    const listed = await c.list({ asset_utxo: unit, asset: seller.asset, price_sats: 27_000, expires_at: Math.floor(m.clock.now() / 1000) + 86_400, idempotency_key: 'client-routes-1' });
     await m.sync();
     const address = seller.w.address;
 
@@ -59,9 +59,9 @@ void describe('client: reads and upkeep', () => {
     // Reprice: a server that hands a half at a lower price is refused before the wallet signs.
     const lower = tampering(m, (method, path) => method === 'POST' && path === '/v1/listings/batch', (r) => (r.listings[0].listing.psbt_hex = editPsbtHex(r.listings[0].listing.psbt_hex, (tx) => tx.updateOutput(0, { amount: 5_000n }))));
     const before = calls.sign;
-    await assert.rejects((await clientFor(m, seller.w, calls, lower)).reprice({ listing_id: listed.id, unit, price_sats: 29_000 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
+    await assert.rejects((await clientFor(m, seller.w, calls, lower)).reprice({ listing_id: listed.id, asset_utxo: unit, price_sats: 29_000 }), (e) => e instanceof MarketError && e.code === 'unsafe_psbt');
     assert.equal(calls.sign, before, 'the wallet was never asked');
-    const repriced = await c.reprice({ listing_id: listed.id, unit, price_sats: 29_000 });
+    const repriced = await c.reprice({ listing_id: listed.id, asset_utxo: unit, price_sats: 29_000 });
     assert.equal(repriced.price_sats, 29_000);
 
     // Delisted in a batch; an attach draft abandoned and deleted.

@@ -64,3 +64,10 @@ export async function startMarket(store: Record<string, string>, devnet: { rpcUr
   );
   return { ...child, url: `http://127.0.0.1:${port}` };
 }
+
+/** The market as `npm start` runs it: the devnet inside (CHAIN=devnet), on its own store and port. */
+export async function startDevnetMarket(store: Record<string, string>, env: Record<string, string> = {}): Promise<Child> {
+  const port = await freePort();
+  const child = await start(['serve'], { ...store, PORT: String(port), HOST: '127.0.0.1', CHAIN: 'devnet', ...env }, `http://127.0.0.1:${port}/healthz`);
+  return { ...child, url: `http://127.0.0.1:${port}` };
+}

@@ -19,8 +19,12 @@ import type { ListingDraft, Outpoint } from '../generated/api.js';
 
 const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
 
+/** An outpoint as the API takes it: inventory's `asset_utxo` carries its value too, which a write does not take. */
+const outpoint = (o: Outpoint): Outpoint => ({ txid: o.txid, vout: o.vout });
+
 export interface ListInput {
-  unit: Outpoint;
+  /** The attached unit to list (inventory's `asset_utxo`). */
+  asset_utxo: Outpoint;
   asset: string;
   price_sats: number;
   expires_at: number;
@@ -50,7 +54,7 @@ export async function list(ctx: FlowContext, p: ListInput): Promise<Listed> {
   let d: ListingDraft = (await http.call('POST /v1/listing-preflights', {
     idempotent: true,
     body: {
-      seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: p.unit, price_sats: p.price_sats, idempotency_key: p.idempotency_key,
+      seller: signer.address, asset: p.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: outpoint(p.asset_utxo), price_sats: p.price_sats, idempotency_key: p.idempotency_key,
       ...(p.cosigned ? { protocol_subtype: 'cosigned' as const, seller_tap_internal_key: p.cosigned.seller_tap_internal_key } : {}),
     },
   })).result;
@@ -67,7 +71,7 @@ export async function list(ctx: FlowContext, p: ListInput): Promise<Listed> {
   const t = d.listing;
   if (cosigned) checkCosignedOutput(d.cosigned_output, cosigned);
   const verify = () => {
-    const tx = verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network), ...opt('unitScriptHex', cosigned?.scriptHex) });
+    const tx = verifyListingPsbt(t.psbt_hex, t.inputs_to_sign, { seller: signer.address, unit: p.asset_utxo, price_sats: p.price_sats, ...opt('network', ctx.network), ...opt('unitScriptHex', cosigned?.scriptHex) });
     if (cosigned) checkLeafHalf(tx, cosigned);
   };
   const signed = await verifyAndSign(ctx, verify, (w) => w.signPsbt(t.psbt_hex, t.inputs_to_sign, 'SINGLE|ANYONECANPAY'));
@@ -92,7 +96,7 @@ async function carrying(ctx: FlowContext): Promise<Outpoint[]> {
 export interface RotateInput {
   listing_id: string;
   /** The exposed listing's unit, as the seller knows it. */
-  unit: Outpoint;
+  asset_utxo: Outpoint;
   fee_rate?: number;
   maxFeeSats?: number;
 }
@@ -101,10 +105,10 @@ export async function rotate(ctx: FlowContext, p: RotateInput) {
   const { http, signer, progress } = ctx;
   const t = (await http.call('POST /v1/listings/{id}/rotation', { params: { id: p.listing_id }, body: { ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('rotation_quoted', { txid: t.expected_txid });
-  const others = (await carrying(ctx)).filter((c) => c.txid !== p.unit.txid || c.vout !== p.unit.vout);
+  const others = (await carrying(ctx)).filter((c) => c.txid !== p.asset_utxo.txid || c.vout !== p.asset_utxo.vout);
   const signed = await verifyAndSign(
     ctx,
-    () => verifyRotation(t, { owner: signer.address, unit: p.unit, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
+    () => verifyRotation(t, { owner: signer.address, unit: p.asset_utxo, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
     (w) => w.signPsbt(t.psbt_hex, t.inputs_to_sign, 'ALL'),
   );
   const body = { psbt_hex: signed };
@@ -113,7 +117,8 @@ export async function rotate(ctx: FlowContext, p: RotateInput) {
 }
 
 export interface WithdrawInput {
-  unit: Outpoint;
+  /** The co-signed unit to take back. */
+  asset_utxo: Outpoint;
   /** The seller's x-only key (hex) the co-signed output was made with. */
   seller_tap_internal_key: string;
   fee_rate?: number;
@@ -122,16 +127,16 @@ export interface WithdrawInput {
 
 export async function withdrawCosigned(ctx: FlowContext, p: WithdrawInput) {
   const { http, signer, progress } = ctx;
-  const w = (await http.call('POST /v1/inventory/cosigned-withdrawals', { body: { asset_utxo: p.unit, ...opt('fee_rate', p.fee_rate) } })).result;
+  const w = (await http.call('POST /v1/inventory/cosigned-withdrawals', { body: { asset_utxo: outpoint(p.asset_utxo), ...opt('fee_rate', p.fee_rate) } })).result;
   progress?.('withdrawal_quoted', { txid: w.expected_txid });
   // The output may predate a rotation of the market key: rebuild it with each key the signer has had.
   const prev = prevScriptHex(readPsbt(w.psbt_hex), 0);
   const keys = (await http.call('GET /v1/market-signer', {})).result.keys.map((k) => k.pubkey);
   const cosigned = keys.map((market) => rebuildCosigned({ seller: p.seller_tap_internal_key, market }, ctx.network)).find((c) => c.scriptHex === prev) ?? rebuildCosigned({ seller: p.seller_tap_internal_key, market: keys[0]! }, ctx.network);
-  const others = (await carrying(ctx)).filter((c) => c.txid !== p.unit.txid || c.vout !== p.unit.vout);
+  const others = (await carrying(ctx)).filter((c) => c.txid !== p.asset_utxo.txid || c.vout !== p.asset_utxo.vout);
   return verifyAndSign(
     ctx,
-    () => verifyWithdrawal(w, { owner: signer.address, unit: p.unit, cosigned, sellerKey: p.seller_tap_internal_key, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
+    () => verifyWithdrawal(w, { owner: signer.address, unit: p.asset_utxo, cosigned, sellerKey: p.seller_tap_internal_key, carrying: others, ...opt('maxFeeSats', p.maxFeeSats), ...opt('network', ctx.network) }),
     async (wallet) => finalizeSigned(await wallet.signPsbt(w.psbt_hex, w.inputs_to_sign, 'DEFAULT')),
     (out) => ({ txid: out.txid }),
   );
@@ -140,7 +145,7 @@ export async function withdrawCosigned(ctx: FlowContext, p: WithdrawInput) {
 export interface RepriceInput {
   listing_id: string;
   /** The listing's unit, as the seller knows it. */
-  unit: Outpoint;
+  asset_utxo: Outpoint;
   price_sats: number;
 }
 
@@ -151,7 +156,7 @@ export async function reprice(ctx: FlowContext, p: RepriceInput) {
   if (!t) throw new MarketError('invalid_response', 'the reprice preflight answered no template', 200);
   const signed = await verifyAndSign(
     ctx,
-    () => verifyListingPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, { seller: signer.address, unit: p.unit, price_sats: p.price_sats, ...opt('network', ctx.network) }),
+    () => verifyListingPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, { seller: signer.address, unit: p.asset_utxo, price_sats: p.price_sats, ...opt('network', ctx.network) }),
     (w) => w.signPsbt(t.listing.psbt_hex, t.listing.inputs_to_sign, 'SINGLE|ANYONECANPAY'),
   );
   return (await http.call('POST /v1/listings/{id}/reprice', { params: { id: p.listing_id }, body: { psbt_hex: signed }, idempotent: true })).result;

@@ -54,20 +54,22 @@ export interface AuthorizeInput {
   /** The offer's slot and terms, as its placement returned them. */
   slot: Outpoint;
   price_sats: number;
-  delivery: { mode: 'detached' | 'attached'; address: string };
-  outpoint: Outpoint;
+  delivery_mode: 'detached' | 'attached';
+  delivery_address: string;
+  /** The unit the offer buys. */
+  target_outpoint: Outpoint;
   fee_rate?: number;
   maxFeeSats?: number;
 }
 
 export async function authorizeExact(ctx: FlowContext, p: AuthorizeInput) {
   const { http, signer, progress } = ctx;
-  const [a] = (await http.call('POST /v1/offers/{id}/exact-authorizations', { params: { id: p.offer_id }, body: { outpoints: [p.outpoint], ...opt('fee_rate', p.fee_rate) } })).result;
+  const [a] = (await http.call('POST /v1/offers/{id}/exact-authorizations', { params: { id: p.offer_id }, body: { outpoints: [p.target_outpoint], ...opt('fee_rate', p.fee_rate) } })).result;
   if (!a) throw templateMismatch('no authorization came back for the unit asked');
   progress?.('authorization_quoted', { authorization_id: a.authorization_id });
   const signed = await verifyAndSign(
     ctx,
-    () => verifyAuthorization(a, { bidder: signer.address, slot: p.slot, price_sats: p.price_sats, delivery: p.delivery, outpoint: p.outpoint, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) }),
+    () => verifyAuthorization(a, { bidder: signer.address, slot: p.slot, price_sats: p.price_sats, delivery: { mode: p.delivery_mode, address: p.delivery_address }, outpoint: p.target_outpoint, ...opt('maxFeeSats', p.maxFeeSats), ...net(ctx) }),
     (w) => w.signPsbt(a.psbt_hex!, a.inputs_to_sign, 'ALL'),
   );
   const body = { psbt_hex: signed };
@@ -78,10 +80,11 @@ export async function authorizeExact(ctx: FlowContext, p: AuthorizeInput) {
 export interface AcceptInput {
   authorization_id: string;
   /** From the seller inbox row: the unit and the price. */
-  outpoint: Outpoint;
+  target_outpoint: Outpoint;
   price_sats: number;
   fee_rate?: number;
-  minNetSats?: number;
+  /** Refused before signing when the seller would net less. */
+  seller_min_net_sats?: number;
 }
 
 export async function acceptExact(ctx: FlowContext, p: AcceptInput) {
@@ -90,7 +93,7 @@ export async function acceptExact(ctx: FlowContext, p: AcceptInput) {
   progress?.('accept_quoted', { requires_cpfp: q.requires_cpfp });
   const { parent, child } = await verifyAndSign(
     ctx,
-    () => verifyAccept(q, { seller: signer.address, outpoint: p.outpoint, price_sats: p.price_sats, ...opt('minNetSats', p.minNetSats), ...net(ctx) }),
+    () => verifyAccept(q, { seller: signer.address, outpoint: p.target_outpoint, price_sats: p.price_sats, ...opt('minNetSats', p.seller_min_net_sats), ...net(ctx) }),
     async (w) => ({ parent: await w.signPsbt(q.psbt_hex, q.inputs_to_sign, 'ALL'), child: q.cpfp ? await w.signPsbt(q.cpfp.psbt_hex, q.cpfp.inputs_to_sign, 'ALL') : undefined }),
   );
   const body = { psbt_hex: parent, ...opt('cpfp_psbt_hex', child) };
@@ -99,22 +102,32 @@ export async function acceptExact(ctx: FlowContext, p: AcceptInput) {
   return submitResendable(ctx, send, { authorization_id: p.authorization_id, ...body }, 'accepted', (done) => ({ txid: done.txid, child_txid: done.child_txid }));
 }
 
-export async function counter(ctx: FlowContext, p: { offer_id: string; asset_outpoint: Outpoint; price_sats: number; expires_at: number }): Promise<Counter> {
+export interface CounterInput {
+  offer_id: string;
+  asset_outpoint: Outpoint;
+  price_sats: number;
+  expires_at: number;
+}
+
+export async function counter(ctx: FlowContext, p: CounterInput): Promise<Counter> {
   const c = (await ctx.http.call('POST /v1/offers/{id}/counters', { params: { id: p.offer_id }, body: { asset_outpoint: p.asset_outpoint, price_sats: p.price_sats, expires_at: p.expires_at } })).result;
   ctx.progress?.('countered', { counter_id: c.id });
   return c;
 }
 
 /** Take a counter: one slot at the counter price naming its unit (the original offer is consumed), then its authorization. */
-export async function takeCounter(ctx: FlowContext, c: Counter, p: Omit<PlaceBidsInput, 'price_sats' | 'slots' | 'targets'> & { maxAuthorizationFeeSats?: number }) {
+export type TakeCounterInput = Omit<PlaceBidsInput, 'price_sats' | 'slots' | 'targets'> & { maxAuthorizationFeeSats?: number };
+
+export async function takeCounter(ctx: FlowContext, c: Counter, p: TakeCounterInput) {
   const placed = await placeBids(ctx, { ...p, price_sats: c.price_sats, slots: 1, targets: [{ scope: 'asset', asset: c.asset, target_outpoint: c.target_outpoint }] });
   const slot = placed.funding_slots[0]!;
   const authorization = await authorizeExact(ctx, {
     offer_id: slot.offer_ids[0]!,
     slot: { txid: slot.txid, vout: slot.vout },
     price_sats: c.price_sats,
-    delivery: { mode: placed.delivery.mode as 'detached' | 'attached', address: placed.delivery.address },
-    outpoint: c.target_outpoint,
+    delivery_mode: placed.delivery.mode as 'detached' | 'attached',
+    delivery_address: placed.delivery.address,
+    target_outpoint: c.target_outpoint,
     ...opt('fee_rate', p.fee_rate),
     ...opt('maxFeeSats', p.maxAuthorizationFeeSats),
   });

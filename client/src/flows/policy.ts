@@ -59,21 +59,23 @@ export async function placeCollectionOffer(ctx: FlowContext, p: PlaceCollectionO
 
 export interface AcceptCollectionOfferInput {
   parent_txid: string;
-  outpoint: Outpoint;
+  /** The unit sold into the offer. */
+  asset_utxo: Outpoint;
   fee_rate?: number;
-  minNetSats?: number;
+  /** Sent to the market and checked before signing: the least the seller nets. */
+  seller_min_net_sats?: number;
   seller_tap_internal_key?: string;
 }
 
 export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectionOfferInput) {
   const { http, signer, progress } = ctx;
   const q = (await http.call('POST /v1/policy-accepts/preflight', {
-    body: { parent_txid: p.parent_txid, asset_txid: p.outpoint.txid, asset_vout: p.outpoint.vout, ...opt('fee_rate', p.fee_rate), ...opt('seller_min_net_sats', p.minNetSats), ...opt('seller_tap_internal_key', p.seller_tap_internal_key) },
+    body: { parent_txid: p.parent_txid, asset_txid: p.asset_utxo.txid, asset_vout: p.asset_utxo.vout, ...opt('fee_rate', p.fee_rate), ...opt('seller_min_net_sats', p.seller_min_net_sats), ...opt('seller_tap_internal_key', p.seller_tap_internal_key) },
   })).result;
   progress?.('accept_quoted', { accept_id: q.accept_id });
   const signed = await verifyAndSign(
     ctx,
-    () => verifyPolicyAccept(q, { seller: signer.address, outpoint: p.outpoint, parent_txid: p.parent_txid, ...opt('minNetSats', p.minNetSats), ...opt('network', ctx.network) }),
+    () => verifyPolicyAccept(q, { seller: signer.address, outpoint: p.asset_utxo, parent_txid: p.parent_txid, ...opt('minNetSats', p.seller_min_net_sats), ...opt('network', ctx.network) }),
     (w) => w.signPsbt(q.psbt_hex, q.signing.inputs_to_sign, q.signing.sighash),
   );
   const body = { accept_id: q.accept_id, psbt_hex: signed };
@@ -82,7 +84,12 @@ export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectio
 }
 
 /** Soft cancel: the market signer refuses this parent from then on (a hard cancel spends the funding). */
-export async function cancelCollectionOffer(ctx: FlowContext, set: { funding_set_id: string; parent_txid: string }) {
+export interface CancelCollectionOfferInput {
+  funding_set_id: string;
+  parent_txid: string;
+}
+
+export async function cancelCollectionOffer(ctx: FlowContext, set: CancelCollectionOfferInput) {
   const signature = await ctx.signer.signMessage(`counterparty-marketplace policy-offer cancel\n${set.parent_txid}`);
   ctx.progress?.('signed');
   const r = (await ctx.http.call('POST /v1/policy-offers/{id}/cancel', { params: { id: set.funding_set_id }, body: { address: ctx.signer.address, signature } })).result;

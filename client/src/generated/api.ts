@@ -239,6 +239,10 @@ export interface Routes {
           ok: boolean;
           detail?: string;
         };
+        utxos: {
+          ok: boolean;
+          detail?: string;
+        };
         indexer: {
           ok: boolean;
           detail?: string;
