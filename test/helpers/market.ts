@@ -59,6 +59,47 @@ export async function openMarket(env: Record<string, string> = {}, opts: { wrapC
   const t = await testApp({ env: { DEVNET_ATTACH_FEE_RAW: '0', ...env }, ...(opts.wrapChain ? { wrapChain: opts.wrapChain } : {}) });
   if (!t.ctx.devnet) throw new Error('the test app has no devnet (CHAIN must be devnet)');
   const devnet = t.ctx.devnet as unknown as Devnet;
+  const market: Market = {
+    ...t,
+    devnet,
+    ...frontDoor(t),
+    async fund(wallet, sats) {
+      const { txid, vout } = await devnet.faucet(wallet.address, sats);
+      return coinOf(devnet, txid, vout);
+    },
+    async issue(wallet, quantityRaw = '1') {
+      return (await devnet.issueAsset({ issuer: wallet.address, quantity_raw: quantityRaw, divisible: false })).asset;
+    },
+    credit: (wallet, asset, quantityRaw) => devnet.credit(wallet.address, asset, quantityRaw),
+    mine: (blocks = 1) => devnet.mine(blocks),
+    sync: () => t.ctx.sync(),
+    attachDirect: (wallet, asset, quantityRaw = '1') =>
+      attachOutside({ fund: (w, sats) => market.fund(w, sats), broadcast: (h) => devnet.bitcoin.broadcast(h), mine: () => devnet.mine(1) }, wallet, asset, quantityRaw),
+  };
+  // The indexer starts at the tip it first sees: sync once so every later block is followed.
+  await market.sync();
+  return market;
+}
+
+/** A plain signed attach outside the market (one unit to a new 330-sat output; 546 for P2PKH), mined; returns the outpoint. */
+export async function attachOutside(
+  chain: { fund(w: TestWallet, sats: number): Promise<Coin>; broadcast(hexTx: string): Promise<string>; mine(): Promise<unknown> },
+  wallet: TestWallet, asset: string, quantityRaw = '1',
+): Promise<{ txid: string; vout: number }> {
+  const coin = await chain.fund(wallet, 20_000);
+  const unit = wallet.family === 'p2pkh' ? 546n : 330n; // P2PKH dust is 546
+  const hexTx = buildTx([{ wallet, coin }], (input0) => [
+    { script: wallet.script, amount: unit },
+    { script: attachOutputScript({ input0Txid: input0, asset, quantity: BigInt(quantityRaw), destinationVout: 0 }), amount: 0n },
+    { script: wallet.script, amount: coin.amount - unit - 2_000n },
+  ]);
+  const attached = await chain.broadcast(hexTx);
+  await chain.mine();
+  return { txid: attached, vout: 0 };
+}
+
+/** Requests through the app's front door: `call` (JSON) and `signIn` (challenge + BIP-322 with the wallet's key). */
+export function frontDoor(t: TestApp): Pick<Market, 'call' | 'signIn'> {
   const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown): Promise<Reply> => {
     const r = await t.app.inject({
       method,
@@ -69,9 +110,7 @@ export async function openMarket(env: Record<string, string> = {}, opts: { wrapC
     });
     return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Record<string, any>) : {}, headers: r.headers };
   };
-  const market: Market = {
-    ...t,
-    devnet,
+  return {
     call,
     async signIn(wallet) {
       const ip = freshIp();
@@ -87,33 +126,7 @@ export async function openMarket(env: Record<string, string> = {}, opts: { wrapC
       if (v.statusCode !== 200) throw new Error(`verify: ${v.body}`);
       return JSON.parse(v.body).result.token as string;
     },
-    async fund(wallet, sats) {
-      const { txid, vout } = await devnet.faucet(wallet.address, sats);
-      return coinOf(devnet, txid, vout);
-    },
-    async issue(wallet, quantityRaw = '1') {
-      return (await devnet.issueAsset({ issuer: wallet.address, quantity_raw: quantityRaw, divisible: false })).asset;
-    },
-    credit: (wallet, asset, quantityRaw) => devnet.credit(wallet.address, asset, quantityRaw),
-    mine: (blocks = 1) => devnet.mine(blocks),
-    sync: () => t.ctx.sync(),
-    async attachDirect(wallet, asset, quantityRaw = '1') {
-      const { txid, vout } = await devnet.faucet(wallet.address, 20_000);
-      const coin = coinOf(devnet, txid, vout);
-      const unit = wallet.family === 'p2pkh' ? 546n : 330n; // P2PKH dust is 546
-      const hexTx = buildTx([{ wallet, coin }], (input0) => [
-        { script: wallet.script, amount: unit },
-        { script: attachOutputScript({ input0Txid: input0, asset, quantity: BigInt(quantityRaw), destinationVout: 0 }), amount: 0n },
-        { script: wallet.script, amount: coin.amount - unit - 2_000n },
-      ]);
-      const attached = await devnet.bitcoin.broadcast(hexTx);
-      await devnet.mine(1);
-      return { txid: attached, vout: 0 };
-    },
   };
-  // The indexer starts at the tip it first sees: sync once so every later block is followed.
-  await market.sync();
-  return market;
 }
 
 /**

@@ -28,6 +28,7 @@ import { decodeTx, TxDecodeError, type DecodedTx } from './tx-decode.js';
 import { rejectText, RPC_DESERIALIZATION_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR } from './validation.js';
 import { defaultInputVerifier, type InputVerifier } from './verifier.js';
 import { Mempool } from './mempool.js';
+import type { CpLedger } from './ledger.js';
 import { DevnetUsageError } from './usage-error.js';
 
 export interface DevnetOptions {
@@ -365,5 +366,61 @@ export class Devnet implements DevnetControl {
     this.closed = true;
     this.stopMining();
     await this.lock.run(async () => undefined);
+  }
+
+  // Follower mode (src/chain/core-follow/): the chain is a real node's, block by block; the
+  // ledger parses it as it parses its own blocks, and control operations ride the next block.
+
+  /** Connects blocks mined by another node (the first must extend the tip), the pending operations riding the first. */
+  async connectFollowedBlocks(blocks: ReadonlyArray<{ hash: string; header: Uint8Array; txs: DecodedTx[] }>): Promise<void> {
+    if (!blocks.length) return;
+    await this.lock.run(async () => {
+      const hadOps = this.node.pendingOps.length > 0;
+      const records: BlockRecord[] = [];
+      try {
+        for (const b of blocks) {
+          records.push(this.node.connectBlock({ ...b, ops: this.node.pendingOps }));
+          this.node.pendingOps = [];
+        }
+      } catch (e) {
+        // Nothing of a batch that does not connect stays in memory.
+        await this.load();
+        throw e;
+      }
+      await this.commit({ addBlocks: records, replaceMempool: this.node.mempool.ordered(), ...(hadOps ? { pendingOps: [] } : {}) });
+    });
+  }
+
+  /** Disconnects the tip (the followed node reorganised); its transactions return to the mempool. */
+  async disconnectFollowedTip(): Promise<void> {
+    await this.lock.run(async () => {
+      const height = this.node.chain.height;
+      if (height === 0) throw new DevnetUsageError('devnet: cannot disconnect the genesis block');
+      this.disconnectTo(height - 1);
+      await this.commit({ truncateFrom: height, replaceMempool: this.node.mempool.ordered(), pendingOps: this.node.pendingOps });
+    });
+  }
+
+  /** Queues a control operation, planned against the current ledger, for the next connected block. */
+  async queueOperation<T extends ControlOp>(plan: (ledger: CpLedger) => T): Promise<T> {
+    return this.lock.run(async () => {
+      const op = plan(this.node.ledger);
+      this.node.pendingOps = [...this.node.pendingOps, op];
+      await this.commit({ pendingOps: this.node.pendingOps });
+      return op;
+    });
+  }
+
+  /**
+   * Makes the mempool the followed node's (`hexes` parents first): each is re-accepted without
+   * fee and chain limits, as after a reorg; what does not validate here is left out.
+   */
+  async mirrorMempool(hexes: readonly string[]): Promise<void> {
+    await this.lock.run(async () => {
+      this.node.mempool = new Mempool();
+      const now = this.nowSeconds();
+      for (const h of hexes) this.node.accept(decodeTx(h), now, { bypassLimits: true });
+      await this.commit({ replaceMempool: this.node.mempool.ordered() });
+    });
   }
 }
