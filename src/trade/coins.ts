@@ -14,7 +14,9 @@
  *   retires its bids) or an input of a live collection-offer funding set (`policy_funding_inputs`,
  *   spending it invalidates the set with `funding_spent`).
  * A coin the caller names explicitly is its choice: it may hold up open offers, and the answer then
- * says which ones it would end (`ends_offers`, `EndsOffers` below; `offersEndedBy`).
+ * says which ones it would end (`ends_offers`, `EndsOffers` below; `offersEndedBy`). Named coins
+ * (`namedCoins`) are read through the chain ports (`gettxout`), never through the UTXO source: a
+ * wallet that knows its coins depends on neither Electrs nor `scantxoutset`.
  *
  * The open-offer tables belong to the offers and policy-offers areas; this module only reads them
  * (through the store's schema), and only to know what a coin holds up.
@@ -22,6 +24,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context } from '../context.js';
 import type { Db, Tx } from '../store/db.js';
+import { ApiError } from '../http/errors.js';
 import { outpointKey } from './outpoints.js';
 import type { BuyerCoin } from './compose.js';
 
@@ -122,3 +125,42 @@ export async function spendableCoins(ctx: Pick<Context, 'chain' | 'journal' | 's
  * spendable coins of the header. Only this BTC counts as `have_sats`.
  */
 export const buyerCoins = (ctx: Pick<Context, 'chain' | 'journal' | 'store'>, buyer: string): Promise<BuyerCoin[]> => spendableCoins(ctx, buyer);
+
+/**
+ * The coins a request names (`funding`), in its order, each checked one by one through the chain
+ * ports rather than the UTXO source: unspent (mempool spends applied), paying `address`, confirmed
+ * in a block Counterparty has parsed (its balances are confirmed state; a younger coin may yet turn
+ * out to carry one), free of any Counterparty balance, not claimed by a settlement in flight. It may
+ * back the address's open offers; the caller reports those with `offersEndedBy`.
+ */
+export async function namedCoins(
+  ctx: Pick<Context, 'chain' | 'journal' | 'store'>,
+  address: string,
+  funding: ReadonlyArray<{ txid: string; vout: number }>,
+  field = 'body.funding',
+): Promise<BuyerCoin[]> {
+  const keys = funding.map((f) => outpointKey(f.txid, f.vout));
+  if (new Set(keys).size !== keys.length) throw new ApiError('invalid_request', `${field} names an outpoint twice`, { field });
+  // The outputs before the tip: a block landing in between only makes a coin look younger.
+  const outs = await Promise.all(funding.map((f) => ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true)));
+  const [tip, status, withBalances, claimed] = await Promise.all([
+    ctx.chain.bitcoin.getTip(),
+    ctx.chain.counterparty.getStatus(),
+    ctx.chain.counterparty.getUtxosWithBalances(keys),
+    ctx.journal.claimed(ctx.store.db, keys),
+  ]);
+  return funding.map((f, i) => {
+    const at = `${field}[${i}]`;
+    const k = keys[i]!;
+    const out = outs[i];
+    if (!out) throw new ApiError('state_changed', `${at}: ${k} is spent or unknown`, { field: at, outpoint: k });
+    if (out.address !== address) throw new ApiError('invalid_request', `${at}: ${k} does not pay ${address}`, { field: at, outpoint: k });
+    if (out.confirmations < 1 || tip.height - out.confirmations + 1 > status.counterparty_height) {
+      throw new ApiError('invalid_request', `${at}: ${k} is not yet confirmed in a block Counterparty has parsed; retry after the next block`, { field: at, outpoint: k, retryable: true, reason: 'unconfirmed' });
+    }
+    if (withBalances.has(k)) throw new ApiError('invalid_request', `${at}: ${k} carries a Counterparty balance and is never spent as funding`, { field: at, outpoint: k });
+    if (claimed.has(k)) throw new ApiError('state_changed', `${at}: ${k} is claimed by a settlement in flight`, { field: at, outpoint: k });
+    if (out.value_sats <= 0) throw new ApiError('invalid_request', `${at}: ${k} holds no sats`, { field: at, outpoint: k });
+    return { txid: f.txid, vout: f.vout, value_sats: out.value_sats };
+  });
+}

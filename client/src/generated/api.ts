@@ -817,6 +817,16 @@ export interface Routes {
        * a P2TR buyer's x-only BIP-86 internal key (64 hex); when given, every buyer input carries it as tapInternalKey for wallets that need it to sign. It must tweak to buyer_address (400 otherwise)
        */
       buyer_tap_internal_key?: string;
+      /**
+       * the buyer's coins to spend, 1 to 20 outputs of buyer_address, spent in this order as far as needed. Each is read from Bitcoin Core (gettxout), not from an address index, so a wallet that knows its coins quotes even when the market's UTXO source is down. Each must be unspent (409 state_changed otherwise), pay buyer_address, be confirmed in a block Counterparty has parsed (400 with reason unconfirmed and retryable true otherwise), carry no Counterparty balance and not be claimed by a settlement in flight (409). A named coin may back the buyer's open offers: the reply's ends_offers lists those it would end. Default: the market picks from the buyer's spendable coins, largest first, never a coin that backs an open offer.
+       *
+       * @minItems 1
+       * @maxItems 20
+       */
+      funding?: {
+        txid: Txid;
+        vout: Vout;
+      }[];
     };
     response: {
       result: CheckoutQuote;
@@ -866,7 +876,7 @@ export interface Routes {
        */
       fee_rate?: number;
       /**
-       * the coins to spend, 1 to 20 confirmed asset-free unclaimed outputs of the session address, spent in this order as far as needed; default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's `ends_offers` lists the offers it would end.
+       * the coins to spend, 1 to 20 outputs of the session address, spent in this order as far as needed: each read from Bitcoin Core (gettxout), not an address index, and unspent (409 state_changed), confirmed in a block Counterparty has parsed (400, reason unconfirmed, retryable), asset-free and unclaimed (409); default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's `ends_offers` lists the offers it would end.
        *
        * @minItems 1
        * @maxItems 20
@@ -3744,6 +3754,23 @@ export interface CheckoutQuote {
   mempool_policy: string | null;
   confirmations: number | null;
   block_index: number | null;
+  /**
+   * quote reply only, when body.funding named coins: Offers of the address that this transaction ends once it is broadcast, because a coin named in the request backs them. Empty when no named coin backs an open offer. The market never picks such a coin on its own; naming it is the caller's choice.
+   */
+  ends_offers?: {
+    /**
+     * The named coin (`txid:vout`)
+     */
+    outpoint: string;
+    /**
+     * `bid`: an open bid slot of the address; `collection_offer`: an input of an open collection offer's funding
+     */
+    kind: 'bid' | 'collection_offer';
+    /**
+     * The open offers that end (retired, or invalidated with funding_spent) once this transaction spends the coin
+     */
+    offer_ids: string[];
+  }[];
   /**
    * quote reply only: {listing_id} lines skipped because the caller sells them
    */

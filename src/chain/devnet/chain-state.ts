@@ -133,6 +133,11 @@ export class ChainState implements ChainView {
     return b;
   }
 
+  /** How many unspent confirmed outputs the chainstate holds (`scantxoutset`'s `txouts`). */
+  get coinCount(): number {
+    return this.utxos.size;
+  }
+
   /** Unspent confirmed outputs paying `script`, oldest first. */
   coinsOf(script: Uint8Array): StoredCoin[] {
     const out: StoredCoin[] = [];

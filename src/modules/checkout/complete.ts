@@ -17,6 +17,7 @@ import { nowSeconds } from '../../clock.js';
 import { psbtBytes } from '../../bitcoin/psbt.js';
 import { ClaimLost, type SettlementRow } from '../../settlement/journal.js';
 import type { RelayOutcome } from '../../settlement/relay.js';
+import type { EndsOffers } from '../../trade/coins.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { mempoolPolicyOf } from '../../chain/errors.js';
 import { listingState } from '../listings/index.js';
@@ -56,7 +57,7 @@ export class CheckoutCompletion {
 
   private now = () => nowSeconds(this.ctx.clock);
 
-  async view(q: QuoteRow, extra: { skippedOwn?: string[] } = {}): Promise<OperationView> {
+  async view(q: QuoteRow, extra: { skippedOwn?: string[]; endsOffers?: EndsOffers } = {}): Promise<OperationView> {
     const s = q.settlement_id ? await this.ctx.journal.byId(q.settlement_id) : undefined;
     const tip = q.settlement_id ? await this.ctx.indexer.cursor() : undefined;
     return operationView(q, s, this.now(), tip?.height ?? null, extra);

@@ -14,7 +14,7 @@ import { platformFee, tapInternalKeyFor } from '../listings/index.js';
 import { resolveCart } from './cart.js';
 import { buildCheckoutPsbt, planCheckout, type CheckoutPlan, type CheckoutShape, type SellerPair } from '../../trade/compose.js';
 import { marketFeeScript } from '../../trade/fee-address.js';
-import { buyerCoins } from '../../trade/coins.js';
+import { buyerCoins, namedCoins, offersEndedBy, type EndsOffers } from '../../trade/coins.js';
 import { BUYER_SEQUENCE, BUYER_SEQUENCE_MIN, type DeliveryMode } from '../../trade/rules.js';
 import { newQuoteId, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { MAX_UNITS, QUOTE_TTL_S, type CartLine } from './rules.js';
@@ -26,6 +26,8 @@ export interface QuoteInput {
   delivery_address?: string;
   fee_rate?: number;
   buyer_tap_internal_key?: string;
+  /** Coins the buyer names, spent in this order as far as needed (src/trade/coins.ts namedCoins). */
+  funding?: Array<{ txid: string; vout: number }>;
 }
 
 /** The request's own rules, before anything is read: sizes, duplicates, address roles, the buyer. */
@@ -76,7 +78,7 @@ async function unjournaledPsbt(ctx: Context, shape: CheckoutShape, plan: Checkou
   throw new ApiError('state_changed', 'this cart was completed and refused too many times with these coins; fund the buyer address anew or choose another fee_rate');
 }
 
-export async function createQuote(ctx: Context, store: CheckoutStore, me: string, body: QuoteInput): Promise<{ row: QuoteRow; skippedOwn: string[] }> {
+export async function createQuote(ctx: Context, store: CheckoutStore, me: string, body: QuoteInput): Promise<{ row: QuoteRow; skippedOwn: string[]; endsOffers: EndsOffers }> {
   const now = nowSeconds(ctx.clock);
   const req = checkRequest(ctx, me, body);
   const feeScript = marketFeeScript(ctx.config);
@@ -123,9 +125,10 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
     network: ctx.config.NETWORK,
   };
 
-  const plan = planCheckout(shape, await buyerCoins(ctx, req.buyer), feeRate);
+  const coins = body.funding ? await namedCoins(ctx, req.buyer, body.funding) : await buyerCoins(ctx, req.buyer);
+  const plan = planCheckout(shape, coins, feeRate);
   if ('short' in plan) {
-    throw insufficientFunds(`asset-free confirmed BTC of ${req.buyer} cannot pay this cart`, plan.need_sats, plan.have_sats);
+    throw insufficientFunds(body.funding ? 'the named coins cannot pay this cart' : `asset-free confirmed BTC of ${req.buyer} cannot pay this cart`, plan.need_sats, plan.have_sats);
   }
   const built = await unjournaledPsbt(ctx, shape, plan);
   const row: QuoteRow = {
@@ -151,5 +154,6 @@ export async function createQuote(ctx: Context, store: CheckoutStore, me: string
     updated_at: now,
   };
   await store.insertQuote(row);
-  return { row, skippedOwn: cart.skippedOwn };
+  const endsOffers = body.funding ? await offersEndedBy(ctx.store.db, plan.coins.map((c) => `${c.txid}:${c.vout}`)) : [];
+  return { row, skippedOwn: cart.skippedOwn, endsOffers };
 }

@@ -44,8 +44,8 @@ ${LAYOUT}
     },
     async (req) => {
       const me = requireSession(req);
-      const { row, skippedOwn } = await createQuote(ctx, store, me, req.body);
-      return { result: await completion.view(row, { skippedOwn }) };
+      const { row, skippedOwn, endsOffers } = await createQuote(ctx, store, me, req.body);
+      return { result: await completion.view(row, { skippedOwn, ...(req.body.funding ? { endsOffers } : {}) }) };
     },
   );
 

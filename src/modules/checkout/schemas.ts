@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { TapKey } from '../listings/index.js';
-import { MAX_LINES, MAX_UNITS } from './rules.js';
+import { EndsOffers } from '../../trade/coins.js';
+import { MAX_LINES, MAX_NAMED_FUNDING, MAX_UNITS } from './rules.js';
 
 const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });
 const AssetLine = Type.Object(
@@ -28,6 +29,13 @@ export const QuoteBody = Type.Object(
       ...TapKey,
       description: "a P2TR buyer's x-only BIP-86 internal key (64 hex); when given, every buyer input carries it as tapInternalKey for wallets that need it to sign. It must tweak to buyer_address (400 otherwise)",
     }),
+    funding: Type.Optional(
+      Type.Array(Type.Object({ txid: Txid, vout: Vout }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: MAX_NAMED_FUNDING,
+        description: `the buyer's coins to spend, 1 to ${MAX_NAMED_FUNDING} outputs of buyer_address, spent in this order as far as needed. Each is read from Bitcoin Core (gettxout), not from an address index, so a wallet that knows its coins quotes even when the market's UTXO source is down. Each must be unspent (409 state_changed otherwise), pay buyer_address, be confirmed in a block Counterparty has parsed (400 with reason unconfirmed and retryable true otherwise), carry no Counterparty balance and not be claimed by a settlement in flight (409). A named coin may back the buyer's open offers: the reply's ends_offers lists those it would end. Default: the market picks from the buyer's spendable coins, largest first, never a coin that backs an open offer.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -96,6 +104,7 @@ export const Operation = Type.Object(
     mempool_policy: Nullable(Type.String({ description: 'on failed with mempool_rejected: fee_floor, chain_too_long, truc, dust or nonstandard' })),
     confirmations: Nullable(Type.Integer({ minimum: 1, description: "on confirmed: confirmations by the market's indexed tip" })),
     block_index: Nullable(Type.Integer({ minimum: 0, description: 'on confirmed: the height of the confirming block' })),
+    ends_offers: Type.Optional({ ...EndsOffers, description: `quote reply only, when body.funding named coins: ${EndsOffers.description}` }),
     skipped_own_listings: Type.Optional(Type.Array(Type.String(), { description: 'quote reply only: {listing_id} lines skipped because the caller sells them' })),
   },
   { title: 'CheckoutQuote', additionalProperties: false },

@@ -11,6 +11,7 @@ import type { SettlementRow } from '../../settlement/journal.js';
 import { classifyRejection } from '../../chain/errors.js';
 import { splitOutpoint } from '../../trade/outpoints.js';
 import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
+import type { EndsOffers } from '../../trade/coins.js';
 import { quoteLines, type QuoteRow } from './store.js';
 
 export type OperationStatus = 'quoted' | 'expired' | 'broadcasting' | 'broadcast' | 'confirmed' | 'failed';
@@ -38,7 +39,7 @@ export function failureOf(s: SettlementRow): { code: 'conflict_spend' | 'mempool
   return { code: v.kind === 'conflict' ? 'conflict_spend' : 'invalid_transaction', mempool_policy: null };
 }
 
-export function operationView(q: QuoteRow, s: SettlementRow | undefined, now: number, tipHeight: number | null, extra: { skippedOwn?: string[] } = {}) {
+export function operationView(q: QuoteRow, s: SettlementRow | undefined, now: number, tipHeight: number | null, extra: { skippedOwn?: string[]; endsOffers?: EndsOffers } = {}) {
   const status = operationStatus(q, s, now);
   const delivery = q.delivery_mode === 'attached' ? DELIVERY_UTXO_SATS : 0;
   const lines = quoteLines(q);
@@ -87,6 +88,7 @@ export function operationView(q: QuoteRow, s: SettlementRow | undefined, now: nu
     mempool_policy: failed?.mempool_policy ?? null,
     confirmations,
     block_index: s?.state === 'confirmed' ? s.confirmed_height : null,
+    ...(extra.endsOffers ? { ends_offers: extra.endsOffers } : {}),
     ...(extra.skippedOwn ? { skipped_own_listings: extra.skippedOwn } : {}),
   };
 }

@@ -14,7 +14,7 @@ import { decodeAddress } from '../../bitcoin/address.js';
 import { DUST_LIMITS } from '../../bitcoin/dust.js';
 import { estimateSize, type InputSpend } from '../../bitcoin/vsize.js';
 import { requireAddressRole } from '../../http/address-rules.js';
-import { offersEndedBy, spendableCoins } from '../../trade/coins.js';
+import { namedCoins, offersEndedBy, spendableCoins } from '../../trade/coins.js';
 import { outpointKey } from '../../trade/outpoints.js';
 import { feeFor } from '../../trade/compose.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
@@ -41,8 +41,8 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
   const outs = Array<Uint8Array>(body.slots).fill(d.script);
   const pay = value * body.slots;
 
-  const named = body.funding?.map((f) => outpointKey(f.txid, f.vout));
-  const coins = named ? await namedCoins(ctx, signer, named) : await spendableCoins(ctx, signer);
+  const named = !!body.funding;
+  const coins = body.funding ? await namedCoins(ctx, signer, body.funding) : await spendableCoins(ctx, signer);
   const picked: typeof coins = [];
   let total = 0;
   let plan: { change: number; fee: number; vsize: number } | null = null;
@@ -86,15 +86,4 @@ export async function composeFunding(ctx: Context, bidder: string, body: Funding
     vsize: plan.vsize,
     ends_offers: named ? await offersEndedBy(ctx.store.db, picked.map((c) => outpointKey(c.txid, c.vout))) : [],
   };
-}
-
-/** The coins the body names, in its order: each a spendable coin of the signer (it may back open offers). */
-async function namedCoins(ctx: Context, signer: string, named: string[]) {
-  if (new Set(named).size !== named.length) throw new ApiError('invalid_request', 'body.funding names an outpoint twice', { field: 'body.funding' });
-  const byKey = new Map((await spendableCoins(ctx, signer, { named: new Set(named) })).map((c) => [outpointKey(c.txid, c.vout), c]));
-  return named.map((k, i) => {
-    const c = byKey.get(k);
-    if (!c) throw new ApiError('invalid_request', `body.funding[${i}]: ${k} is not a confirmed, asset-free, unclaimed coin of ${signer}`, { field: `body.funding[${i}]`, outpoint: k });
-    return c;
-  });
 }

@@ -54,7 +54,7 @@ export const FundingBody = Type.Object(
       Type.Array(Type.Object({ txid: Txid, vout: Vout }, { additionalProperties: false }), {
         minItems: 1,
         maxItems: MAX_NAMED_FUNDING,
-        description: `the coins to spend, 1 to ${MAX_NAMED_FUNDING} confirmed asset-free unclaimed outputs of the session address, spent in this order as far as needed; default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's \`ends_offers\` lists the offers it would end.`,
+        description: `the coins to spend, 1 to ${MAX_NAMED_FUNDING} outputs of the session address, spent in this order as far as needed: each read from Bitcoin Core (gettxout), not an address index, and unspent (409 state_changed), confirmed in a block Counterparty has parsed (400, reason unconfirmed, retryable), asset-free and unclaimed (409); default: the market picks, largest first, never a coin that backs one of the address's open offers. A named coin may back open offers: the answer's \`ends_offers\` lists the offers it would end.`,
       }),
     ),
   },

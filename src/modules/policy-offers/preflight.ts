@@ -28,7 +28,7 @@ import {
   presignTemplate,
   PRESIGN_SIGHASH,
 } from '../../counterparty/policy-offer.js';
-import { offersEndedBy, spendableCoins } from '../../trade/coins.js';
+import { namedCoins, offersEndedBy, spendableCoins } from '../../trade/coins.js';
 import { policyTargetOf, type PolicyTarget } from '../market/index.js';
 import { platformFee } from '../listings/index.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
@@ -74,21 +74,6 @@ export function bidderKey(keyHex: string): Uint8Array {
   throw invalid(`${field} must be an x-only (32-byte) or compressed (33-byte) public key`, { field });
 }
 
-/** The coins the body names: spendable coins of the bidder (src/trade/coins.ts), which may back its open bids. */
-async function explicitFunding(ctx: Context, bidder: string, funding: Array<{ txid: string; vout: number }>) {
-  const keys = funding.map((f) => outpointKey(f.txid, f.vout));
-  if (new Set(keys).size !== keys.length) throw invalid('body.funding names an outpoint twice', { field: 'body.funding' });
-  const coins = await spendableCoins(ctx, bidder, { named: new Set(keys) });
-  const byKey = new Map(coins.map((c) => [outpointKey(c.txid, c.vout), c]));
-  return keys.map((k, i) => {
-    const c = byKey.get(k);
-    if (!c) {
-      throw new ApiError('invalid_request', `body.funding[${i}]: ${k} is not a confirmed, asset-free, unclaimed coin of ${bidder}`, { field: `body.funding[${i}]`, outpoint: k });
-    }
-    return c;
-  });
-}
-
 /** `ip`: the requester's IP bucket (limits/ip-key.ts), whose anchor holds are bounded (holds.ts). */
 export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWallet, bidder: string, body: PreflightBody, ip: string) {
   const marketKey = await gate.require();
@@ -126,7 +111,7 @@ export async function preflight(ctx: Context, gate: SignerGate, wallet: MarketWa
   let coins;
   if (body.funding) {
     if (!body.funding.length || body.funding.length > MAX_FUNDING_INPUTS) throw invalid(`body.funding must name 1 to ${MAX_FUNDING_INPUTS} coins`, { field: 'body.funding' });
-    coins = await explicitFunding(ctx, bidder, body.funding);
+    coins = await namedCoins(ctx, bidder, body.funding);
     coins.forEach((c, i) => {
       if (inUse.has(outpointKey(c.txid, c.vout))) throw new ApiError('state_changed', `body.funding[${i}] already backs another open collection offer of yours`, { field: `body.funding[${i}]` });
     });

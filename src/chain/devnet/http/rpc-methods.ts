@@ -10,6 +10,7 @@ import type { Devnet } from '../devnet.js';
 import { DevnetRpcError } from '../rpc-views.js';
 import { decodeTx } from '../tx-decode.js';
 import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_METHOD_NOT_FOUND, RpcFault, type RpcDispatch } from './json-rpc.js';
+import { scantxoutset } from './scan-txoutset.js';
 import { bindArgs, parseHash, parseInt32, verbosityOf, type ArgSpec } from './rpc-args.js';
 
 const RPC_DESERIALIZATION_ERROR = -22;
@@ -86,6 +87,10 @@ const METHODS: Record<string, Method> = {
   gettxout: {
     args: [hash('txid'), { name: 'n', type: 'number', required: true }, { name: 'include_mempool', type: 'bool' }],
     run: (d, [t, n, m]) => d.rpc.gettxout(parseHash(t, 'txid'), parseInt32(n, 'n'), m === undefined ? true : Boolean(m)),
+  },
+  scantxoutset: {
+    args: [{ name: 'action', type: 'string', required: true }, { name: 'scanobjects', type: 'array' }],
+    run: (d, [action, objects]) => scantxoutset(d, action, objects),
   },
   getrawmempool: {
     args: [{ name: 'verbose', type: 'bool' }, { name: 'mempool_sequence', type: 'bool' }],
