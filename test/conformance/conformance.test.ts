@@ -64,7 +64,6 @@ const served = () =>
     .filter((r) => !r.hidden && r.method !== 'HEAD' && !r.url.startsWith('/devnet') && r.url !== '/v1/openapi.json')
     .map((r) => ({ key: `${r.method} ${toDocPath(r.url)}`, ...r }));
 
-const ref = (r: Json): Json => (typeof r.$ref === 'string' ? doc.components.responses[String(r.$ref).split('/').pop()!] : r);
 const schemaOf = (s: Json | undefined): Json | undefined => (s && typeof s.$ref === 'string' ? doc.components.schemas[String(s.$ref).split('/').pop()!] : s);
 /** The string values a schema allows: an enum, or a union of consts/enums. */
 const valuesOf = (s: Json | undefined): string[] => {
