@@ -184,7 +184,9 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const offers = (await t.client.http.call('GET /v1/address/{address}/offers', { params: { address: t.address }, query: { status: 'active' } })).result;
       if (!offers.length) return skip('no_offer');
       const o = rng.pick(offers);
-      const prev = (await s.world.rpc('getrawtransaction', [o.bid_txid, false])) as string;
+      // The funding may be gone from the node (a dropped mempool, a reorg): nothing to spend then.
+      const prev = (await s.world.rpc('getrawtransaction', [o.bid_txid, false]).catch(() => null)) as string | null;
+      if (!prev) return skip('funding_unknown_to_node');
       const prevTx = Transaction.fromRaw(hex.decode(prev), READ_TX_OPTS);
       const amount = prevTx.getOutput(o.bid_vout).amount!;
       const tx = new Transaction({ allowUnknownOutputs: true });

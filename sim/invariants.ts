@@ -27,8 +27,12 @@ const oneWinner: Check = {
   name: 'one_winner',
   run: (w) => w.withDb(async (q) => {
     const rows = await q(`select kind, ref_id, count(*) as n from fills where state <> 'dropped' group by kind, ref_id having count(*) > 1`);
-    const sold = await q(`select l.id, count(f.id) as n from listings l left join fills f on f.kind = 'listing' and f.ref_id = l.id and f.state <> 'dropped'
-                           where l.state = 'sold' group by l.id having count(f.id) <> 1`);
+    // A listed unit sells through its listing (a checkout: a 'listing' fill) or through an accepted
+    // offer over it (an 'offer' fill of the same seller and asset); never through two.
+    const sold = await q(`select l.id,
+                                 (select count(*) from fills f where f.kind = 'listing' and f.ref_id = l.id and f.state <> 'dropped') as n,
+                                 (select count(*) from fills f where f.kind = 'offer' and f.seller = l.seller and f.asset = l.asset and f.state <> 'dropped') as offers
+                            from listings l where l.state = 'sold'`).then((rows) => rows.filter((r) => Number(r.n) > 1 || (Number(r.n) === 0 && Number(r.offers) === 0)));
     return [
       ...rows.map((r) => v('one_winner', `${r.kind} ${r.ref_id} has ${r.n} live fills`)),
       ...sold.map((r) => v('one_winner', `listing ${r.id} is sold with ${r.n} live fills`)),

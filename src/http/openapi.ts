@@ -18,7 +18,7 @@ export const DEVNET_DESCRIPTION = `Devnet control (CHAIN=devnet only; never pres
 
 Besides the routes below, the devnet speaks two other projects' protocols so their real adapters can point at it (they are not part of this document):
 
-- \`POST /devnet/rpc\`: Bitcoin Core JSON-RPC (1.0 and 2.0, batches too). Methods: getblockchaininfo, getblockcount, getbestblockhash, getblockhash, getblockheader, getblock, getrawtransaction, gettxout, getrawmempool, getmempoolentry, getmempoolinfo, getnetworkinfo, estimatesmartfee, testmempoolaccept, sendrawtransaction, submitpackage, generatetoaddress, invalidateblock.
+- \`POST /devnet/rpc\`: Bitcoin Core JSON-RPC (1.0 and 2.0, batches too). Methods: getblockchaininfo, getblockcount, getindexinfo (txindex, synced), scantxoutset (addr descriptors), getbestblockhash, getblockhash, getblockheader, getblock, getrawtransaction, gettxout, getrawmempool, getmempoolentry, getmempoolinfo, getnetworkinfo, estimatesmartfee, testmempoolaccept, sendrawtransaction, submitpackage, generatetoaddress, invalidateblock.
 - \`GET /devnet/counterparty/v2/…\`: Counterparty Core API v2. Routes: /, /routes, /addresses/{address}/balances, /utxos/{utxo}/balances, /utxos/withbalances, /assets/{asset}, /assets/{asset}/balances, /blocks/last, /blocks/{block_index}, /blocks/{block_index}/events, /blocks/{block_index}/events/{event}, /events, /mempool/events, /transactions/{tx_hash}, /compose/attach/estimatexcpfees, /bitcoin/addresses/{address}/utxos.
 
 Point the market at them with CHAIN=bitcoin-core BITCOIN_RPC_URL=http://127.0.0.1:PORT/devnet/rpc COUNTERPARTY_API_URL=http://127.0.0.1:PORT/devnet/counterparty (or run the devnet alone: npm run devnet).`;

@@ -107,7 +107,9 @@ void describe('client wallets: every adapter signs in and buys on the devnet', (
     const mainnet = new MarketClient({ baseUrl: 'http://market.test', fetch: withMeta('regtest'), network: 'mainnet', ...noSleep });
     await assert.rejects(mainnet.signIn(fromMnemonic(ABANDON, { type: 'p2wpkh' })), (e) => e instanceof MarketError && e.code === 'network_mismatch' && e.extras.field === 'network');
     // Without /v1/meta (a server older than the route), a mainnet client with a regtest wallet: typed, not base58.
-    const old = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(m), network: 'mainnet', ...noSleep });
+    const noMeta: FetchLike = async (url, init) =>
+      new URL(url).pathname === '/v1/meta' ? { status: 404, headers: { get: () => 'application/json' }, text: async () => JSON.stringify({ error: 'not found', code: 'not_found' }) } : appFetch(m)(url, init);
+    const old = new MarketClient({ baseUrl: 'http://market.test', fetch: noMeta, network: 'mainnet', ...noSleep });
     await assert.rejects(old.signIn(regtestWallet), (e) => e instanceof MarketError && e.code === 'network_mismatch' && e.extras.field === 'address');
     // No network given: the market's (from /v1/meta) is taken.
     const taken = new MarketClient({ baseUrl: 'http://market.test', fetch: withMeta('regtest'), ...noSleep });

@@ -111,6 +111,12 @@ export const EXTRA_ROUTES: Record<string, RouteRow> = {
   'GET /v1/policy-offers/capacity': pub('no-store'),
   'GET /v1/policy-offers/cancelled': pub('no-store'),
   'GET /v1/market-signer': pub(30),
+  // Issue 30: what a client reads once (network, versions, the node's fee floor, signer keys, limits).
+  'GET /v1/meta': pub(30),
+  // Issue 30: a seller's own listings (owner only).
+  'GET /v1/address/{address}/listings': ses('uncached_read'),
+  // Issue 34: an unplaced collection-offer preflight gives its anchor back.
+  'POST /v1/policy-offers/preflights/{id}/release': ses('account_maintenance'),
   'POST /v1/inventory/cosigned-withdrawals': ses('expensive_write'),
   'GET /v1/collections': pub(30),
   'GET /v1/collections/{slug}': pub(30),
@@ -214,7 +220,7 @@ export const OWNER_FEED_KINDS: Record<string, 'seller' | 'bidder' | 'buyer'> = {
 };
 
 /** Owner-feed kinds the service adds (listings it exposes and rotates, a lost accept race): docs/deviations.md. */
-export const EXTRA_OWNER_FEED_KINDS = ['listing_exposed', 'listing_rotated', 'exact_offer_accept_conflicted', 'collection_offer_accept_conflicted'];
+export const EXTRA_OWNER_FEED_KINDS = ['listing_exposed', 'listing_rotated', 'exact_offer_accept_conflicted', 'collection_offer_accept_conflicted', 'exact_offer_child_refused'];
 
 /** The public feed's kinds and reasons. */
 export const PUBLIC_FEED_KINDS = ['sale', 'listed', 'delisted', 'offer_placed', 'offer_ended', 'collection_offer_placed', 'collection_offer_ended'];

@@ -62,7 +62,7 @@ void test('gettxout, mempool and fee views', () => {
 void test('Counterparty API v2 views: balances, utxos, asset, blocks, mempool events', () => {
   const api = d.devnet.api;
   const utxo = `${attachTxid}:0`;
-  assert.deepEqual(api.utxoBalances(utxo), [{ address: null, asset: 'VIEWCARD', asset_longname: null, quantity: 1, utxo, utxo_address: w.address }]);
+  assert.deepEqual(api.utxoBalances(utxo).map(({ rowid: _rowid, ...row }) => row), [{ address: null, asset: 'VIEWCARD', asset_longname: null, quantity: 1, utxo, utxo_address: w.address }]);
   assert.deepEqual(api.addressBalances(w.address, 'address').map((r) => [r.asset, r.quantity]), [['VIEWCARD', 2]]);
   assert.equal(api.addressBalances(w.address, 'all').length, 2);
   assert.deepEqual(api.utxosWithBalances([utxo, `${attachTxid}:2`]), { [utxo]: true, [`${attachTxid}:2`]: false });

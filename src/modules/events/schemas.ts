@@ -45,6 +45,7 @@ export const OWNER_EVENT_KINDS = [
   'listing_rotated',
   'exact_offer_accept_conflicted',
   'collection_offer_accept_conflicted',
+  'exact_offer_child_refused',
 ] as const;
 
 export const OwnerEvent = Type.Object(
@@ -56,7 +57,7 @@ export const OwnerEvent = Type.Object(
       type: 'string',
       enum: [...OWNER_EVENT_KINDS],
       description:
-        'Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller\'s accept lost to a conflicting spend: seller role).',
+        'Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller\'s accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept\'s parent landed and the sale stands, its CPFP child was refused: seller role).',
     }),
     at: { ...UnixSeconds, description: 'When the market observed the event; a confirmation when it first saw the block; an expiry its expires_at' },
     role: Type.Union([Type.Literal('seller'), Type.Literal('buyer'), Type.Literal('bidder')]),
