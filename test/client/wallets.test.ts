@@ -102,8 +102,14 @@ void describe('client wallets: every adapter signs in and buys on the devnet', (
     const t = makeWallet('p2wpkh', 'client-wallet-refusals');
     const regtestWallet = fromWif(t.wif, { type: 'p2wpkh', network: 'regtest' });
     // The market says regtest in GET /v1/meta; a mainnet client refuses it before anything else.
-    const withMeta = (network: string): FetchLike => async (url, init) =>
-      new URL(url).pathname === '/v1/meta' ? { status: 200, headers: { get: () => 'application/json' }, text: async () => JSON.stringify({ result: { network, api_version: '1.0.0' } }) } : appFetch(m)(url, init);
+    // The served /v1/meta with its network replaced (the reply still matches its schema).
+    const withMeta = (network: string): FetchLike => async (url, init) => {
+      const r = await appFetch(m)(url, init);
+      if (new URL(url).pathname !== '/v1/meta') return r;
+      const body = JSON.parse(await r.text()) as { result: Record<string, unknown> };
+      body.result.network = network;
+      return { status: r.status, headers: r.headers, text: async () => JSON.stringify(body) };
+    };
     const mainnet = new MarketClient({ baseUrl: 'http://market.test', fetch: withMeta('regtest'), network: 'mainnet', ...noSleep });
     await assert.rejects(mainnet.signIn(fromMnemonic(ABANDON, { type: 'p2wpkh' })), (e) => e instanceof MarketError && e.code === 'network_mismatch' && e.extras.field === 'network');
     // Without /v1/meta (a server older than the route), a mainnet client with a regtest wallet: typed, not base58.
