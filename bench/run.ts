@@ -32,14 +32,35 @@ import { streamBench } from './stream.js';
 import { clusterStreamBench } from './stream-cluster.js';
 import { STALE_AFTER_TRADE_BOUND_MS } from './stale-after-trade.js';
 import { pgBookBench } from './book-pg.js';
+import { scaleReadBench } from './scale-read.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
 const RACERS = Number(process.env.BENCH_RACERS ?? 200);
 const JSON_OUT = process.argv.includes('--json');
 if (JSON_OUT) say.line = (s) => process.stderr.write(s + '\n');
+/** `--only <group>`: just that group's figures (the groups: GROUPS). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const GROUPS: Record<string, () => Promise<Record<string, number | string | boolean>>> = {
+  'scale-read': scaleReadBench,
+};
+
+/** The whole process's peak resident memory so far (getrusage), MB. */
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function only(group: string) {
+  const run = GROUPS[group];
+  if (!run) throw new Error(`--only ${group}: no such group (${Object.keys(GROUPS).join(', ')})`);
+  const figures: Record<string, number | string | boolean> = { load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100 };
+  say.line(`\n# ${group}\n`);
+  Object.assign(figures, await run());
+  figures.rss_peak_bench_mb = peakRssMb();
+  figures.load_average_1m_end = Math.round(os.loadavg()[0]! * 100) / 100;
+  if (JSON_OUT) process.stdout.write(JSON.stringify(figures) + '\n');
+}
 
 async function main() {
+  if (ONLY) return only(ONLY);
   const figures: Record<string, number | string | boolean> = {};
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-bench-'));
   // One trusted proxy hop: the race gives each of its buyers an address of its own.
@@ -310,6 +331,10 @@ async function main() {
   const sig = signatureFigures();
   printTable([...sig.rows, ...verificationBenchmarks()].map((v) => ({ verification: v.name, 'per second': v.per_second, 'µs each': v.us_each })));
   Object.assign(figures, sig.figures);
+
+  say.line('\n# scale-read: the market at 10,000 and 1,000,000 listings and offers; start:prod idle memory\n');
+  Object.assign(figures, await scaleReadBench());
+  figures.rss_peak_bench_mb = peakRssMb();
   figures.load_average_1m_end = Math.round(os.loadavg()[0]! * 100) / 100;
 
   await baseline.close();

@@ -68,6 +68,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       FOR EACH ROW EXECUTE FUNCTION book_asks_of_member()`).execute(db);
   }
   // What is already listed.
+  await fillBookAsks(db);
+}
+
+/** `book_asks` of what is already listed, set-wise (also the bench's bulk load: bench/scale-market.ts). */
+export async function fillBookAsks(db: Kysely<any>): Promise<void> {
   await sql.raw(`INSERT INTO book_asks (${KEY}, expires_at)
     SELECT ca.collection_slug, l.price_sats, l.created_at, l.id, l.expires_at FROM listings l JOIN catalog_assets ca ON ca.asset = l.asset WHERE l.state = 'active'`).execute(db);
 }

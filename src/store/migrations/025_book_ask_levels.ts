@@ -123,7 +123,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql.raw(`CREATE CONSTRAINT TRIGGER book_ask_catalog AFTER UPDATE OF media_kind ON catalog_assets
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION book_ask_display()`).execute(db);
   }
-  // What is already listed.
+  await fillBookAskLevels(db);
+}
+
+/** The levels and kept rows of what `book_asks` already holds, set-wise (also the bench's bulk load: bench/scale-market.ts). */
+export async function fillBookAskLevels(db: Kysely<any>): Promise<void> {
   await sql.raw(`INSERT INTO book_ask_levels (collection_slug, price_sats, depth)
     SELECT collection_slug, price_sats, count(*) FROM book_asks GROUP BY collection_slug, price_sats`).execute(db);
   await sql.raw(`INSERT INTO book_ask_top (${TOP_COLUMNS})
