@@ -330,7 +330,7 @@ export class MarketClient {
     const delivery = { mode: input.delivery_mode, address: input.delivery_address ?? signer.address };
     decodeAddress(delivery.address, network, 'delivery_address');
     const intent: CheckoutIntent = { lines: input.lines, delivery, maxSpendSats: input.maxSpendSats, network, buyer: signer.address };
-    const q = (await this.http.call('POST /v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id })), delivery_mode: delivery.mode, delivery_address: delivery.address } })).result;
+    const q = (await this.http.call('POST /v1/checkout/quotes', { body: { lines: intent.lines.map((l) => ({ listing_id: l.listing_id, max_price_sats: l.max_price_sats })), delivery_mode: delivery.mode, delivery_address: delivery.address } })).result;
     progress?.('quoted', { id: q.id });
     verifyCheckoutPsbt(q, intent);
     progress?.('verified');

@@ -169,8 +169,14 @@ void test('checkout_changed after a reprice or a delist: nothing is written or b
   assert.deepEqual([row.state, row.price_sats, row.version], ['active', 25_000, 2]);
   assert.deepEqual(await settlementsFor(a.q.id), []);
   assert.equal(await inMempool(a.q.expected_txid), false);
+  // A buyer who read the old price and says so is told the listing moved, before any PSBT.
+  const stale = await m.call('POST', '/v1/checkout/quotes', a.buyer.token, { lines: [{ listing_id: a.l.id, max_price_sats: 24_999 }] });
+  assert.deepEqual(
+    [stale.status, stale.body.code, stale.body.listing_id, stale.body.price_sats, stale.body.max_price_sats, stale.body.field],
+    [409, 'state_changed', a.l.id, 25_000, 24_999, 'body.lines.0.max_price_sats'],
+  );
   // A fresh quote at the new price completes.
-  const again = await quoteOk(m, a.buyer, { lines: [{ listing_id: a.l.id }] });
+  const again = await quoteOk(m, a.buyer, { lines: [{ listing_id: a.l.id, max_price_sats: 25_000 }] });
   assert.equal(again.totals.price_sats, 25_000);
   assert.equal((await complete(m, a.buyer, again.id, signQuote(again, a.buyer.w))).status, 200);
   await m.mine();

@@ -1000,6 +1000,10 @@ export interface Routes {
              * a listing id (lst_…): that unit, sold whole
              */
             listing_id: string;
+            /**
+             * ask in sats: 5,000 to 10,000,000,000 (100 BTC); out of range gives 422
+             */
+            max_price_sats?: number;
           }
         | {
             asset: AssetId;

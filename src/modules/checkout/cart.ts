@@ -60,6 +60,17 @@ export async function resolveCart(
           field: `body.lines.${index}`,
         });
       }
+      // A reprice between the buyer's read and this quote is the market moving, not a bad PSBT:
+      // say so as state_changed here rather than leave the wallet to refuse the quote unsigned.
+      if (line.max_price_sats !== undefined && l.price_sats > line.max_price_sats) {
+        throw new ApiError('state_changed', `listing ${l.id} is now priced ${l.price_sats} sats, above the ${line.max_price_sats} asked`, {
+          listing_id: l.id,
+          state: 'repriced',
+          price_sats: l.price_sats,
+          max_price_sats: line.max_price_sats,
+          field: `body.lines.${index}.max_price_sats`,
+        });
+      }
       out.push(l);
       continue;
     }

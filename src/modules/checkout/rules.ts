@@ -9,4 +9,4 @@ export const MAX_UNITS = 20;
 export const MAX_NAMED_FUNDING = 20;
 
 /** A cart line as the body gives it: one listing, or the `quantity` cheapest units of an asset. */
-export type CartLine = { listing_id: string } | { asset: string; quantity: number };
+export type CartLine = { listing_id: string; max_price_sats?: number } | { asset: string; quantity: number };

@@ -5,7 +5,19 @@ import { TapKey } from '../listings/index.js';
 import { EndsOffers } from '../../trade/coins.js';
 import { MAX_LINES, MAX_NAMED_FUNDING, MAX_UNITS } from './rules.js';
 
-const ListingLine = Type.Object({ listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' } }, { additionalProperties: false });
+const ListingLine = Type.Object(
+  {
+    listing_id: { ...Id, description: 'a listing id (lst_…): that unit, sold whole' },
+    max_price_sats: Type.Optional(
+      Sats({
+        minimum: 1,
+        description:
+          'the most the caller will pay for this unit, usually the price it read. A listing repriced above it since that read is refused with 409 state_changed (`listing_id`, `price_sats`, `max_price_sats`), so a buyer re-reads instead of being quoted a price it never saw',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 const AssetLine = Type.Object(
   {
     asset: AssetId,
