@@ -9,6 +9,7 @@ import type { Context } from '../src/context.js';
 import type { Devnet } from '../src/chain/devnet/devnet.js';
 import { attachFreshUnit } from './units.js';
 import { remoteClient } from './remote-client.js';
+import { meterSignatureChecks, type SignatureMeter } from './signature-meter.js';
 import { signPsbt } from '../test/helpers/market.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
 
@@ -30,22 +31,27 @@ export interface CompletionResult {
   cpu_p50: number;
   /** The devnet's share, ms, p50: CPU between entering and leaving its relay calls (nothing else runs meanwhile). */
   devnet_cpu_p50: number;
+  /** The market's own signature checks' CPU per completion, ms, p50 (bench/signature-meter.ts), and how many checks. */
+  verify_cpu_p50: number;
+  verify_checks: number;
 }
 
 /**
  * Counts the CPU spent inside the devnet's relay calls. Completions run one at a time, so
  * while the market awaits the devnet nothing else of this process runs.
  */
-function meterDevnet(devnet: Devnet): { take(): number } {
+function meterDevnet(devnet: Devnet, sig?: SignatureMeter): { take(): number } {
   let spent = 0;
   const d = devnet as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const name of ['sendRawTransaction', 'submitPackage', 'testMempoolAccept']) {
     const inner = d[name]!.bind(devnet);
     d[name] = async (...args: unknown[]) => {
       const c0 = process.cpuUsage();
+      if (sig) sig.devnetBusy = true;
       try {
         return await inner(...args);
       } finally {
+        if (sig) sig.devnetBusy = false;
         const c = process.cpuUsage(c0);
         spent += (c.user + c.system) / 1000;
       }
@@ -65,7 +71,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Setup stays inside the per-IP budgets with up to 10 carts (100 listing preflights of the 120 per route and IP). */
-export async function cartCompletionBench(ctx: Context, api: string, carts = 10, lines = 10): Promise<CompletionResult> {
+export async function cartCompletionBench(ctx: Context, api: string, carts = 10, lines = 10, label = 'bench'): Promise<CompletionResult> {
   const devnet = ctx.devnet as unknown as Devnet;
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown, token?: string) => {
     const r = await fetch(`${api}${path}`, {
@@ -85,7 +91,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   // One seller per line (both signing families), one unit per cart from each.
   const sellers = await Promise.all(
     Array.from({ length: lines }, async (_, j) => {
-      const w = makeWallet(j % 2 ? 'p2tr' : 'p2wpkh', `bench-seller-${j}`);
+      const w = makeWallet(j % 2 ? 'p2tr' : 'p2wpkh', `${label}-seller-${j}`);
       return { w, token: await signIn(w) };
     }),
   );
@@ -101,7 +107,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   const listingIds: string[] = [];
   for (const [n, u] of units.entries()) {
     const pf = await call('POST', '/v1/listing-preflights', {
-      seller: u.seller.w.address, asset: u.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: u.txid, vout: 0 }, price_sats: 20_000 + n * 100, idempotency_key: `bench-${n}`,
+      seller: u.seller.w.address, asset: u.asset, quantity_raw: '1', mode: 'reuse', asset_utxo: { txid: u.txid, vout: 0 }, price_sats: 20_000 + n * 100, idempotency_key: `${label}-${n}`,
     }, u.seller.token);
     const psbt = signPsbt(pf.listing.psbt_hex as string, u.seller.w, [0], SigHash.SINGLE_ANYONECANPAY);
     listingIds.push((await call('POST', `/v1/listing-preflights/${pf.id}/listing`, { psbt_hex: psbt, expires_at: expires }, u.seller.token)).id as string);
@@ -111,7 +117,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   // One buyer per cart, each quoting its ten listings and signing the quote.
   const signedCarts: Array<{ id: string; token: string; psbt: string }> = [];
   for (let k = 0; k < carts; k++) {
-    const w = makeWallet('p2wpkh', `bench-buyer-${k}`);
+    const w = makeWallet('p2wpkh', `${label}-buyer-${k}`);
     await devnet.faucet(w.address, 1_000_000);
     const token = await signIn(w);
     const q = await call('POST', '/v1/checkout/quotes', { lines: listingIds.slice(k * lines, (k + 1) * lines).map((listing_id) => ({ listing_id })) }, token);
@@ -121,7 +127,10 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   const took: number[] = [];
   const cpu: number[] = [];
   const devnetCpu: number[] = [];
-  const meter = meterDevnet(devnet);
+  const sig = meterSignatureChecks();
+  const verifyCpu: number[] = [];
+  let checks = 0;
+  const meter = meterDevnet(devnet, sig);
   const client = await remoteClient();
   // The client process's first request opens its connection and warms its fetch.
   await client.request('GET', `${api}/healthz`, {});
@@ -130,15 +139,21 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     meter.take();
+    sig.take();
     const r = await client.request('POST', `${api}/v1/checkout/quotes/${c.id}/complete`, { 'content-type': 'application/json', 'x-session-token': c.token }, JSON.stringify({ psbt_hex: c.psbt }));
     const used = process.cpuUsage(c0);
     if (r.status !== 200) throw new Error(`complete ${c.id}: ${r.status} ${r.text}`);
     const relay = meter.take();
+    const v = sig.take();
+    verifyCpu.push(v.ms);
+    checks = v.checks;
     cpu.push((used.user + used.system) / 1000 - relay);
     devnetCpu.push(relay);
     took.push(performance.now() - t0);
   }
   client.close();
+  sig.restore();
+  verifyCpu.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
   devnetCpu.sort((a, b) => a - b);
   const secs = (performance.now() - started) / 1000;
@@ -153,5 +168,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     mean: round(took.reduce((s, x) => s + x, 0) / took.length),
     cpu_p50: round(percentile(cpu, 50)),
     devnet_cpu_p50: round(percentile(devnetCpu, 50)),
+    verify_cpu_p50: Math.round(percentile(verifyCpu, 50) * 100) / 100,
+    verify_checks: checks,
   };
 }

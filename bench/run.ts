@@ -33,6 +33,7 @@ import { clusterStreamBench } from './stream-cluster.js';
 import { STALE_AFTER_TRADE_BOUND_MS } from './stale-after-trade.js';
 import { pgBookBench } from './book-pg.js';
 import { scaleReadBench } from './scale-read.js';
+import { scaleLiveBench } from './scale-live.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
@@ -41,7 +42,9 @@ const JSON_OUT = process.argv.includes('--json');
 if (JSON_OUT) say.line = (s) => process.stderr.write(s + '\n');
 /** `--only <group>`: just that group's figures (the groups: GROUPS). */
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+/** The groups `--only` can name, each run after the main figures in a full run. */
 const GROUPS: Record<string, () => Promise<Record<string, number | string | boolean>>> = {
+  'scale-live': scaleLiveBench,
   'scale-read': scaleReadBench,
 };
 
@@ -58,6 +61,7 @@ async function only(group: string) {
   figures.load_average_1m_end = Math.round(os.loadavg()[0]! * 100) / 100;
   if (JSON_OUT) process.stdout.write(JSON.stringify(figures) + '\n');
 }
+
 
 async function main() {
   if (ONLY) return only(ONLY);
@@ -332,8 +336,10 @@ async function main() {
   printTable([...sig.rows, ...verificationBenchmarks()].map((v) => ({ verification: v.name, 'per second': v.per_second, 'µs each': v.us_each })));
   Object.assign(figures, sig.figures);
 
-  say.line('\n# scale-read: the market at 10,000 and 1,000,000 listings and offers; start:prod idle memory\n');
-  Object.assign(figures, await scaleReadBench());
+  for (const [name, group] of Object.entries(GROUPS)) {
+    say.line(`\n# ${name}\n`);
+    Object.assign(figures, await group());
+  }
   figures.rss_peak_bench_mb = peakRssMb();
   figures.load_average_1m_end = Math.round(os.loadavg()[0]! * 100) / 100;
 

@@ -45,7 +45,10 @@ export const ConfigSchema = Type.Object({
   NETWORK: Type.Optional(
     Type.Union([Type.Literal('mainnet'), Type.Literal('testnet4'), Type.Literal('signet'), Type.Literal('regtest')]),
   ),
+  /** The long poll: the indexer's backstop run, whatever the tip check says. */
   INDEXER_INTERVAL_MS: Type.Integer({ minimum: 50, default: 120_000 }),
+  /** The cheap tip check (`getbestblockhash`): the indexer runs when the tip moved; 0 turns it off (the long poll alone). */
+  TIP_CHECK_INTERVAL_MS: Type.Union([Type.Literal(0), Type.Integer({ minimum: 50, maximum: 60_000 })], { default: 1_000 }),
   RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
   /** Devnet: mine a block every N ms (0 = only on demand). */
   DEVNET_BLOCK_INTERVAL_MS: Type.Integer({ minimum: 0, default: 0 }),

@@ -5,6 +5,7 @@ import type { Lease } from './cluster/fence.js';
 import { FencedOut } from './cluster/fence.js';
 import { recoveryJob } from './settlement/recovery-job.js';
 import { indexerJob } from './indexer/job.js';
+import { tipCheckJob } from './indexer/tip-check.js';
 
 export interface Jobs {
   byName: Map<string, RunningJob>;
@@ -37,7 +38,9 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
   const stopping = new Set<Promise<void>>();
   let closing = false;
   // The service's own jobs, then every area's (from its manifest).
-  const all: Job[] = [recoveryJob(ctx), indexerJob(ctx), ...ctx.areas.flatMap((a) => a.jobs?.(ctx) ?? [])];
+  // The tip check (TIP_CHECK_INTERVAL_MS=0 turns it off: the long poll alone).
+  const tipCheck = ctx.config.TIP_CHECK_INTERVAL_MS > 0 ? [tipCheckJob(ctx)] : [];
+  const all: Job[] = [recoveryJob(ctx), indexerJob(ctx), ...tipCheck, ...ctx.areas.flatMap((a) => a.jobs?.(ctx) ?? [])];
   for (const job of all.filter((j) => !j.role)) byName.set(job.name, startJob(job, ctx.logger));
   const singletons = all.filter((j) => j.role);
   await ctx.leadership.start([...new Set(singletons.map((j) => j.role!))], async (role, lease) => {

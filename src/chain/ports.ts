@@ -116,6 +116,8 @@ export interface BitcoinBackend {
   /** Version, network, readiness and the settings the market needs (txindex), for the start-up check. */
   describeNode?(): Promise<NodeDescription>;
   getTip(): Promise<ChainTip>;
+  /** The tip's hash alone (Core's `getbestblockhash`): the cheapest question, asked every second by the tip check. */
+  getBestBlockHash(): Promise<string>;
   getBlockHash(height: number): Promise<string | null>;
   /** A block with its transactions, by hash; null when unknown. */
   getBlock(hash: string): Promise<ChainBlock | null>;

@@ -74,6 +74,10 @@ export class BitcoinCoreBackend implements BitcoinBackend {
     return this.rpc.call<T>(method, params, { idempotent: true });
   }
 
+  async getBestBlockHash(): Promise<string> {
+    return this.read<string>('getbestblockhash', []);
+  }
+
   async getTip(): Promise<ChainTip> {
     const info = await this.read<GetBlockchainInfoReply>('getblockchaininfo', []);
     return { height: info.blocks, hash: info.bestblockhash };

@@ -19,6 +19,10 @@ export class DevnetBitcoinBackend implements BitcoinBackend {
     return this.d.state;
   }
 
+  async getBestBlockHash(): Promise<string> {
+    return this.node.chain.tip().hash;
+  }
+
   async getTip(): Promise<ChainTip> {
     const t = this.node.chain.tip();
     return { height: t.height, hash: t.hash };

@@ -1,0 +1,88 @@
+/**
+ * The `scale-live` group of `npm run bench` (#33, items 2-4): tip to market, the mainnet-sized
+ * indexer pass, ten thousand stream viewers, and the CPU of a completion beside its signature
+ * checks. `npm run -s bench -- --json --only scale-live` runs this group alone; the full run
+ * runs it after everything else. Each figure is returned with its bound beside it (`…_bound…`).
+ */
+import { ownMarket } from './own-market.js';
+import { say, printTable } from './http-load.js';
+import { tipToBookBench, TIP_TO_BOOK_BOUNDS } from './tip-to-book.js';
+import { cartCompletionBench } from './checkout.js';
+import { FANOUT_P99_BOUND_MS, streamScaleBench } from './stream-10k.js';
+
+type Figures = Record<string, number | string | boolean>;
+
+export const CHECKOUT_CPU_BOUNDS = { rest_vs_verify_max: 2, cart10_cpu_ms: 5 };
+
+export async function scaleLiveBench(): Promise<Figures> {
+  const f: Figures = {};
+  say.line('\n# Tip to market: one block confirming a sale, an attach and a spent slot → the book, the owner feed and the public feed (devnet, jobs running, tip check 1 s, long poll 10 min)\n');
+  const tip = await tipToBookBench(Number(process.env.BENCH_TIP_ROUNDS ?? 20));
+  printTable([
+    { measure: `block on the node → all three shown, p50 of ${tip.rounds} (tip_to_book_ms)`, ms: tip.p50_ms, bound: `< ${TIP_TO_BOOK_BOUNDS.p50_ms}` },
+    { measure: 'the same, p99 (tip_to_book_p99_ms)', ms: tip.p99_ms, bound: `< ${TIP_TO_BOOK_BOUNDS.p99_ms}` },
+    { measure: 'the same, slowest', ms: tip.max_ms, bound: '' },
+  ]);
+  f.tip_to_book_ms = tip.p50_ms;
+  f.tip_to_book_bound_ms = TIP_TO_BOOK_BOUNDS.p50_ms;
+  f.tip_to_book_p99_ms = tip.p99_ms;
+  f.tip_to_book_p99_bound_ms = TIP_TO_BOOK_BOUNDS.p99_ms;
+  f.tip_to_book_max_ms = tip.max_ms;
+  f.tip_check_interval_ms = tip.tip_check_ms;
+
+  say.line('\n# Ten thousand viewers: SSE clients on the public stream in processes of their own; an event from its commit to its frame on the last client\n');
+  const st = await streamScaleBench();
+  const two = 'skipped' in st.two ? undefined : st.two;
+  printTable([
+    { measure: `one instance (SQLite), ${st.one.clients} clients, p50 of ${st.one.events} events`, ms: st.one.p50_ms, bound: '' },
+    { measure: '  p99 (stream_10k_fanout_p99_ms)', ms: st.one.p99_ms, bound: `< ${FANOUT_P99_BOUND_MS}` },
+    { measure: '  server memory per connection, KiB (stream_rss_per_client_kb)', ms: st.one.rss_per_client_kb ?? 'n/a', bound: '' },
+    ...(two
+      ? [
+          { measure: `two instances (PostgreSQL), ${two.clients} clients split, p50`, ms: two.p50_ms, bound: '' },
+          { measure: '  p99 (stream_20k_2i_fanout_p99_ms)', ms: two.p99_ms, bound: `< ${FANOUT_P99_BOUND_MS}` },
+          { measure: '  server memory per connection, KiB', ms: two.rss_per_client_kb ?? 'n/a', bound: '' },
+        ]
+      : [{ measure: `two instances: skipped (${(st.two as { skipped: string }).skipped})`, ms: '', bound: '' }]),
+  ]);
+  f.stream_10k_clients = st.one.clients;
+  f.stream_10k_fanout_p50_ms = st.one.p50_ms;
+  f.stream_10k_fanout_p99_ms = st.one.p99_ms;
+  f.stream_fanout_p99_bound_ms = FANOUT_P99_BOUND_MS;
+  if (st.one.rss_per_client_kb !== null) f.stream_rss_per_client_kb = st.one.rss_per_client_kb;
+  if (two) {
+    f.stream_20k_2i_fanout_p50_ms = two.p50_ms;
+    f.stream_20k_2i_fanout_p99_ms = two.p99_ms;
+    if (two.rss_per_client_kb !== null) f.stream_rss_per_client_kb_2i = two.rss_per_client_kb;
+  } else f.stream_20k_2i_skipped = (st.two as { skipped: string }).skipped;
+
+  say.line('\n# A completion\'s market CPU beside its signature checks\' CPU (server side, client in its own process, the devnet\'s relay taken out)\n');
+  // A market each: one IP's sign-ins (60 a minute) cover one bench's wallets, not both.
+  const completions = async (lines: number) => {
+    const market = await ownMarket();
+    try {
+      return await cartCompletionBench(market.ctx, market.api, 10, lines, `live-cart${lines}`);
+    } finally {
+      await market.close();
+    }
+  };
+  const one = await completions(1);
+  const ten = await completions(10);
+  const rest = Math.round((one.cpu_p50 - one.verify_cpu_p50) * 100) / 100;
+  const ratio = Math.round((rest / one.verify_cpu_p50) * 100) / 100;
+  printTable([
+    { measure: `checkout of 1 line: market CPU p50 (checkout1_cpu_ms)`, ms: one.cpu_p50, bound: '' },
+    { measure: `  its ${one.verify_checks} signature checks (checkout1_verify_cpu_ms)`, ms: one.verify_cpu_p50, bound: '' },
+    { measure: '  the rest (parse, SQL, journal, relay) ÷ the checks (checkout1_rest_vs_verify)', ms: ratio, bound: `≤ ${CHECKOUT_CPU_BOUNDS.rest_vs_verify_max}` },
+    { measure: `checkout of 10 lines: market CPU p50 (cart10_cpu_ms; ${ten.verify_checks} checks: ${ten.verify_cpu_p50} ms)`, ms: ten.cpu_p50, bound: `< ${CHECKOUT_CPU_BOUNDS.cart10_cpu_ms}` },
+  ]);
+  f.checkout1_cpu_ms = one.cpu_p50;
+  f.checkout1_verify_cpu_ms = one.verify_cpu_p50;
+  f.checkout1_verify_checks = one.verify_checks;
+  f.checkout1_rest_vs_verify = ratio;
+  f.checkout1_rest_vs_verify_bound = CHECKOUT_CPU_BOUNDS.rest_vs_verify_max;
+  f.cart10_cpu_ms_scale = ten.cpu_p50;
+  f.cart10_verify_cpu_ms = ten.verify_cpu_p50;
+  f.cart10_cpu_bound_ms = CHECKOUT_CPU_BOUNDS.cart10_cpu_ms;
+  return f;
+}
