@@ -10,7 +10,6 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { MarketError } from '../client/src/index.js';
 import { networkParams } from '../src/bitcoin/networks.js';
-import { walletInput, signInput } from '../test/helpers/wallets.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
 import type { Rng } from './rng.js';
 import type { Trader } from './traders.js';
@@ -187,16 +186,167 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       // The funding may be gone from the node (a dropped mempool, a reorg): nothing to spend then.
       const prev = (await s.world.rpc('getrawtransaction', [o.bid_txid, false]).catch(() => null)) as string | null;
       if (!prev) return skip('funding_unknown_to_node');
-      const prevTx = Transaction.fromRaw(hex.decode(prev), READ_TX_OPTS);
-      const amount = prevTx.getOutput(o.bid_vout).amount!;
-      const tx = new Transaction({ allowUnknownOutputs: true });
-      tx.addInput(walletInput(t.wallet, { txid: o.bid_txid, index: o.bid_vout, amount, prevTx: hex.decode(prev) }));
-      tx.addOutputAddress(t.address, amount - 1_000n, networkParams('regtest'));
-      signInput(tx, 0, t.wallet, 1);
+      const prevOut = Transaction.fromRaw(hex.decode(prev), READ_TX_OPTS).getOutput(o.bid_vout);
+      const amount = prevOut.amount!;
+      // Built here, signed by the trader's own wallet adapter (ALL), finalized and sent as a wallet's owner would.
+      const unsigned = new Transaction({ allowUnknownOutputs: true });
+      unsigned.addInput({ txid: o.bid_txid, index: o.bid_vout, witnessUtxo: { script: prevOut.script!, amount } });
+      unsigned.addOutputAddress(t.address, amount - 1_000n, networkParams('regtest'));
+      const tx = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(unsigned.toPSBT()), [0], 'ALL')), READ_TX_OPTS);
       tx.finalize();
       try {
         await s.world.rpc('sendrawtransaction', [tx.hex]);
         return 'slot_spent';
+      } catch (e) {
+        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
+      }
+    },
+  },
+
+  /** A collection offer: one price for any unit of a collection, escrowed with the market signer's key. */
+  collection_offer: {
+    weight: 4,
+    run: async (s, t, rng) => {
+      const slug = rng.pick(s.collections);
+      const placed = await t.client.placeCollectionOffer({
+        targets: [{ scope: 'collection', collection: slug, price_sats: rng.int(6, 120) * 1_000 }],
+        bidder_pubkey: t.signer.bidder_pubkey, expires_at: now() + DAY, maxFeeSats: 20_000,
+      });
+      t.collectionOffers.push({ funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid });
+      return `collection_offer:${placed.funding_set_id}`;
+    },
+  },
+
+  /** A seller sells one of its listed units into a foreign collection offer on the book (its listing ends with it). */
+  collection_accept: {
+    weight: 4,
+    run: async (s, t, rng) => {
+      const slug = rng.pick(s.collections);
+      const book = (await t.client.http.call('GET /v1/collections/{slug}/book', { params: { slug } })).result;
+      const offers = book.offers.filter((o) => o.id.startsWith('po_') && o.bidder !== t.address);
+      const mine = book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address);
+      if (!offers.length) return skip('no_collection_offer');
+      if (!mine.length) return skip('no_unit');
+      const o = rng.pick(offers);
+      const u = rng.pick(mine);
+      const done = await t.client.acceptCollectionOffer({ parent_txid: o.bid_txid, asset_utxo: { txid: u.utxo_txid, vout: u.utxo_vout } });
+      return `collection_accepted:${done.txid}`;
+    },
+  },
+
+  /** Soft cancel of one of the trader's collection offers (the signer refuses it from then on). */
+  collection_cancel: {
+    weight: 2,
+    run: async (_s, t, rng) => {
+      if (!t.collectionOffers.length) return skip('no_collection_offer');
+      const placed = t.collectionOffers.splice(rng.int(0, t.collectionOffers.length - 1), 1)[0]!;
+      const r = await t.client.cancelCollectionOffer(placed);
+      return `collection_cancelled:${r.already_signed ? 'already_signed' : 'soft'}`;
+    },
+  },
+
+  /** Hard cancel: the funding spent back to the bidder, signed by its wallet and broadcast by it (the market relays nothing). */
+  collection_hard_cancel: {
+    weight: 1,
+    run: async (s, t, rng) => {
+      if (!t.collectionOffers.length) return skip('no_collection_offer');
+      const placed = t.collectionOffers.splice(rng.int(0, t.collectionOffers.length - 1), 1)[0]!;
+      const out = await t.client.hardCancelCollectionOffer({ id: placed.funding_set_id, maxFeeSats: 20_000 });
+      try {
+        await s.world.rpc('sendrawtransaction', [out.tx_hex]);
+        return 'collection_hard_cancelled';
+      } catch (e) {
+        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
+      }
+    },
+  },
+
+  /** A seller answers a foreign bid on one of its listed assets with a higher price over that unit. */
+  counter: {
+    weight: 3,
+    run: async (s, t, rng) => {
+      const slug = rng.pick(s.collections);
+      const book = (await t.client.http.call('GET /v1/collections/{slug}/book', { params: { slug } })).result;
+      const mine = book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address);
+      const pairs = mine.flatMap((u) => book.offers.filter((o) => !o.id.startsWith('po_') && o.scope === 'asset' && o.asset === u.asset && o.bidder !== t.address).map((o) => ({ u, o })));
+      if (!pairs.length) return skip('no_bid_on_mine');
+      const { u, o } = rng.pick(pairs);
+      const c = await t.client.counter({ offer_id: o.id, asset_outpoint: { txid: u.utxo_txid, vout: u.utxo_vout }, price_sats: o.price_sats + rng.int(1, 5) * 1_000, expires_at: now() + 3_600 });
+      return `countered:${c.id}`;
+    },
+  },
+
+  /** A bidder takes a counter it received: a bid naming the unit at the counter's price, authorized once its funding confirms. */
+  take_counter: {
+    weight: 3,
+    run: async (_s, t, rng) => {
+      const pending = t.counterBids.shift();
+      if (pending) {
+        const a = await t.client.authorizeExact({
+          offer_id: pending.offer_id, slot: pending.slot, price_sats: pending.price_sats,
+          delivery_mode: 'detached', delivery_address: t.address, target_outpoint: pending.target_outpoint, maxFeeSats: 20_000,
+        });
+        return `counter_authorized:${a.authorization_id}`;
+      }
+      const received = [];
+      for await (const c of t.client.counters()) received.push(c);
+      if (!received.length) return skip('no_counter');
+      const c = rng.pick(received);
+      const placed = await t.client.placeBids({ price_sats: c.price_sats, slots: 1, targets: [{ scope: 'asset', asset: c.asset, target_outpoint: c.target_outpoint }], expires_at: now() + DAY, maxFeeSats: 20_000 });
+      const slot = placed.funding_slots[0]!;
+      t.counterBids.push({ offer_id: slot.offer_ids[0]!, slot: { txid: slot.txid, vout: slot.vout }, price_sats: c.price_sats, target_outpoint: c.target_outpoint });
+      return `counter_bid:${slot.offer_ids[0]}`;
+    },
+  },
+
+  /**
+   * A sniper lifts a plain pair: it reads the node's public mempool for a checkout carrying a
+   * listing's signed half (a key-path or P2WPKH input signed SINGLE|ANYONECANPAY), copies that
+   * input and its output into a transaction of its own that pays the seller as signed and takes
+   * the unit (output 0), at a fee that replaces the checkout. The market must record the conflict
+   * (settlement conflicted, listing exposed, then ended when the spend is mined), lose nothing and
+   * tell the truth about it.
+   */
+  snipe: {
+    weight: 2,
+    run: async (s, t, rng) => {
+      const pool = ((await s.world.rpc('getrawmempool', [])) as string[]).slice(0, 40);
+      const pairs: Array<{ txid: string; tx: Transaction; k: number }> = [];
+      for (const txid of pool) {
+        const raw = (await s.world.rpc('getrawtransaction', [txid, false]).catch(() => null)) as string | null;
+        if (!raw) continue;
+        const tx = Transaction.fromRaw(hex.decode(raw), READ_TX_OPTS);
+        for (let k = 0; k < tx.inputsLength && k < tx.outputsLength; k++) {
+          const w = tx.getInput(k).finalScriptWitness;
+          const sig = w?.[0];
+          if (w && w.length <= 2 && sig && sig.length >= 64 && sig[sig.length - 1] === 0x83) pairs.push({ txid, tx, k });
+        }
+      }
+      if (!pairs.length) return skip('no_plain_pair');
+      const { txid, tx, k } = rng.pick(pairs);
+      const pairIn = tx.getInput(k);
+      const pairOut = tx.getOutput(k);
+      const prevRaw = (await s.world.rpc('getrawtransaction', [hex.encode(pairIn.txid!), false]).catch(() => null)) as string | null;
+      const entry = (await s.world.rpc('getmempoolentry', [txid]).catch(() => null)) as { fees: { base: number } } | null;
+      if (!prevRaw || !entry) return skip('checkout_gone');
+      const prevOut = Transaction.fromRaw(hex.decode(prevRaw), READ_TX_OPTS).getOutput(pairIn.index!);
+      const fee = BigInt(Math.round(entry.fees.base * 1e8)) * 3n + 2_000n;
+      // One of its own confirmed coins, large enough (attached units sit on small outputs).
+      const coins = ((await (await fetch(`${s.world.devnet.url}/devnet/addresses/${t.address}/utxos`)).json()) as { result: Array<{ txid: string; vout: number; value_sats: number; confirmations: number }> }).result
+        .filter((c) => c.confirmations > 0 && BigInt(c.value_sats) > pairOut.amount! + fee + 20_000n);
+      if (!coins.length) return skip('no_coin');
+      const coin = rng.pick(coins);
+      const snipe = new Transaction({ allowUnknownOutputs: true, version: tx.version, lockTime: tx.lockTime });
+      snipe.addInput({ txid: coin.txid, index: coin.vout, witnessUtxo: { script: t.signer.script, amount: BigInt(coin.value_sats) } });
+      snipe.addInput({ txid: pairIn.txid!, index: pairIn.index!, sequence: pairIn.sequence!, finalScriptWitness: pairIn.finalScriptWitness!, witnessUtxo: { script: prevOut.script!, amount: prevOut.amount! } });
+      snipe.addOutput({ script: t.signer.script, amount: 330n }); // the first output takes the unit
+      snipe.addOutput({ script: pairOut.script!, amount: pairOut.amount! }); // the seller, as its half says (SINGLE: same index)
+      snipe.addOutput({ script: t.signer.script, amount: BigInt(coin.value_sats) + prevOut.amount! - 330n - pairOut.amount! - fee });
+      const signed = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(snipe.toPSBT()), [0], 'ALL')), READ_TX_OPTS);
+      signed.finalizeIdx(0);
+      try {
+        await s.world.rpc('sendrawtransaction', [signed.hex]);
+        return `sniped:${txid}`;
       } catch (e) {
         return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
       }

@@ -14,6 +14,7 @@ import { networkParams } from '../src/bitcoin/networks.js';
 import type { Violation } from './history.js';
 import type { World } from './world.js';
 import type { Trader } from './traders.js';
+import { feedMirror, ownerFeedReplay } from './feed-checks.js';
 
 export interface Check {
   name: string;
@@ -137,7 +138,7 @@ const noLeakInLogs: Check = {
   name: 'no_leak',
   run: async (w, traders) => {
     const out: Violation[] = [];
-    const secrets = traders.flatMap((t) => [hex.encode(t.wallet.privateKey), t.wallet.wif]);
+    const secrets = traders.flatMap((t) => [hex.encode(t.signer.privateKey), t.signer.wif]);
     for (const f of fs.readdirSync(w.o.dir).filter((n) => n.endsWith('.log'))) {
       const text = fs.readFileSync(path.join(w.o.dir, f), 'utf8');
       if (/70736274ff[0-9a-f]{20}/i.test(text)) out.push(v('no_leak', `${f} holds a PSBT in hex`));
@@ -150,7 +151,7 @@ const noLeakInLogs: Check = {
 };
 
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, conservation, truthfulBook, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {

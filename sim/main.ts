@@ -92,6 +92,10 @@ async function main(): Promise<number> {
     for (const [c, list] of state.assets) if (!list.length) state.assets.get(c)!.push(assetName(0));
     fs.writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify(catalog, null, 2));
     await world.command(['catalog-import', path.join(dir, 'catalog.json')]);
+    // The operator funds the market wallet that makes collection-offer anchors (on a chain of its
+    // own the market does not faucet itself): the address its capacity read names.
+    const capacity = (await (await fetch(`${world.live()[0]!.url}/v1/policy-offers/capacity`)).json()) as { result?: { market_wallet_address: string } };
+    if (capacity.result) for (let c = 0; c < 3; c++) await world.control('faucet', { address: capacity.result.market_wallet_address, amount_sats: 200_000 });
     await world.control('mine', { blocks: 1 });
     history.add({ kind: 'note', message: 'setup done', detail: { traders, assets: n } });
     say(`setup: ${traders} traders, ${n} assets in ${COLLECTIONS.length} collections`);

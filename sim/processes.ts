@@ -77,7 +77,7 @@ export function spawnChild(o: SpawnOptions): Promise<Child> {
       await exited;
     },
   };
-  return until(o.up, proc, child.output, `${o.command} ${o.args.join(' ')}`, o.timeoutMs ?? 60_000).then(
+  return until(o.up, proc, child.output, `${o.command} ${o.args.join(' ')}`, o.timeoutMs ?? 120_000).then(
     () => child,
     async (e: unknown) => {
       await child.kill();

@@ -71,7 +71,7 @@ export class World {
       await startCli(['devnet'], {
         DEVNET_PORT: String(port), DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0',
         DEVNET_DATABASE_URL: `sqlite:${path.join(this.o.dir, 'devnet.sqlite')}`, DATA_DIR: path.join(this.o.dir, 'devnet'), LOG_LEVEL: 'info',
-      }, `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`, this.log('devnet')),
+      }, `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`, this.log('devnet'), START_TIMEOUT_MS),
       { url: `http://127.0.0.1:${port}`, rpcUrl: `http://127.0.0.1:${port}/devnet/rpc`, apiUrl: `http://127.0.0.1:${port}/devnet/counterparty` },
     );
     this.proxy = await rpcProxy(this.devnet.rpcUrl);

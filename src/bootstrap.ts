@@ -115,7 +115,7 @@ export async function bootstrap(
   }
   const notifier = notifierFor(store);
   closers.push(() => notifier.close());
-  const generation = new MarketGeneration(store.db, notifier);
+  const generation = new MarketGeneration(store.db, notifier, config.CACHE_GENERATION_POLL_MS);
   await generation.start();
   closers.push(async () => generation.close());
   const areas = over.areas ?? AREAS;

@@ -50,6 +50,12 @@ export const ConfigSchema = Type.Object({
   /** The cheap tip check (`getbestblockhash`): the indexer runs when the tip moved; 0 turns it off (the long poll alone). */
   TIP_CHECK_INTERVAL_MS: Type.Union([Type.Literal(0), Type.Integer({ minimum: 50, maximum: 60_000 })], { default: 1_000 }),
   RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
+  /**
+   * The safety-net poll of the market generation (src/http/cache-generation.ts): a commit heard
+   * through the event log's notification ends stale cached reads at once; this poll only covers
+   * a lost notification. Tests raise it to prove that the notification, not the poll, does it.
+   */
+  CACHE_GENERATION_POLL_MS: Type.Integer({ minimum: 50, default: 1_000 }),
   /** Devnet: mine a block every N ms (0 = only on demand). */
   DEVNET_BLOCK_INTERVAL_MS: Type.Integer({ minimum: 0, default: 0 }),
   /**

@@ -17,7 +17,7 @@ import { OfferUpkeep } from './offer-upkeep.js';
 import { prepareUnit, priceDraft } from './flows/prepare.js';
 import type { Network } from './psbt.js';
 import { items } from './paging.js';
-import { tail, type FeedEvent, type TailOptions } from './tail.js';
+import { tail, TAIL_PAGE, type LogEntry, type LogRead, type TailOptions } from './tail.js';
 import { Transport, type CallInput, type TransportOptions } from './transport.js';
 import type { CheckoutQuote } from './generated/api.js';
 import { verifyCheckoutPsbt, type CheckoutIntent } from './verify.js';
@@ -303,10 +303,25 @@ export class MarketClient {
     return sseStream(this.http, `/v1/address/${encodeURIComponent(address)}/stream`, {}, o);
   }
 
-  /** A live tail of the public feed (`address` omitted) or of the session's own feed, oldest first, deduplicated. */
+  /**
+   * A live tail of the public feed (`address` omitted) or of the session's own feed: the feed's
+   * ordered log, oldest first, each entry once; an event comes again when it changes (a sale's
+   * `confirmed_at`: its confirmation), the later entry wins. See tail.ts.
+   */
   tail(opts: Omit<TailOptions, 'read'> & { address?: string; query?: Record<string, string | number | undefined> } = {}) {
-    const path = opts.address ? `/v1/address/${opts.address}/events` : '/v1/events';
-    return tail({ ...opts, read: (cursor) => this.http.request<FeedEvent[]>('GET', path, { query: { ...opts.query, cursor } }).then((r) => r.body as { result: FeedEvent[]; next_cursor: string | null }) });
+    const path = opts.address ? `/v1/address/${encodeURIComponent(opts.address)}/events` : '/v1/events';
+    const limit = opts.limit ?? (typeof opts.query?.limit === 'number' ? opts.query.limit : TAIL_PAGE);
+    const get = (q: Record<string, string | number | undefined>) =>
+      this.http.request<LogEntry[]>('GET', path, { query: { ...opts.query, limit, ...q } }).then((r) => r.body as unknown as LogRead);
+    const read = async (after: number | undefined): Promise<LogRead> => {
+      if (after !== undefined) return get({ after });
+      if (!opts.address) return get({ tail: 'true' });
+      // The owner's log has no `tail`: read it through from its oldest retained entry.
+      let page = await get({ after: 0 });
+      while (page.result.length >= limit) page = await get({ after: page.next_after });
+      return page;
+    };
+    return tail({ ...opts, limit, read });
   }
 
   /** The saved checkout operation (safe to read at any time). */

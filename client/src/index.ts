@@ -10,7 +10,7 @@ export { Devnet } from './devnet.js';
 export { normalizeNetwork, networkOfAddress } from './network.js';
 export type { Network } from './psbt.js';
 export type { Sighash } from './flow.js';
-export { tail, type FeedEvent, type TailOptions } from './tail.js';
+export { tail, type FeedEvent, type LogEntry, type LogRead, type TailOptions } from './tail.js';
 export { sseStream, type StreamEvent, type StreamOptions } from './stream.js';
 export { Webhooks, verifyWebhook, type WebhookPayload, type VerifyWebhookOptions } from './webhooks.js';
 export type { Listed, ListInput, RepriceInput, RotateInput, WithdrawInput } from './flows/listing.js';

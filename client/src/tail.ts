@@ -1,10 +1,16 @@
 /**
- * A live tail of a feed (the public feed, or an owner's), oldest first, built on the contract's
- * paging rules: every interval the feed is read from its head back to the newest second already
- * seen — included, because several events share a second and a feed orders ties by id, so a new
- * event of that second can sort below old ones — and events are deduplicated on `event_id`.
- * A burst between two polls is followed through as many pages as it takes (bounded by
- * `maxCatchUpPages`). The seen set is bounded.
+ * A live tail of a feed (the public feed, or an owner's), oldest first, built on the feed's
+ * ordered log (`after=<seq>`): entries come in commit order, gap-free and each once, so nothing
+ * is missed between two polls and a change to an event already seen comes again — a sale's
+ * `confirmed_at` once its block is seen (the confirmation), a repriced ask, an
+ * `event_retracted` when a reorg or a released settlement withdraws one. Apply entries by
+ * `event_id`: the later one wins.
+ *
+ * The first read starts from the newest entries (the public feed's `tail=true`; the owner's log
+ * read through to its end); then the log is read after the last seq every `intervalMs`, and at
+ * once again while a read comes back full (a burst is followed through). A position the market
+ * pruned (410 resync_required) restarts from the newest entries. For pushes rather than polls,
+ * use the stream (`stream()` / `addressStream()`), which carries the same entries.
  */
 export interface FeedEvent {
   event_id: string;
@@ -13,55 +19,61 @@ export interface FeedEvent {
   [k: string]: unknown;
 }
 
+/** One entry of the ordered log: the event as the feed showed it when it was recorded, with its seq. */
+export interface LogEntry extends FeedEvent {
+  seq: number;
+}
+
+/** One read of the ordered log, oldest first. */
+export interface LogRead {
+  result: LogEntry[];
+  next_after: number;
+}
+
 export interface TailOptions {
-  /** Reads one page, newest first. */
-  read: (cursor: string | undefined) => Promise<{ result: FeedEvent[]; next_cursor: string | null }>;
+  /** `after` undefined: the newest entries (where a reader from now starts); else the entries after that seq. */
+  read: (after: number | undefined) => Promise<LogRead>;
+  /** Between two reads that found the log's end (default 1,000 ms). */
   intervalMs?: number;
-  /** Older pages followed at most per poll when the head page is all new. */
-  maxCatchUpPages?: number;
-  /** Start from now (default: deliver the current head page too). */
+  /** Entries per read (default 100, the most the market gives). */
+  limit?: number;
+  /** Start from now (default: deliver the newest entries first read too). */
   fromNow?: boolean;
   signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
 }
 
-const SEEN_MAX = 10_000;
+export const TAIL_PAGE = 100;
 
-export async function* tail(o: TailOptions): AsyncGenerator<FeedEvent> {
-  const seen = new Set<string>();
-  const remember = (id: string) => {
-    seen.add(id);
-    if (seen.size > SEEN_MAX) seen.delete(seen.values().next().value as string);
-  };
+/** The log position was pruned: read from the newest entries again. */
+const resync = (e: unknown) => (e as { code?: string } | null)?.code === 'resync_required';
+
+export async function* tail(o: TailOptions): AsyncGenerator<LogEntry> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const limit = o.limit ?? TAIL_PAGE;
+  let after: number | undefined;
   let first = true;
-  /** The newest `at` seen: each poll re-reads down to this second, included. */
-  let highAt = -Infinity;
   while (!o.signal?.aborted) {
-    const fresh: FeedEvent[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page <= (o.maxCatchUpPages ?? 10); page++) {
-      const r = await o.read(cursor);
-      fresh.push(...r.result.filter((e) => !seen.has(e.event_id)));
-      const oldest = r.result.at(-1);
-      // The first poll sets the high-water second from the head of the feed.
-      if (first && page === 0) highAt = Math.max(highAt, ...r.result.map((e) => e.at));
-      // Down to the high-water second, included, and no further.
-      if (!oldest || oldest.at < highAt || !r.next_cursor) break;
-      cursor = r.next_cursor;
+    let page: LogRead;
+    try {
+      page = await o.read(after);
+    } catch (e) {
+      if (after === undefined || !resync(e)) throw e;
+      after = undefined;
+      continue;
     }
-    for (const e of fresh) highAt = Math.max(highAt, e.at);
-    if (first && o.fromNow) for (const e of fresh) remember(e.event_id);
-    else {
-      // Oldest first: newest-first pages reversed (events of one second come in the feed's tie order, by id).
-      for (const e of fresh.reverse()) {
-        if (seen.has(e.event_id)) continue;
-        remember(e.event_id);
+    const starting = after === undefined;
+    after = Math.max(after ?? 0, page.next_after);
+    if (!(starting && first && o.fromNow)) {
+      for (const e of page.result) {
+        if (o.signal?.aborted) return;
         yield e;
       }
     }
     first = false;
+    // A full read may have more behind it: read on at once.
+    if (!starting && page.result.length >= limit) continue;
     if (o.signal?.aborted) return;
-    await sleep(o.intervalMs ?? 5_000);
+    await sleep(o.intervalMs ?? 1_000);
   }
 }

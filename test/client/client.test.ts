@@ -11,6 +11,7 @@ import { Transaction } from '@scure/btc-signer';
 import { MarketClient, MarketError, Transport, type FetchLike } from '../../client/src/index.js';
 import { openMarket, type Market } from '../helpers/market.js';
 import { listUnit, newSeller } from '../helpers/listing.js';
+import { complete, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { appFetch as harnessFetch, editPsbtHex, tampering as harnessTampering, noSleep, wallet as harnessWallet } from './harness.js';
 import { routeCoverage } from './coverage.js';
@@ -150,28 +151,45 @@ void describe('client: transport, buy, bots, tail', () => {
   });
 
   describe('client: the live tail', () => {
-    void it('delivers every new event once, oldest first, and catches up a burst larger than a page', async () => {
+    void it('follows the ordered log: every new entry once, oldest first, a burst larger than a page, and a sale again when it confirms', async () => {
       const seller = await newSeller(m, 'p2wpkh', 'tail-seller', 5);
       const c = new MarketClient({ baseUrl: 'http://market.test', fetch: appFetch(), ...noSleep });
       const abort = new AbortController();
+      let first: string | undefined;
       const steps = [
-        async () => void (await listUnit(m, seller, 21_000)),
+        async () => void (first = (await listUnit(m, seller, 21_000)).id),
         async () => {
           for (const p of [22_000, 23_000, 24_000]) await listUnit(m, seller, p);
         },
+        async () => {
+          const buyer = await newBuyer(m, 'p2wpkh', 'tail-buyer');
+          const q = await quoteOk(m, buyer, { lines: [{ listing_id: first! }] });
+          assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w))).status, 200);
+        },
+        async () => {
+          await m.mine();
+          await m.ctx.indexer.run(); // no m.sync(): it would clear the cache, and the tail must not need that
+        },
         async () => abort.abort(),
       ];
+      let sleeps = 0;
       const sleep = async () => {
+        sleeps++;
         await steps.shift()?.();
-        await m.sync(); // the public feed is edge-cached; a real tail polls no faster than that
       };
-      const got: Array<{ event_id: string; kind: string; price_sats?: unknown }> = [];
-      for await (const e of c.tail({ query: { kind: 'listings', limit: 2 }, fromNow: true, sleep, signal: abort.signal })) got.push(e);
-      const listed = got.filter((e) => e.kind === 'listed').map((e) => e.price_sats);
-      // One poll per step: the single listing first, then the burst (one second: the feed orders ties by id).
-      assert.equal(listed[0], 21_000, JSON.stringify(got));
-      assert.deepEqual(listed.slice(1).sort(), [22_000, 23_000, 24_000], JSON.stringify(got));
-      assert.equal(new Set(got.map((e) => e.event_id)).size, got.length, 'no event twice');
+      const got: Array<{ seq: number; event_id: string; kind: string; seller?: unknown; price_sats?: unknown; confirmed_at?: unknown }> = [];
+      for await (const e of c.tail({ limit: 2, fromNow: true, sleep, signal: abort.signal })) got.push(e);
+      const seqs = got.map((e) => e.seq);
+      assert.deepEqual(seqs, [...new Set(seqs)].sort((x, y) => x - y), `each entry once, in log order: ${JSON.stringify(got)}`);
+      const listed = got.filter((e) => e.kind === 'listed' && e.seller === seller.w.address).map((e) => e.price_sats);
+      assert.deepEqual(listed, [21_000, 22_000, 23_000, 24_000], JSON.stringify(got));
+      // The sale comes when broadcast, and again (same event_id, later seq) when its block is seen.
+      const sales = got.filter((e) => e.kind === 'sale' && e.seller === seller.w.address);
+      assert.equal(sales.length, 2, JSON.stringify(sales));
+      assert.equal(sales[0]!.event_id, sales[1]!.event_id);
+      assert.deepEqual([sales[0]!.confirmed_at, typeof sales[1]!.confirmed_at], [null, 'number'], 'the confirmation is reported');
+      // The burst of three was read in two reads of two without a sleep between them.
+      assert.equal(sleeps, 5, 'one sleep per step: a full read is followed at once');
     });
   });
 });

@@ -113,13 +113,22 @@ export interface Cookbook {
   close(): Promise<void>;
 }
 
-/** The installed client and a market (`npm start` on its own store) to run the examples against. */
-export async function openCookbook(): Promise<Cookbook> {
+/**
+ * The installed client and a market (`npm start` on its own store) to run the examples against.
+ * `demo: false` starts it without the demo market, for files whose examples make everything they
+ * trade themselves (seeding the demo is most of a start on a busy machine). The start waits for
+ * the market to answer for up to `startMs`, failing at once if it exits.
+ */
+export async function openCookbook(o: { demo?: boolean; startMs?: number } = {}): Promise<Cookbook> {
   const store = childStore('cookbook');
-  // The market seeds its demo while the client installs (each takes tens of seconds on a busy machine).
+  // The market starts while the client installs (each takes tens of seconds on a busy machine).
   const [project, market] = await Promise.all([
     installedClient(),
-    startDevnetMarket(store.env, { INDEXER_INTERVAL_MS: '500', RECOVERY_INTERVAL_MS: '500', WEBHOOK_INTERVAL_MS: '300', DEVNET_ATTACH_FEE_RAW: '0', LOG_LEVEL: 'warn' }),
+    startDevnetMarket(
+      store.env,
+      { INDEXER_INTERVAL_MS: '500', RECOVERY_INTERVAL_MS: '500', WEBHOOK_INTERVAL_MS: '300', DEVNET_ATTACH_FEE_RAW: '0', LOG_LEVEL: 'warn', ...(o.demo === false ? { SEED_DEMO: 'false' } : {}) },
+      o.startMs ?? 110_000,
+    ),
   ]);
   const c: Cookbook = {
     project,

@@ -74,7 +74,8 @@ void describe('client flows: bids', () => {
     const isAuth = post(/\/exact-authorizations$/);
     await refusedUnsigned(bidderW, isAuth, (r) => (r[0].psbt_hex = editPsbtHex(r[0].psbt_hex, (tx) => tx.updateOutput(0, { script: detachOutputScript({ input0Txid: hex.encode(tx.getInput(0).txid!), destination: thief.address }) }, true))), (c) => c.authorizeExact(auth), 'detach to a thief');
     await refusedUnsigned(bidderW, isAuth, (r) => (r[0].psbt_hex = editPsbtHex(r[0].psbt_hex, (tx) => tx.updateInput(1, { index: 7 }, true))), (c) => c.authorizeExact(auth), 'another unit');
-    const active = await bidder.authorizeExact(auth);
+    // The unit as inventory shows it (with its utxo_value_sats): the client sends only the outpoint.
+    const active = await bidder.authorizeExact({ ...auth, target_outpoint: { ...at, utxo_value_sats: 330 } as typeof at });
     assert.equal(active.status, 'active');
 
     // The seller finds it in its inbox; the fee rate rose since, so the accept needs a child.
@@ -117,7 +118,7 @@ void describe('client flows: bids', () => {
     await m.sync();
 
     const sellerClient = await clientFor(seller.w, calls);
-    const c = await sellerClient.counter({ offer_id: placed.funding_slots[0]!.offer_ids[0]!, asset_outpoint: at, price_sats: 23_000, expires_at: now() + 3600 });
+    const c = await sellerClient.counter({ offer_id: placed.funding_slots[0]!.offer_ids[0]!, asset_outpoint: { ...at, utxo_value_sats: 330 } as typeof at, price_sats: 23_000, expires_at: now() + 3600 });
     const seen = [];
     for await (const r of bidder.counters()) seen.push(r);
     assert.deepEqual(seen.map((r) => [r.id, r.price_sats, r.offer_price_sats]), [[c.id, 23_000, 20_500]]);

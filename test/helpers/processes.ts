@@ -66,8 +66,8 @@ export async function startMarket(store: Record<string, string>, devnet: { rpcUr
 }
 
 /** The market as `npm start` runs it: the devnet inside (CHAIN=devnet), on its own store and port. */
-export async function startDevnetMarket(store: Record<string, string>, env: Record<string, string> = {}): Promise<Child> {
+export async function startDevnetMarket(store: Record<string, string>, env: Record<string, string> = {}, timeoutMs?: number): Promise<Child> {
   const port = await freePort();
-  const child = await start(['serve'], { ...store, PORT: String(port), HOST: '127.0.0.1', CHAIN: 'devnet', ...env }, `http://127.0.0.1:${port}/healthz`);
+  const child = await startCli(['serve'], { ...store, PORT: String(port), HOST: '127.0.0.1', CHAIN: 'devnet', ...env }, `http://127.0.0.1:${port}/healthz`, undefined, timeoutMs);
   return { ...child, url: `http://127.0.0.1:${port}` };
 }

@@ -62,9 +62,15 @@ export interface AuthorizeInput {
   maxFeeSats?: number;
 }
 
+/**
+ * Only the outpoint of a unit: an `asset_utxo` as inventory returns it also carries its
+ * `utxo_value_sats`, which the offer routes do not take (a bot passes the inventory row's object).
+ */
+const outpointOf = (o: Outpoint): Outpoint => ({ txid: o.txid, vout: o.vout });
+
 export async function authorizeExact(ctx: FlowContext, p: AuthorizeInput) {
   const { http, signer, progress } = ctx;
-  const [a] = (await http.call('POST /v1/offers/{id}/exact-authorizations', { params: { id: p.offer_id }, body: { outpoints: [p.target_outpoint], ...opt('fee_rate', p.fee_rate) } })).result;
+  const [a] = (await http.call('POST /v1/offers/{id}/exact-authorizations', { params: { id: p.offer_id }, body: { outpoints: [outpointOf(p.target_outpoint)], ...opt('fee_rate', p.fee_rate) } })).result;
   if (!a) throw templateMismatch('no authorization came back for the unit asked');
   progress?.('authorization_quoted', { authorization_id: a.authorization_id });
   const signed = await verifyAndSign(
@@ -110,7 +116,7 @@ export interface CounterInput {
 }
 
 export async function counter(ctx: FlowContext, p: CounterInput): Promise<Counter> {
-  const c = (await ctx.http.call('POST /v1/offers/{id}/counters', { params: { id: p.offer_id }, body: { asset_outpoint: p.asset_outpoint, price_sats: p.price_sats, expires_at: p.expires_at } })).result;
+  const c = (await ctx.http.call('POST /v1/offers/{id}/counters', { params: { id: p.offer_id }, body: { asset_outpoint: outpointOf(p.asset_outpoint), price_sats: p.price_sats, expires_at: p.expires_at } })).result;
   ctx.progress?.('countered', { counter_id: c.id });
   return c;
 }
