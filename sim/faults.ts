@@ -36,7 +36,20 @@ export class FaultInjector {
     const f = this.rng.pick(choices);
     const w = this.world;
     const later = (ms: number, undo: () => Promise<void>) => {
-      const p = new Promise<void>((r) => setTimeout(r, ms)).then(undo).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} failed: ${e.message}` }));
+      // A fault is undone whatever it takes: a restart that does not come up in time (a loaded
+      // machine) is tried again, so a killed instance never stays down for the rest of the day
+      // while the traders' failures look like a busy market (seeds 5004 and 5008 did that).
+      const undoing = async (): Promise<void> => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await undo();
+          } catch (e) {
+            this.history.add({ kind: 'note', message: `undoing ${f} failed (attempt ${attempt}): ${(e as Error).message}` });
+            if (this.stopped && attempt >= 3) throw e;
+          }
+        }
+      };
+      const p = new Promise<void>((r) => setTimeout(r, ms)).then(undoing).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} gave up: ${e.message}` }));
       this.pending.add(p);
       void p.finally(() => this.pending.delete(p));
     };

@@ -65,6 +65,9 @@ const COLLECTIONS = ['sim-alpha', 'sim-beta', 'sim-gamma'];
 /** Asset names SIMA…: four letters after SIM, from the asset's number (unique in a run). */
 const assetName = (n: number) => `SIM${[...Array(4)].map((_, i) => String.fromCharCode(65 + (Math.floor(n / 26 ** (3 - i)) % 26))).join('')}`;
 
+/** The actions a day must have done at least once for its invariants to mean anything (a day of a few minutes has time to sell too). */
+const EXERCISED = minutes >= 5 ? ['list', 'bid', 'buy'] : ['list', 'bid'];
+
 async function main(): Promise<number> {
   say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
   const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
@@ -124,6 +127,11 @@ async function main(): Promise<number> {
       history.add({ kind: 'check', name: c.name, ok: found.length === 0, ...(found.length ? { message: found[0]!.message } : {}) });
       for (const x of found) violations.push(x);
     }
+    // A day on which the market never traded proves nothing: every invariant holds vacuously
+    // when every request fails (a market that never came back from a kill did exactly that).
+    const idle = EXERCISED.filter((action) => !history.counts.get(`${action}:ok`));
+    if (idle.length) violations.push({ name: 'exercised', message: `no ${idle.join(', ')} succeeded all day: the run exercised nothing to check` });
+    history.add({ kind: 'check', name: 'exercised', ok: idle.length === 0 });
   } finally {
     await world.close();
   }
