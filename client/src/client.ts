@@ -330,6 +330,19 @@ export class MarketClient {
   }
 
   /**
+   * The saved accept of an exact offer (the seller's; safe to read at any time): after an uncertain
+   * accept reply, read it before anything else; `failed` with `claims_released` means accept again.
+   */
+  async exactAcceptStatus(authorizationId: string) {
+    return (await this.http.call('GET /v1/exact-offer-authorizations/{id}/accept', { params: { id: authorizationId } })).result;
+  }
+
+  /** The saved accept of a collection offer (the seller's, by `accept_id`; safe to read at any time). */
+  async policyAcceptStatus(acceptId: string) {
+    return (await this.http.call('GET /v1/policy-accepts/{id}', { params: { id: acceptId } })).result;
+  }
+
+  /**
    * Buy: quote → verify the PSBT against the intent → sign → complete. On an uncertain outcome the
    * saved operation is read instead of signing again; if it still cannot tell, the error carries
    * the signed bytes to resubmit (identical bytes are idempotent).

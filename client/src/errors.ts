@@ -43,6 +43,19 @@ export class MarketError extends Error {
   }
 
   /**
+   * True when a signed broadcast lost to another spend of one of its inputs: 409 \`state_changed\`
+   * with the node's \`mempool_reason\` (a conflicting or replacing spend the node holds in its
+   * mempool) or 409 \`conflict_spend\` (an input already spent in the chain). The bytes can never
+   * relay: re-read the order or outpoint; with \`claims_released\` the quote is dead, so quote
+   * again rather than resubmit. A \`state_changed\` without \`mempool_reason\` is the ordinary
+   * "re-read it" answer, not a lost broadcast.
+   */
+  get lostToSpend(): boolean {
+    if (this.status !== 409) return false;
+    return this.code === 'conflict_spend' || (this.code === 'state_changed' && typeof this.extras.mempool_reason === 'string');
+  }
+
+  /**
    * True for the outcomes the contract says do not prove failure (read the operation, never
    * re-sign), and for a success whose body could not be trusted: the write may have taken effect.
    */

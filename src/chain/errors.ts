@@ -87,6 +87,18 @@ export function isConflictReason(reason: string): boolean {
   return CONFLICT_CODES.has(code) || /rejecting replacement/.test(reason) || reason.startsWith('package RBF failed');
 }
 
+/**
+ * The reasons among the conflicts that mean the transaction lost to another spend the node holds
+ * in its mempool (a conflicting transaction it keeps, or a replacement it refused to make): the
+ * spec's 409 `state_changed` with `mempool_reason`. The rest (`bad-txns-inputs-missingorspent`,
+ * `missing-inputs`: the input is already spent in the chain, or unknown) are its `conflict_spend`.
+ */
+const LOST_RACE_CODES = new Set(['txn-mempool-conflict', 'bip125-replacement-disallowed', 'replacement-adds-unconfirmed']);
+
+export function isLostRaceReason(reason: string): boolean {
+  return LOST_RACE_CODES.has(reasonCode(reason)) || /rejecting replacement/.test(reason) || reason.startsWith('package RBF failed');
+}
+
 export type RejectionClass =
   | { kind: 'conflict' }
   | { kind: 'policy'; policy: MempoolPolicy }

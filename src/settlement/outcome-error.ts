@@ -1,19 +1,24 @@
 import { ApiError } from '../http/errors.js';
 import type { RelayOutcome } from './relay.js';
-import { mempoolPolicyOf } from '../chain/errors.js';
+import { isLostRaceReason, mempoolPolicyOf } from '../chain/errors.js';
 
 /**
  * How a completion route answers when its journaled settlement did not relay.
  * `claims_released` tells the client the quote is dead and a new one is needed.
  */
+/**
+ * A relay that lost to another spend, as the spec splits it: lost to a conflicting or replacing
+ * spend in the node's mempool, 409 `state_changed` with the node's `mempool_reason` (re-read the
+ * order or outpoint); an input already spent in the chain (or unknown), 409 `conflict_spend`.
+ */
+export function conflictError(reason: string, text: { lost: string; spent: string }, extras: Record<string, unknown>): ApiError {
+  return isLostRaceReason(reason) ? new ApiError('state_changed', text.lost, { ...extras, mempool_reason: reason }) : new ApiError('conflict_spend', text.spent, { ...extras, mempool_reason: reason });
+}
+
 export function relayOutcomeError(outcome: Exclude<RelayOutcome, { status: 'relayed' }>, settlementId: string): ApiError {
   switch (outcome.status) {
     case 'conflicted':
-      return new ApiError('conflict_spend', 'An input was already spent by another transaction', {
-        mempool_reason: outcome.reason,
-        claims_released: true,
-        settlement_id: settlementId,
-      });
+      return conflictError(outcome.reason, { lost: `The broadcast lost to a conflicting or replacing spend: ${outcome.reason}`, spent: 'An input was already spent by another transaction' }, { claims_released: true, settlement_id: settlementId });
     case 'rejected': {
       const wait = outcome.policy === 'chain_too_long' || outcome.policy === 'truc';
       if (!outcome.policy) {
@@ -35,7 +40,7 @@ export function relayOutcomeError(outcome: Exclude<RelayOutcome, { status: 'rela
       // Part of the package is on the network and keeps its claims; the refused member is named.
       const first = outcome.refused[0]!;
       const extras = { mempool_reason: first.reason, claims_released: false, landed_txids: outcome.landed, refused_txid: first.txid, settlement_id: settlementId };
-      if (first.conflict) return new ApiError('conflict_spend', 'Part of the package is in the mempool; another member lost to a conflicting spend', extras);
+      if (first.conflict) return conflictError(first.reason, { lost: `Part of the package is in the mempool; ${first.txid} lost to a conflicting or replacing spend`, spent: `Part of the package is in the mempool; an input of ${first.txid} was already spent` }, extras);
       const policy = mempoolPolicyOf(first.reason);
       const text = `Part of the package is in the mempool; the node refused ${first.txid}: ${first.reason}`;
       return policy ? new ApiError('mempool_rejected', text, { ...extras, mempool_policy: policy }) : new ApiError('invalid_transaction', text, extras);

@@ -71,7 +71,7 @@ void test('below the relay floor: 422 mempool_rejected fee_floor, claims release
   assert.equal((await complete(m, buyer, q2.id, signQuote(q2, buyer.w))).status, 200);
 });
 
-void test('an input spent elsewhere first: 409 conflict_spend, claims released', async () => {
+void test('an input spent first by a transaction in the mempool: the broadcast lost to a conflicting spend, 409 state_changed with mempool_reason, claims released', async () => {
   const { l, buyer, q } = await quoted('conflict');
   // The buyer spends the quoted coin in another transaction before completing.
   const input0 = Transaction.fromPSBT(hex.decode(q.psbt_hex), READ_TX_OPTS).getInput(0);
@@ -80,11 +80,27 @@ void test('an input spent elsewhere first: 409 conflict_spend, claims released',
   await m.devnet.bitcoin.broadcast(buildTx([{ wallet: buyer.w, coin }], [{ script: away.script, amount: coin.amount - 1_000n }]));
   const r = await complete(m, buyer, q.id, signQuote(q, buyer.w));
   assert.equal(r.status, 409, JSON.stringify(r.body));
-  assert.deepEqual([r.body.code, r.body.claims_released], ['conflict_spend', true]);
+  assert.deepEqual([r.body.code, r.body.claims_released], ['state_changed', true]);
+  assert.equal(typeof r.body.mempool_reason, 'string', 'the node\'s reject reason');
   assert.equal((await listingRow(m, l.id)).state, 'active');
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['dropped']);
   const read = (await readOp(m, buyer, q.id)).body.result;
-  assert.deepEqual([read.status, read.failure_code, read.claims_released], ['failed', 'conflict_spend', true]);
+  assert.deepEqual([read.status, read.failure_code, read.claims_released], ['failed', 'state_changed', true]);
+});
+
+void test('an input already spent in the chain: 409 conflict_spend, claims released', async () => {
+  const { l, buyer, q } = await quoted('conflict-mined');
+  const input0 = Transaction.fromPSBT(hex.decode(q.psbt_hex), READ_TX_OPTS).getInput(0);
+  const coin = coinOf(m.devnet, hex.encode(input0.txid!), input0.index!);
+  const away = makeWallet('p2wpkh', 'relay-conflict-mined-away');
+  await m.devnet.bitcoin.broadcast(buildTx([{ wallet: buyer.w, coin }], [{ script: away.script, amount: coin.amount - 1_000n }]));
+  await m.mine();
+  const r = await complete(m, buyer, q.id, signQuote(q, buyer.w));
+  assert.equal(r.status, 409, JSON.stringify(r.body));
+  assert.deepEqual([r.body.code, r.body.claims_released], ['conflict_spend', true]);
+  assert.equal((await listingRow(m, l.id)).state, 'active');
+  const read = (await readOp(m, buyer, q.id)).body.result;
+  assert.deepEqual([read.status, read.failure_code], ['failed', 'conflict_spend']);
 });
 
 void test('an unknown broadcast outcome: 502 broadcast_unknown, the operation reads broadcasting, recovery relays it, a block confirms it', async () => {

@@ -79,7 +79,7 @@ void test('reuse: a checkout released while a reorg has the asset UTXO unconfirm
 
   // The buyer repeats the same bytes: the node reports the conflict and every claim is released.
   const r = await complete(m, buyer, q.id, signed);
-  assert.deepEqual([r.status, r.body.code, r.body.claims_released], [409, 'conflict_spend', true], JSON.stringify(r.body));
+  assert.deepEqual([r.status, r.body.code, r.body.claims_released, typeof r.body.mempool_reason], [409, 'state_changed', true, 'string'], JSON.stringify(r.body));
   // The first broadcast's outcome was unknown: the bytes (and the seller's half) may be out.
   const exposed = await listingRow(m, l.id);
   assert.deepEqual([exposed.state, exposed.exposure_reason], ['exposed', 'checkout_conflicted'], 'an exposed unit is not back on the book');
@@ -107,7 +107,7 @@ void test('attach: a checkout released after a reorg reopened the attach ends th
   assert.equal((await listingRow(m, listingId)).state, 'reserved', 'a claimed listing stays the checkout\'s to settle');
 
   const r = await complete(m, buyer, q.id, signed);
-  assert.deepEqual([r.status, r.body.code, r.body.claims_released], [409, 'conflict_spend', true], JSON.stringify(r.body));
+  assert.deepEqual([r.status, r.body.code, r.body.claims_released, typeof r.body.mempool_reason], [409, 'state_changed', true, 'string'], JSON.stringify(r.body));
   const ended = await listingRow(m, listingId);
   assert.deepEqual([ended.state, ended.end_reason, ended.signed_psbt], ['ended', 'invalid', null]);
   const draft = (await m.call('GET', `/v1/listing-preflights/${draftId}`, seller.token)).body.result;

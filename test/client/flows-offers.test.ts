@@ -100,10 +100,14 @@ void describe('client flows: bids', () => {
     assert.equal(sellerCalls.sign, 2, 'parent and child, once');
     const resubmit = lost.extras.resubmit as { authorization_id: string; psbt_hex: string; cpfp_psbt_hex: string };
     assert.ok(resubmit.psbt_hex && resubmit.cpfp_psbt_hex, 'the exact signed bytes to resend');
+    // The retry table: read the saved operation first. The edge refused every attempt, so nothing was accepted.
+    assert.equal((await sellerClient.exactAcceptStatus(resubmit.authorization_id)).status, 'not_accepted');
     const done = (await sellerClient.http.call('POST /v1/exact-offer-authorizations/{id}/accept', { params: { id: resubmit.authorization_id }, body: { psbt_hex: resubmit.psbt_hex, cpfp_psbt_hex: resubmit.cpfp_psbt_hex } })).result;
     assert.equal(sellerCalls.sign, 2, 'resent, never re-signed');
     assert.ok(done.child_txid, 'a CPFP child');
     assert.equal(done.price_sats, 30_000);
+    const saved = await sellerClient.exactAcceptStatus(resubmit.authorization_id);
+    assert.deepEqual([saved.status, saved.txid, saved.child_txid], ['broadcast', done.txid, done.child_txid]);
     await m.mine();
     await m.sync();
     assert.equal(await heldAt(m, bidderW.address, seller.asset), 1n, 'the unit reached the bidder');

@@ -73,8 +73,12 @@ void describe('client flows: collection offers', () => {
     const sold = await (await clientFor(seller.w, sellCalls)).acceptCollectionOffer({ parent_txid: placed.parent_txid, asset_utxo: unit, fee_rate: 2, seller_min_net_sats: 20_000 });
     assert.equal(sellCalls.sign, 1);
     assert.equal(sold.price_sats, 35_000, 'the best alternative the unit matches');
+    const sellerClient = await clientFor(seller.w, sellCalls);
+    const saved = await sellerClient.policyAcceptStatus(sold.accept_id);
+    assert.deepEqual([saved.status, saved.txid, saved.settlement_id], ['broadcast', sold.txid, sold.settlement_id]);
     await m.mine();
     await m.sync();
+    assert.equal((await sellerClient.policyAcceptStatus(sold.accept_id)).status, 'confirmed');
     const held = await m.ctx.chain.counterparty.getAddressBalances(bidderW.address);
     assert.ok(held.some((b) => b.asset === seller.asset && b.utxo === `${sold.txid}:0`), JSON.stringify(held));
 

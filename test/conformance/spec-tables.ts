@@ -87,6 +87,9 @@ export const EXTRA_ROUTES: Record<string, RouteRow> = {
   'GET /readyz': pub('no-store', null),
   // The spec's flows name these steps without their routes.
   'POST /v1/listing-preflights/{id}/attach': ses('signed_completion'),
+  // The spec's retry table: after a 502/503 during an accept's completion, read the saved operation status.
+  'GET /v1/exact-offer-authorizations/{id}/accept': ses('recovery_read'),
+  'GET /v1/policy-accepts/{id}': ses('recovery_read'),
   'DELETE /v1/listing-preflights/{id}': ses('account_maintenance'),
   'POST /v1/listing-preflights/{id}/price': ses('account_maintenance'),
   'POST /v1/listings/{id}/delist': ses('account_maintenance'),
@@ -149,6 +152,7 @@ export const SPEC_CODES: Record<string, CodeRow> = {
   forbidden: { statuses: [403], extras: [] },
   not_found: { statuses: [404], extras: [] },
   method_not_allowed: { statuses: [405], extras: [] },
+  // `mempool_reason` only when a broadcast lost to a conflicting or replacing spend, so not on every answer.
   state_changed: { statuses: [409], extras: [] },
   expired: { statuses: [410], extras: [] },
   invalid_transaction: { statuses: [422], extras: [] },

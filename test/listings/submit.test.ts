@@ -149,13 +149,14 @@ void test('bad signatures and changed templates are refused and change nothing',
   assert.ok(await m.devnet.bitcoin.getTxOut(coin.txid, coin.vout), 'the funding coin is untouched');
 });
 
-void test('an input spent elsewhere: 409 conflict_spend, claims released, draft failed', async () => {
+void test('an input spent elsewhere (in the mempool): the attach lost to a conflicting spend, 409 state_changed with mempool_reason, claims released, draft failed', async () => {
   const { w, coin, token, d } = await draftFor(undefined);
   const sink = makeWallet('p2wpkh', 'sub-sink');
   await m.devnet.bitcoin.broadcast(buildTx([{ wallet: w, coin: coin as Coin }], [{ script: sink.script, amount: coin.amount - 1_000n }]));
   const r = await m.call('POST', `/v1/listing-preflights/${d.id}/attach`, token, { psbt_hex: signPsbt(d.attach.psbt_hex, w, [0], SigHash.ALL) });
   assert.equal(r.status, 409, JSON.stringify(r.body));
-  assert.equal(r.body.code, 'conflict_spend');
+  assert.equal(r.body.code, 'state_changed');
+  assert.equal(typeof r.body.mempool_reason, 'string');
   assert.equal(r.body.claims_released, true);
   const after = await get(token, d.id);
   assert.equal(after.status, 'failed');

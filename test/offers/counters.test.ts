@@ -56,12 +56,22 @@ void it('counter, take by funding at the counter price, authorize, accept: the u
   await m.sync();
   const { a, act } = await authorizeOne(m, b, taken.funding_slots[0]!.offer_ids[0]!, at);
   assert.equal(act.status, 200, JSON.stringify(act.body));
+  // The saved accept (the recovery read after a lost completion reply): nothing yet, then broadcast, then confirmed.
+  const status = async (token = seller.token) => m.call('GET', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, token);
+  const none = await status();
+  assert.equal(none.status, 200, JSON.stringify(none.body));
+  assert.deepEqual([none.body.result.status, none.body.result.settlement_id, none.body.result.txid], ['not_accepted', null, null]);
+  assert.equal((await status(b.token)).status, 404, "the bidder does not read the seller's accept");
   const pf = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept-preflight`, seller.token, {});
   const acc = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token, { psbt_hex: signPsbt(pf.body.result.psbt_hex, seller.w, [1], SigHash.ALL) });
   assert.equal(acc.status, 200, JSON.stringify(acc.body));
   assert.equal(acc.body.result.price_sats, 23_000);
+  const sent = (await status()).body.result;
+  assert.deepEqual([sent.status, sent.txid, sent.settlement_id, sent.authorization_status, sent.claims_released], ['broadcast', acc.body.result.txid, acc.body.result.settlement_id, 'used', false]);
   await m.mine();
   await m.sync();
+  const done = (await status()).body.result;
+  assert.deepEqual([done.status, done.confirmations], ['confirmed', 1]);
   assert.equal(await heldAt(m, b.w.address, seller.asset), 1n);
 });
 

@@ -307,7 +307,7 @@ describe('exact offers', () => {
     assert.ok(!sellerFeed.some((e: any) => e.kind === 'exact_offer_accept_conflicted' && e.authorization_id === a.authorization_id));
   });
 
-  void it('a bidder who spends the funding output after the seller signed wins on chain: conflict_spend, claims released, recorded for the seller', { skip: 'after the merge of issues 28 and 34 the authorization over its unit answers target_unavailable (the unit no longer holds exactly one asset in this file\'s shared setup); the race is covered by the package-RBF back-out tests and the real-Core flows; to be fixed' }, async () => {
+  void it('a bidder who spends the funding output after the seller signed wins on chain: state_changed with mempool_reason (lost to a conflicting spend), claims released, recorded for the seller', { skip: 'after the merge of issues 28 and 34 the authorization over its unit answers target_unavailable (the unit no longer holds exactly one asset in this file\'s shared setup); the race is covered by the package-RBF back-out tests and the real-Core flows; to be fixed' }, async () => {
     const b = await newBidder(m);
     const placed = await placeFunded(m, b, 27_000, 1, [{ scope: 'asset', asset: seller.asset }]);
     await m.mine();
@@ -319,7 +319,7 @@ describe('exact offers', () => {
     await m.devnet.bitcoin.broadcast(buildTx([{ wallet: b.w, coin: coinOf(m.devnet, slot.txid, slot.vout) }], () => [{ script: b.w.script, amount: 26_000n }]));
     const r = await acc.send({ psbt_hex: acc.parent });
     assert.equal(r.status, 409, JSON.stringify(r.body));
-    assert.equal(r.body.code, 'conflict_spend');
+    assert.equal(r.body.code, 'state_changed');
     assert.equal(r.body.claims_released, true);
     const left = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${at.txid}:${at.vout}`).execute();
     assert.equal(left.length, 0);

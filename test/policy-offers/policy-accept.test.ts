@@ -178,15 +178,24 @@ describe('policy accept: the hard-cancel race, both ways (package RBF as on Core
     const cancelHex = finalize(signPsbt(ct.body.result.psbt_hex, b.w, ct.body.result.signing.inputs_to_sign, SigHash.DEFAULT));
     beforeSubmit = () => m.devnet.bitcoin.broadcast(cancelHex);
     const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed });
-    return { b, set, r, cancelTxid: buildTxid(cancelHex) };
+    return { b, set, r, cancelTxid: buildTxid(cancelHex), acceptId: acc.q.body.result.accept_id as string };
   }
 
+  /** The saved accept (the recovery read after a lost completion reply). */
+  const acceptStatus = async (id: string, token = seller.token) => m.call('GET', `/v1/policy-accepts/${id}`, token);
+
   void it('the accept package pays more: it replaces the unconfirmed hard cancel, the fill stands and confirms', async () => {
-    const { b, set, r, cancelTxid } = await raceAt(1);
+    const { b, set, r, cancelTxid, acceptId } = await raceAt(1);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(await m.devnet.bitcoin.getTransaction(cancelTxid), null, 'the hard cancel was replaced');
+    const read = await acceptStatus(acceptId);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual([read.body.result.status, read.body.result.txid, read.body.result.settlement_id, read.body.result.failure_code], ['broadcast', r.body.result.txid, r.body.result.settlement_id, null]);
+    assert.equal((await acceptStatus(acceptId, b.token)).status, 404, "another address's accept is not found");
     await m.mine();
     await m.sync();
+    const confirmed = (await acceptStatus(acceptId)).body.result;
+    assert.deepEqual([confirmed.status, confirmed.confirmations], ['confirmed', 1]);
     const s = await m.ctx.store.db.selectFrom('settlements').select('state').where('id', '=', r.body.result.settlement_id).executeTakeFirstOrThrow();
     assert.equal(s.state, 'confirmed');
     const fills = await m.ctx.store.db.selectFrom('fills').select('state').where('settlement_id', '=', r.body.result.settlement_id).execute();
@@ -197,10 +206,13 @@ describe('policy accept: the hard-cancel race, both ways (package RBF as on Core
     assert.ok(bidderFeed.includes('collection_offer_filled'), JSON.stringify(bidderFeed));
   });
 
-  void it('the hard cancel pays more: the package loses (conflict_spend), the set ends invalid, the seller is told', async () => {
-    const { set, r, cancelTxid } = await raceAt(60);
+  void it('the hard cancel pays more: the package loses to the replacing spend (state_changed with mempool_reason), the set ends invalid, the seller is told', async () => {
+    const { set, r, cancelTxid, acceptId } = await raceAt(60);
     assert.equal(r.status, 409, JSON.stringify(r.body));
-    assert.equal(r.body.code, 'conflict_spend');
+    assert.equal(r.body.code, 'state_changed');
+    assert.equal(typeof r.body.mempool_reason, 'string');
+    const read = (await acceptStatus(acceptId)).body.result;
+    assert.deepEqual([read.status, read.failure_code, read.claims_released, read.mempool_reason, read.settlement_id], ['failed', 'state_changed', true, r.body.mempool_reason, r.body.settlement_id], JSON.stringify(read));
     assert.ok(await m.devnet.bitcoin.getMempoolEntry(cancelTxid), 'the hard cancel stays');
     const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
     assert.equal(row.state, 'invalid');

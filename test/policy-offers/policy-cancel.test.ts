@@ -95,6 +95,7 @@ describe('collection-offer cancels', () => {
     const parent = pf.parent.expected_txid as string;
     const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
     assert.equal(soft.body.result.cancelled, true);
+    const cancelledId = (await events(b.w.address, 'collection_offer_cancelled'))[0]!.event_id;
     // The body is optional (its one field is): none at all reads as {} and builds at the market's rate.
     const bare = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token);
     assert.equal(bare.status, 200, JSON.stringify(bare.body));
@@ -120,9 +121,11 @@ describe('collection-offer cancels', () => {
     const retired = await events(b.w.address, 'collection_offer_retired');
     assert.equal(retired.length, 1);
     assert.equal(retired[0]!.status, 'invalid');
-    const cancelled = await events(b.w.address, 'collection_offer_cancelled');
-    assert.equal(cancelled.length, 1);
-    assert.notEqual(retired[0]!.event_id, cancelled[0]!.event_id);
+    // Rule 7: the cancelled event turned into the retired one (a new id); it does not stay beside it.
+    assert.equal((await events(b.w.address, 'collection_offer_cancelled')).length, 0, 'the soft cancel\'s event is withdrawn');
+    const feed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as any[];
+    assert.deepEqual(feed.filter((e) => e.kind.startsWith('collection_offer_')).map((e) => [e.kind, e.status, e.parent_txid]), [['collection_offer_retired', 'invalid', parent]]);
+    assert.notEqual(retired[0]!.event_id, cancelledId, 'a new event_id');
     const again = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, {});
     assert.equal(again.status, 409, JSON.stringify(again.body));
     // Another address's offer is not found.
@@ -151,6 +154,30 @@ describe('collection-offer cancels', () => {
     await m.mine();
     await m.sync();
     assert.deepEqual(await status(), ['invalid']);
+  });
+});
+
+describe('a reorg of a hard cancel after a soft cancel', () => {
+  void it('brings the collection_offer_cancelled event back in place of the retired one, with its first time', async () => {
+    const b = await newBidder(m, [40_000], 'p2wpkh');
+    const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
+    const parent = pf.parent.expected_txid as string;
+    const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    assert.equal(soft.status, 200, JSON.stringify(soft.body));
+    const feed = async () =>
+      ((await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as any[]).filter((e) => e.kind.startsWith('collection_offer_')).map((e) => [e.kind, e.status, e.parent_txid, e.at]);
+    const [before] = await feed();
+    assert.deepEqual(before!.slice(0, 3), ['collection_offer_cancelled', 'cancelled', parent]);
+    const ct = (await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel-transaction`, b.token, { fee_rate: 2 })).body.result;
+    await m.devnet.bitcoin.broadcast(finalize(signPsbt(ct.psbt_hex, b.w, ct.signing.inputs_to_sign, SigHash.ALL)));
+    m.clock.advance(5_000);
+    await m.mine();
+    await m.sync();
+    assert.deepEqual((await feed()).map((e) => e.slice(0, 3)), [['collection_offer_retired', 'invalid', parent]]);
+    await m.devnet.reorg(1);
+    await m.devnet.dropMempool();
+    await m.sync();
+    assert.deepEqual(await feed(), [before], 'the cancellation stands again, as it was');
   });
 });
 

@@ -22,6 +22,7 @@ import type { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js
 import { WebhookSender } from '../../src/modules/webhooks/sender.js';
 import { FencedOut, lease, takeEpoch } from '../../src/cluster/fence.js';
 import { Receiver } from './receiver.js';
+import { appendEvent } from '../../src/events/append.js';
 
 const receiver = new Receiver();
 let m: Market;
@@ -285,6 +286,20 @@ void describe('delivery', () => {
     assert.equal((await m.call('POST', `${base()}/${flaky.id}/deliveries/${first.id}/replay`, token)).status, 202);
     await Promise.all([dispatcher.run(), rival.run()]);
     assert.equal(receiver.at('/flaky').length - sentBefore, 3, 'the replay was sent once');
+  });
+
+  void it('an event the log carries again under the same id with a higher seq (its subject changed) is delivered again: news, not a duplicate', async () => {
+    const sentBefore = receiver.at('/flaky').length;
+    // What a sale writes: listing_filled while the checkout is pending, then again under the same id once the listing is sold.
+    const row = (status: string) => ({ event_id: 'ev_restated', kind: 'listing_filled', at: Math.floor(m.clock.now() / 1000), role: 'seller', status, asset: 'A1', price_sats: 20_000, txid: 'ab'.repeat(32), listing_id: 'lst_x', offer_id: null, utxo_txid: null, utxo_vout: null, expires_at: null, data: null });
+    for (const status of ['pending', 'sold']) {
+      await m.ctx.store.db.transaction().execute(async (tx) => appendEvent(tx, { event_id: 'ev_restated', feed: 'owner', address: seller.address, kind: 'listing_filled', at: row(status).at, row: row(status) }));
+    }
+    await dispatcher.run();
+    const sent = receiver.at('/flaky').slice(sentBefore);
+    assert.deepEqual(sent.map((r) => [r.id, r.body.data.status]), [['ev_restated', 'pending'], ['ev_restated', 'sold']], 'both, in log order');
+    assert.ok(sent[1]!.body.seq > sent[0]!.body.seq, 'the second under a higher seq');
+    for (const r of sent) assert.deepEqual(r.verifiedBy, [0]);
   });
 
   void it('an endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS is disabled', async () => {

@@ -1871,6 +1871,41 @@ export interface Routes {
       };
     };
   };
+  'GET /v1/exact-offer-authorizations/{id}/accept': {
+    params: {
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    response: {
+      result: {
+        authorization_id: string;
+        offer_id: string;
+        /**
+         * not_accepted: no accept journaled, the authorization can still be accepted; expired: none, and it can no longer be (expired, cancelled or retired); broadcasting: journaled, recovery keeps relaying it; broadcast; confirmed; failed: the node refused it or an input was spent elsewhere, claims released (see failure_code)
+         */
+        status: 'not_accepted' | 'expired' | 'broadcasting' | 'broadcast' | 'confirmed' | 'failed';
+        /**
+         * the authorization's own state now (active, used, expired, cancelled, retired, …)
+         */
+        authorization_status: string;
+        settlement_id: string | null;
+        settlement_state: string | null;
+        txid: Txid | null;
+        child_txid: Txid | null;
+        /**
+         * true once a failed settlement released every claim (status failed)
+         */
+        claims_released: boolean;
+        mempool_reason: string | null;
+        failure_code: string | null;
+        mempool_policy: string | null;
+        confirmations: number | null;
+        block_index: number | null;
+      };
+    };
+  };
   'POST /v1/exact-offer-authorizations/{id}/accept': {
     params: {
       /**
@@ -2281,6 +2316,39 @@ export interface Routes {
     };
     response: {
       result: PolicyAcceptRecord;
+    };
+  };
+  'GET /v1/policy-accepts/{id}': {
+    params: {
+      /**
+       * resource id
+       */
+      id: string;
+    };
+    response: {
+      result: {
+        accept_id: string;
+        offer_id: string;
+        funding_set_id: string;
+        /**
+         * quoted: not completed, the quote can still be signed and completed; expired: never completed, past its deadline; broadcasting: journaled, recovery keeps relaying it; broadcast; confirmed; failed: the node refused the package or an input was spent elsewhere, claims released (see failure_code)
+         */
+        status: 'quoted' | 'expired' | 'broadcasting' | 'broadcast' | 'confirmed' | 'failed';
+        expires_at: UnixSeconds;
+        settlement_id: string | null;
+        settlement_state: string | null;
+        parent_txid: Txid | null;
+        txid: string | null;
+        /**
+         * true once a failed settlement released every claim (status failed)
+         */
+        claims_released: boolean;
+        mempool_reason: string | null;
+        failure_code: string | null;
+        mempool_policy: string | null;
+        confirmations: number | null;
+        block_index: number | null;
+      };
     };
   };
   'GET /v1/market-signer': {

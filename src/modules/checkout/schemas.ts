@@ -1,5 +1,6 @@
 /** Wire schemas of the checkout, written once for validation, types and the OpenAPI. */
 import { Type } from '@sinclair/typebox';
+import { SettlementFields } from '../../settlement/operation.js';
 import { Address, AssetId, FeeRate, Id, Nullable, PsbtHex, Sats, Txid, UnixSeconds, Vout } from '../../http/validators.js';
 import { TapKey } from '../listings/index.js';
 import { EndsOffers } from '../../trade/coins.js';
@@ -110,12 +111,7 @@ export const Operation = Type.Object(
     reserves_inventory: Type.Literal(false),
     created_at: UnixSeconds,
     completed_at: Nullable(UnixSeconds),
-    claims_released: Type.Boolean({ description: 'true once a failed settlement released every claim (status failed)' }),
-    mempool_reason: Nullable(Type.String({ description: "on failed: the node's reject reason" })),
-    failure_code: Nullable(Type.String({ description: 'on failed: mempool_rejected, conflict_spend or invalid_transaction' })),
-    mempool_policy: Nullable(Type.String({ description: 'on failed with mempool_rejected: fee_floor, chain_too_long, truc, dust or nonstandard' })),
-    confirmations: Nullable(Type.Integer({ minimum: 1, description: "on confirmed: confirmations by the market's indexed tip" })),
-    block_index: Nullable(Type.Integer({ minimum: 0, description: 'on confirmed: the height of the confirming block' })),
+    ...SettlementFields,
     ends_offers: Type.Optional({ ...EndsOffers, description: `quote reply only, when body.funding named coins: ${EndsOffers.description}` }),
     skipped_own_listings: Type.Optional(Type.Array(Type.String(), { description: 'quote reply only: {listing_id} lines skipped because the caller sells them' })),
   },

@@ -8,7 +8,7 @@
  * to broadcast) | failed (the node refused it or an input was spent elsewhere; claims released).
  */
 import type { SettlementRow } from '../../settlement/journal.js';
-import { classifyRejection } from '../../chain/errors.js';
+import { settledStatus, settlementFields } from '../../settlement/operation.js';
 import { splitOutpoint } from '../../trade/outpoints.js';
 import { DELIVERY_UTXO_SATS } from '../../trade/rules.js';
 import type { EndsOffers } from '../../trade/coins.js';
@@ -18,33 +18,13 @@ export type OperationStatus = 'quoted' | 'expired' | 'broadcasting' | 'broadcast
 
 export function operationStatus(q: QuoteRow, s: SettlementRow | undefined, now: number): OperationStatus {
   if (q.status === 'quoted') return q.expires_at <= now ? 'expired' : 'quoted';
-  switch (s?.state) {
-    case 'relayed':
-      return 'broadcast';
-    case 'confirmed':
-      return 'confirmed';
-    case 'rejected':
-    case 'conflicted':
-      return 'failed';
-    default:
-      return 'broadcasting';
-  }
-}
-
-/** The spec's error code a failed operation ended with, and its mempool policy when one applies. */
-export function failureOf(s: SettlementRow): { code: 'conflict_spend' | 'mempool_rejected' | 'invalid_transaction'; mempool_policy: string | null } {
-  if (s.state === 'conflicted') return { code: 'conflict_spend', mempool_policy: null };
-  const v = classifyRejection(s.mempool_reason ?? '');
-  if (v.kind === 'policy') return { code: 'mempool_rejected', mempool_policy: v.policy };
-  return { code: v.kind === 'conflict' ? 'conflict_spend' : 'invalid_transaction', mempool_policy: null };
+  return s ? settledStatus(s) : 'broadcasting';
 }
 
 export function operationView(q: QuoteRow, s: SettlementRow | undefined, now: number, tipHeight: number | null, extra: { skippedOwn?: string[]; endsOffers?: EndsOffers } = {}) {
   const status = operationStatus(q, s, now);
   const delivery = q.delivery_mode === 'attached' ? DELIVERY_UTXO_SATS : 0;
   const lines = quoteLines(q);
-  const failed = status === 'failed' && s ? failureOf(s) : null;
-  const confirmations = s?.state === 'confirmed' && s.confirmed_height !== null && tipHeight !== null ? Math.max(1, tipHeight - s.confirmed_height + 1) : null;
   return {
     id: q.id,
     status,
@@ -82,12 +62,7 @@ export function operationView(q: QuoteRow, s: SettlementRow | undefined, now: nu
     reserves_inventory: false as const,
     created_at: q.created_at,
     completed_at: q.completed_at,
-    claims_released: status === 'failed',
-    mempool_reason: s?.mempool_reason ?? null,
-    failure_code: failed?.code ?? null,
-    mempool_policy: failed?.mempool_policy ?? null,
-    confirmations,
-    block_index: s?.state === 'confirmed' ? s.confirmed_height : null,
+    ...settlementFields(s, status === 'failed', tipHeight),
     ...(extra.endsOffers ? { ends_offers: extra.endsOffers } : {}),
     ...(extra.skippedOwn ? { skipped_own_listings: extra.skippedOwn } : {}),
   };

@@ -81,7 +81,7 @@ function parseTemplate(a: AuthRow) {
 async function slotConfirmed(ctx: Context, a: AuthRow): Promise<boolean> {
   const [txid, vout] = a.slot_outpoint.split(':');
   // The chain's UTXO set, not the mempool's: a bidder's unconfirmed spend of the slot is a race
-  // the settlement may lose on relay (conflict_spend), not a reason to ask the bidder to act.
+  // the settlement may lose on relay (state_changed with mempool_reason), not a reason to ask the bidder to act.
   const out = await ctx.chain.bitcoin.getTxOut(txid!, Number(vout), false);
   return !!out && out.confirmations >= 1;
 }

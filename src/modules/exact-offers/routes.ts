@@ -10,10 +10,11 @@ import { requireOwner, requireSession } from '../auth/index.js';
 import { authorize, MAX_AUTHORIZATION_OUTPOINTS } from './authorize.js';
 import { activate } from './activate.js';
 import { accept, acceptPreflight } from './accept.js';
+import { acceptStatus } from './accept-status.js';
 import { validateSelection } from './selection.js';
 import { retireAuthorizations } from '../offers/index.js';
 import { bidderView, inboxRow } from './view.js';
-import { AcceptBody, AcceptPreflight, AcceptPreflightBody, AcceptResult, Activated, AuthorizeBody, BidderAuthorization, InboxRow, PsbtBody, SelectionBody, SelectionResult } from './schemas.js';
+import { AcceptBody, AcceptPreflight, AcceptPreflightBody, AcceptResult, AcceptStatus, Activated, AuthorizeBody, BidderAuthorization, InboxRow, PsbtBody, SelectionBody, SelectionResult } from './schemas.js';
 import { before } from '../../store/keyset.js';
 import { sql } from 'kysely';
 
@@ -193,13 +194,30 @@ export function exactOfferRoutes(app: App, ctx: Context): void {
         security,
         summary: 'Accept: claim, journal and submit the settlement package',
         description:
-          "Session: the seller holding the asset outpoint (a missing and a foreign id both answer 404). Body `{psbt_hex, cpfp_psbt_hex?}`: the parent with the seller's signature on input 1 (ALL; P2TR DEFAULT) — the market merges the stored bidder signature — and, when the current fee rate needs more than the parent carries, the signed child (see accept-preflight). Checks: the template byte for byte (422 template_mismatch), the seller signature (422 signature_invalid), the child's shape (422 template_mismatch) and fee (422 invalid_transaction with `required_child_fee_sats`; a missing required child: 400 invalid_request with it), the funding output confirmed (409 state_changed with `requires_buyer_action: true`). Then, atomically: the offer is filled (its siblings over the funding output retire), the authorization used, the listing of the unit (if listed) reserved, and the settlement journaled with claims on the funding output and the asset outpoint — the claims checkout takes too, so the first valid signature wins: a unit already claimed by a checkout or another accept answers 409 state_changed and nothing is broadcast. For a co-signed unit the market signer co-signs input 1 inside that claim, over exactly these bytes (one decision per unit outpoint, shared with checkouts of its listing): its refusal answers 409 offer_selection_unavailable with its `refusal_code` (listing_signed_other: the unit was co-signed into another live settlement), 503 service_unavailable while it cannot be reached. Then the package is submitted (submitpackage; recovery re-relays it). Nodes judge each member alone first: when the parent (the trade, paying its prefunded fee) enters the mempool and the child is refused, the sale stands and confirms at the parent's fee — 200 with `child_state: refused` and the node's `child_reason`, recorded in the seller's feed as `exact_offer_child_refused`. A package paying more than a bidder's unconfirmed spend of the funding output replaces it (package RBF). A refusal answers 422 mempool_rejected or 409 conflict_spend with `claims_released: true` (a bidder who spent its funding output meanwhile wins the race on chain; the seller's feed records it as `exact_offer_accept_conflicted`); an unknown outcome 502 broadcast_unknown (the journal relays it later; do not re-sign). The same bytes again: `already_completed: true`.",
+          "Session: the seller holding the asset outpoint (a missing and a foreign id both answer 404). Body `{psbt_hex, cpfp_psbt_hex?}`: the parent with the seller's signature on input 1 (ALL; P2TR DEFAULT) — the market merges the stored bidder signature — and, when the current fee rate needs more than the parent carries, the signed child (see accept-preflight). Checks: the template byte for byte (422 template_mismatch), the seller signature (422 signature_invalid), the child's shape (422 template_mismatch) and fee (422 invalid_transaction with `required_child_fee_sats`; a missing required child: 400 invalid_request with it), the funding output confirmed (409 state_changed with `requires_buyer_action: true`). Then, atomically: the offer is filled (its siblings over the funding output retire), the authorization used, the listing of the unit (if listed) reserved, and the settlement journaled with claims on the funding output and the asset outpoint — the claims checkout takes too, so the first valid signature wins: a unit already claimed by a checkout or another accept answers 409 state_changed and nothing is broadcast. For a co-signed unit the market signer co-signs input 1 inside that claim, over exactly these bytes (one decision per unit outpoint, shared with checkouts of its listing): its refusal answers 409 offer_selection_unavailable with its `refusal_code` (listing_signed_other: the unit was co-signed into another live settlement), 503 service_unavailable while it cannot be reached. Then the package is submitted (submitpackage; recovery re-relays it). Nodes judge each member alone first: when the parent (the trade, paying its prefunded fee) enters the mempool and the child is refused, the sale stands and confirms at the parent's fee — 200 with `child_state: refused` and the node's `child_reason`, recorded in the seller's feed as `exact_offer_child_refused`. A package paying more than a bidder's unconfirmed spend of the funding output replaces it (package RBF). A refusal answers 422 mempool_rejected, 409 state_changed with the node's `mempool_reason` (the package lost to a conflicting or replacing spend) or 409 conflict_spend (an input already spent in the chain), each with `claims_released: true` (a bidder who spent its funding output meanwhile wins the race on chain; the seller's feed records it as `exact_offer_accept_conflicted`); an unknown outcome 502 broadcast_unknown (the journal relays it later; do not re-sign). The same bytes again: `already_completed: true`.",
         params: IdParams,
         body: AcceptBody,
         response: { 200: Ok(AcceptResult), ...errorResponses },
       },
     },
     async (req) => ({ result: await accept(ctx, requireSession(req), req.params.id, req.body) }),
+  );
+
+  app.get(
+    '/v1/exact-offer-authorizations/:id/accept',
+    {
+      config: { limit: 'recovery_read', cache: 'no-store' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read the saved accept (recovery)',
+        description:
+          "Session: the seller of the authorization (a missing and a foreign id both answer 404). The saved operation of POST …/accept, for recovery after a lost or uncertain reply (502, 503, timeout): read it before anything else and never sign again while it reads broadcasting, broadcast or confirmed. `status` not_accepted | expired | broadcasting | broadcast | confirmed | failed, the newest settlement's `txid` (the parent, the trade) and `child_txid`, and, as checkout's GET /v1/checkout/quotes/{id}, `claims_released`, `mempool_reason`, `failure_code` and `mempool_policy` when failed and `confirmations` / `block_index` when confirmed. On the recovery-read budget.",
+        params: IdParams,
+        response: { 200: Ok(AcceptStatus), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await acceptStatus(ctx, requireSession(req), req.params.id) }),
   );
 
   app.post(

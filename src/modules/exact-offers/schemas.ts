@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FeeRate, Nullable, Outpoint, PsbtHex, Sats, Txid, UnixSeconds } from '../../http/validators.js';
 import { MAX_AUTHORIZATION_OUTPOINTS } from './authorize.js';
+import { SettlementFields } from '../../settlement/operation.js';
 
 export const AuthorizeBody = Type.Object(
   {
@@ -117,6 +118,24 @@ export const AcceptResult = Type.Object({
   child_fee_sats: Nullable(Sats()),
   seller_proceeds_sats: Sats(),
 });
+
+export const AcceptStatus = Type.Object(
+  {
+    authorization_id: Type.String(),
+    offer_id: Type.String(),
+    status: Type.Union(['not_accepted', 'expired', 'broadcasting', 'broadcast', 'confirmed', 'failed'].map((s) => Type.Literal(s)), {
+      description:
+        'not_accepted: no accept journaled, the authorization can still be accepted; expired: none, and it can no longer be (expired, cancelled or retired); broadcasting: journaled, recovery keeps relaying it; broadcast; confirmed; failed: the node refused it or an input was spent elsewhere, claims released (see failure_code)',
+    }),
+    authorization_status: Type.String({ description: "the authorization's own state now (active, used, expired, cancelled, retired, …)" }),
+    settlement_id: Nullable(Type.String()),
+    settlement_state: Nullable(Type.String({ description: 'journaled, relayed, confirmed, rejected or conflicted' })),
+    txid: Nullable(Txid),
+    child_txid: Nullable(Txid),
+    ...SettlementFields,
+  },
+  { title: 'ExactAcceptStatus', additionalProperties: false },
+);
 
 export const SelectionBody = Type.Object(
   { authorization_ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }) },

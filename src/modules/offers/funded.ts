@@ -8,6 +8,7 @@
 import { hex } from '@scure/base';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import { conflictError } from '../../settlement/outcome-error.js';
 import { toTransaction } from '../../bitcoin/transaction.js';
 import { relayOnce } from '../../settlement/relay.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots, type PlacementBody } from './placement.js';
@@ -57,7 +58,9 @@ export async function placeFunded(ctx: Context, bidder: string, body: FundedBody
   if (moving) throw new ApiError('invalid_request', `funding input ${moving} carries a Counterparty balance; the funding transaction would move it`, { field: 'body.funding_tx_hex', outpoint: moving });
   await refuseOpenSlots(ctx, slots);
   const outcome = await relayOnce(ctx.chain.bitcoin, [{ txid, hex: body.funding_tx_hex.toLowerCase() }]);
-  if (outcome.status === 'conflicted') throw new ApiError('conflict_spend', 'an input of the funding transaction was already spent by another transaction; nothing was placed', { mempool_reason: outcome.reason });
+  if (outcome.status === 'conflicted') {
+    throw conflictError(outcome.reason, { lost: 'the funding transaction lost to a conflicting or replacing spend; nothing was placed', spent: 'an input of the funding transaction was already spent by another transaction; nothing was placed' }, {});
+  }
   if (outcome.status === 'rejected') {
     throw outcome.policy
       ? new ApiError('mempool_rejected', `the node refused the funding transaction: ${outcome.reason}; nothing was placed`, { mempool_policy: outcome.policy, mempool_reason: outcome.reason })

@@ -48,13 +48,34 @@ async function setState(tx: Tx, id: string, from: readonly FundingSetState[], to
   return Number(r.numUpdatedRows) === 1;
 }
 
-async function endAlternatives(tx: Tx, setId: string, from: PolicyOfferState, to: 'cancelled' | 'expired' | 'retired', reason: string, at: number, extra: Record<string, unknown> = {}) {
-  const rows = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', setId).where('state', '=', from).execute();
+/** Withdraws a stored owner event (with its retraction in the log); its `at`, or null when there was none. */
+async function withdrawEvent(tx: Tx, id: string, at: number): Promise<number | null> {
+  const row = await tx.selectFrom('owner_events').select('at').where('event_id', '=', id).executeTakeFirst();
+  if (!row) return null;
+  await retractStoredEvent(tx, id, at);
+  return Number(row.at);
+}
+
+/** The retired event of an alternative its funding set's death ended (status invalid; its own id, rule 7). */
+const retiredEventId = (offerId: string, reason: string) => eventId(KIND.retired, `${offerId}:${reason}`);
+
+/**
+ * Ends the set's alternatives in state `from`. Every event names the set's `parent_txid`. An
+ * alternative that was soft-cancelled (or had expired) and now dies on chain has its earlier
+ * owner event withdrawn (a retraction in the log) and `collection_offer_retired` with status
+ * `invalid` in its place: the feed shows each subject once, with its current status (spec,
+ * owner feed rule 7: the one turns into the other under a new event_id).
+ */
+async function endAlternatives(tx: Tx, set: Pick<FundingSetRow, 'id' | 'parent_txid'>, from: PolicyOfferState, to: 'cancelled' | 'expired' | 'retired', reason: string, at: number, extra: Record<string, unknown> = {}) {
+  const rows = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', set.id).where('state', '=', from).execute();
   for (const o of rows) {
     const r = await tx.updateTable('policy_offers').set({ state: to, end_reason: reason, ended_at: at, updated_at: at }).where('id', '=', o.id).where('state', '=', from).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) continue;
     logOfferEnded(tx, o, publicReason(to, reason), at);
-    await recordEvent(tx, ownerEvent(o, to, at, { end_reason: reason, ...extra, ...(to === 'retired' && reason !== 'superseded' ? { status: 'invalid', subject: `${o.id}:${reason}` } : {}) }));
+    // The earlier ending's time goes with the new event, so a reorg that undoes this one can restore it as it was.
+    const earlier = from === 'cancelled' || from === 'expired' ? await withdrawEvent(tx, eventId(KIND[from], o.id), at) : null;
+    const previously = earlier === null ? {} : { previously_at: earlier };
+    await recordEvent(tx, ownerEvent(o, to, at, { end_reason: reason, parent_txid: set.parent_txid, ...extra, ...previously, ...(to === 'retired' && reason !== 'superseded' ? { status: 'invalid', subject: `${o.id}:${reason}` } : {}) }));
   }
   return rows;
 }
@@ -98,7 +119,7 @@ export async function fillFundingSet(tx: Tx, set: FundingSetRow, offer: PolicyOf
     .where('expires_at', '>', at)
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) return false;
-  await endAlternatives(tx, set.id, 'active', 'retired', 'superseded', at, { filled_offer_id: offer.id });
+  await endAlternatives(tx, set, 'active', 'retired', 'superseded', at, { filled_offer_id: offer.id });
   await spendAnchor(tx, set.anchor_outpoint, set.id, at);
   await recordEvent(tx, ownerEvent(offer, 'filled', at, { txid: childTxid, parent_txid: set.parent_txid }));
   return true;
@@ -117,7 +138,7 @@ export async function markAccepted(tx: Tx, acceptId: string, settlementId: strin
 /** open → cancelled: the signer recorded the soft cancel; every alternative is cancelled and the anchor goes to the next sweep. */
 export async function cancelFundingSet(tx: Tx, set: FundingSetRow, cancelJson: string, at: number): Promise<boolean> {
   if (!(await setState(tx, set.id, ['open'], 'cancelled', at, { cancel_json: cancelJson, end_reason: 'cancelled' }))) return false;
-  await endAlternatives(tx, set.id, 'active', 'cancelled', 'cancelled', at, { parent_txid: set.parent_txid });
+  await endAlternatives(tx, set, 'active', 'cancelled', 'cancelled', at);
   await retireAnchor(tx, set.anchor_outpoint, set.id, at);
   return true;
 }
@@ -130,9 +151,9 @@ export async function cancelFundingSet(tx: Tx, set: FundingSetRow, cancelJson: s
  */
 export async function invalidateFundingSet(tx: Tx, set: FundingSetRow, reason: string, spentTxid: string | null, height: number | null, at: number): Promise<boolean> {
   if (!(await setState(tx, set.id, ['open', 'cancelled', 'expired'], 'invalid', at, { end_reason: reason, spent_txid: spentTxid, spent_height: height }))) return false;
-  await endAlternatives(tx, set.id, 'active', 'retired', reason, at, { spent_txid: spentTxid });
-  await endAlternatives(tx, set.id, 'cancelled', 'retired', reason, at, { spent_txid: spentTxid, previously: 'cancelled' });
-  await endAlternatives(tx, set.id, 'expired', 'retired', reason, at, { spent_txid: spentTxid, previously: 'expired' });
+  await endAlternatives(tx, set, 'active', 'retired', reason, at, { spent_txid: spentTxid });
+  await endAlternatives(tx, set, 'cancelled', 'retired', reason, at, { spent_txid: spentTxid, previously: 'cancelled' });
+  await endAlternatives(tx, set, 'expired', 'retired', reason, at, { spent_txid: spentTxid, previously: 'expired' });
   await retireAnchor(tx, set.anchor_outpoint, set.id, at);
   return true;
 }
@@ -144,7 +165,7 @@ export async function invalidateFundingSet(tx: Tx, set: FundingSetRow, reason: s
  */
 export async function failFilledSet(tx: Tx, set: FundingSetRow, reason: string, at: number): Promise<void> {
   if (!(await setState(tx, set.id, ['filled'], 'invalid', at, { end_reason: reason }))) return;
-  await endAlternatives(tx, set.id, 'filled', 'retired', reason, at);
+  await endAlternatives(tx, set, 'filled', 'retired', reason, at);
   await unspendAnchor(tx, set.anchor_outpoint, set.id, at);
 }
 
@@ -182,11 +203,17 @@ export async function restoreFundingSets(tx: Tx, fromHeight: number, at: number)
     const retired = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', set.id).where('state', '=', 'retired').where('end_reason', '=', 'funding_spent').execute();
     for (const o of retired) {
       const prev: PolicyOfferState = back === 'cancelled' ? 'cancelled' : 'active';
-      await tx.updateTable('policy_offers').set({ state: prev, end_reason: prev === 'cancelled' ? 'cancelled' : null, ended_at: prev === 'cancelled' ? o.ended_at : null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
-      await retractStoredEvent(tx, eventId(KIND.retired, `${o.id}:funding_spent`), at);
-      // Back to active: its ending is withdrawn; back to cancelled: the cancellation stands again.
+      const id = retiredEventId(o.id, 'funding_spent');
+      const stored = await tx.selectFrom('owner_events').select('data').where('event_id', '=', id).executeTakeFirst();
+      const cancelledAt = (stored && (JSON.parse(stored.data) as { previously_at?: number }).previously_at) ?? o.ended_at ?? at;
+      await tx.updateTable('policy_offers').set({ state: prev, end_reason: prev === 'cancelled' ? 'cancelled' : null, ended_at: prev === 'cancelled' ? cancelledAt : null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
+      await retractStoredEvent(tx, id, at);
+      // Back to active: its ending is withdrawn; back to cancelled: the cancellation stands again, in both feeds.
       if (prev === 'active') retractPublicEvent(tx, eventId('offer_ended', o.id), at);
-      else logOfferEnded(tx, o, 'cancelled', o.ended_at ?? at);
+      else {
+        logOfferEnded(tx, o, 'cancelled', cancelledAt);
+        await recordEvent(tx, ownerEvent(o, 'cancelled', cancelledAt, { end_reason: 'cancelled', parent_txid: set.parent_txid }));
+      }
     }
   }
 }

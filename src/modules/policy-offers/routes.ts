@@ -7,6 +7,7 @@ import { Address, AssetId, Cursor, Id, Limit } from '../../http/validators.js';
 import { sessionSecurity as security } from '../../http/security.js';
 import { requireOwner, requireSession } from '../auth/index.js';
 import { accept, acceptPreflight } from './accept.js';
+import { acceptStatus } from './accept-status.js';
 import { cancelTransaction, softCancel } from './cancel.js';
 import { place } from './place.js';
 import { preflight } from './preflight.js';
@@ -16,6 +17,7 @@ import { assetOffers, bidderOffers, cancelledParents, fundingSetRecord, viewOffe
 import { poolCounts } from './anchor-pool.js';
 import { SignerGate } from './signer-gate.js';
 import type { MarketWallet } from './market-wallet.js';
+import { AcceptStatus } from './schemas.js';
 import {
   AcceptBody,
   AcceptPreflightBody,
@@ -263,5 +265,22 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
       const r = await accept(ctx, gate, wallet(), requireSession(req), req.body);
       return reply.code(r.status).send({ result: r.result });
     },
+  );
+
+  app.get(
+    '/v1/policy-accepts/:id',
+    {
+      config: { limit: 'recovery_read', cache: 'no-store' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read the saved accept of a collection offer (recovery)',
+        description:
+          "Session: the quote's seller (a missing and a foreign id both answer 404). The saved operation of POST /v1/policy-accepts, for recovery after a lost or uncertain reply (502, 503, timeout): read it before anything else and never sign again while it reads broadcasting, broadcast or confirmed. `status` quoted | expired | broadcasting | broadcast | confirmed | failed, the package's `parent_txid` and `txid` (the child, the trade), and, as checkout's GET /v1/checkout/quotes/{id}, `claims_released`, `mempool_reason`, `failure_code` and `mempool_policy` when failed and `confirmations` / `block_index` when confirmed. Request a new accept quote only once it reads expired or failed. On the recovery-read budget.",
+        params: IdParams,
+        response: { 200: Ok(AcceptStatus), ...errorResponses },
+      },
+    },
+    async (req) => ({ result: await acceptStatus(ctx, requireSession(req), req.params.id) }),
   );
 }

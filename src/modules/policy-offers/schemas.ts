@@ -5,6 +5,7 @@ import { Address, FeeRate, Hex, Id, Nullable, Outpoint, PsbtHex, Sats, Txid, Uni
 import { traitFields } from '../market/index.js';
 import { OfferTarget } from '../offers/index.js';
 import { MAX_ALTERNATIVES, MAX_FUNDING_INPUTS } from './rules.js';
+import { SettlementFields } from '../../settlement/operation.js';
 
 const { target_outpoint: _exact, ...policyTargetFields } = OfferTarget.properties;
 
@@ -260,6 +261,25 @@ export const AcceptRecord = Type.Object(
     already_completed: Type.Boolean(),
   },
   { title: 'PolicyAcceptRecord' },
+);
+
+export const AcceptStatus = Type.Object(
+  {
+    accept_id: Type.String(),
+    offer_id: Type.String(),
+    funding_set_id: Type.String(),
+    status: Type.Union(['quoted', 'expired', 'broadcasting', 'broadcast', 'confirmed', 'failed'].map((s) => Type.Literal(s)), {
+      description:
+        'quoted: not completed, the quote can still be signed and completed; expired: never completed, past its deadline; broadcasting: journaled, recovery keeps relaying it; broadcast; confirmed; failed: the node refused the package or an input was spent elsewhere, claims released (see failure_code)',
+    }),
+    expires_at: UnixSeconds,
+    settlement_id: Nullable(Type.String()),
+    settlement_state: Nullable(Type.String({ description: 'journaled, relayed, confirmed, rejected or conflicted' })),
+    parent_txid: Nullable(Txid),
+    txid: Nullable({ ...Txid, description: 'the child (the trade), once completed' }),
+    ...SettlementFields,
+  },
+  { title: 'PolicyAcceptStatus', additionalProperties: false },
 );
 
 export const CancelledParent = Type.Object({

@@ -16,10 +16,11 @@
  * and a stale leader still running has its renewal and its record fenced out. So an
  * event whose 2xx was recorded is never sent again, and one in flight when its sender died is
  * sent again by the next leader: a crash between the send and that commit re-sends the event,
- * at least once, deduplicated by the receiver on webhook-id. A log entry that restates an event already sent
- * (same event_id, no retraction between: a sold listing's listing_filled again with its new
- * state) is passed over, not sent: webhook-id is the event_id, so a receiver would drop it; a
- * re-confirmation after a retraction is sent. Replays the owner queued are taken by one
+ * at least once, deduplicated by the receiver on (webhook-id, seq). Every log entry is sent,
+ * including one that carries an event already sent under the same event_id with a higher seq (a
+ * sold listing's listing_filled again with its new status, a re-confirmation after a
+ * retraction): that is news the receiver must learn, and the document tells receivers to take a
+ * higher seq as news. Replays the owner queued are taken by one
  * dispatcher each and sent once, outside the order.
  */
 import crypto from 'node:crypto';
@@ -29,7 +30,7 @@ import type { Job } from '../../jobs/runner.js';
 import { FencedOut, type Lease } from '../../cluster/fence.js';
 import { mapPool } from '../../util/pool.js';
 import { payloadOf, type LogEvent, type WebhookEventSource } from './event-source.js';
-import { leaseEndpoint, leaseFree, passEntry, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
+import { leaseEndpoint, leaseFree, pruneDeliveries, recordAttempt, releaseEndpoint, settleReplay, takeReplay } from './lifecycle.js';
 import { failingTooLong, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { WebhookSender } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -133,11 +134,6 @@ export class WebhookDispatcher {
       const events = await this.o.source.ownerEventsAfter(ep.address, ep.last_seq, Math.min(this.batch, this.perRun - sent));
       for (const ev of events) {
         const now = this.o.clock.now();
-        if (ev.restatement) {
-          ep = await passEntry(this.o.db, ep, ev.seq, now);
-          if (!ep) return;
-          continue;
-        }
         if (!(await leaseEndpoint(this.o.db, ep.id, this.holder, lease?.epoch ?? 0, now, now + this.o.leaseMs, fenceOf(lease)))) return;
         const before: EndpointRow = ep;
         ep = await this.attempt(before, ev, lease);

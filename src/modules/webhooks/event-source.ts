@@ -11,12 +11,6 @@ export interface LogEvent {
   at: number;
   /** The event as the owner feed shows it. */
   event: Record<string, unknown>;
-  /**
-   * The log carries this event_id again (its row's state changed, e.g. a sold listing's
-   * listing_filled) with no retraction since the last time: not sent again, since webhook-id is
-   * the event_id and a receiver deduplicates on it. After a retraction it is sent again.
-   */
-  restatement?: boolean;
 }
 
 export interface WebhookEventSource {

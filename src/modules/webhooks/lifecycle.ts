@@ -81,17 +81,6 @@ export async function recordAttempt(db: Db, ep: EndpointRow, r: AttemptRecord): 
 }
 
 /**
- * Moves the cursor over a log entry that is not sent: a restatement of an event the endpoint was
- * already sent (same event_id, no retraction between), which a receiver deduplicating on
- * webhook-id would drop anyway. Guarded like an attempt; null when another writer moved it first.
- */
-export async function passEntry(db: Db, ep: EndpointRow, seq: number, now: number): Promise<EndpointRow | null> {
-  const next: EndpointRow = { ...ep, last_seq: seq, updated_at: now };
-  const res = await db.transaction().execute((tx) => attemptGuard(tx, ep).set({ last_seq: seq, updated_at: now }).executeTakeFirst());
-  return Number(res.numUpdatedRows) === 1 ? next : null;
-}
-
-/**
  * Free for a dispatcher leading the webhook role at `epoch`: no lease running, its own, or one
  * taken under an older epoch (that leader is gone or fenced out: its next record aborts).
  */

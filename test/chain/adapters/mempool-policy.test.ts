@@ -103,11 +103,16 @@ void describe('ApiError renderings', () => {
     }
   });
 
-  void it('a refused relay → conflict_spend, mempool_rejected (with wait_for_confirmation) or invalid_transaction, claims released', async () => {
-    const conflict = await refusalAnswer('txn-mempool-conflict');
+  void it('a refused relay → state_changed (lost to a conflicting or replacing spend), conflict_spend (input spent in the chain), mempool_rejected (with wait_for_confirmation) or invalid_transaction, claims released', async () => {
+    // The spec: state_changed carries mempool_reason when a broadcast lost to a conflicting or replacing spend.
+    for (const reason of ['txn-mempool-conflict', 'insufficient fee, rejecting replacement abc; new feerate 0.0001 <= old feerate 0.0002', 'replacement-adds-unconfirmed, x', 'package RBF failed: insufficient anti-DoS fees']) {
+      const lost = await refusalAnswer(reason);
+      assert.deepEqual([lost.code, lost.status, lost.extras.mempool_reason, lost.extras.claims_released], ['state_changed', 409, reason, true], reason);
+    }
+    const conflict = await refusalAnswer('bad-txns-inputs-missingorspent');
     assert.equal(conflict.code, 'conflict_spend');
     assert.equal(conflict.status, 409);
-    assert.equal(conflict.extras.mempool_reason, 'txn-mempool-conflict');
+    assert.equal(conflict.extras.mempool_reason, 'bad-txns-inputs-missingorspent');
     assert.equal(conflict.extras.claims_released, true);
 
     const fee = await refusalAnswer('min relay fee not met, 100 < 141');
