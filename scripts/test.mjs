@@ -109,7 +109,7 @@ if (observed && !coreLane) {
   await run('error codes triggered by the suite', ['test/conformance/coverage.check.ts'], observe);
 }
 if (observed) fs.rmSync(observed, { recursive: true, force: true });
-if (totals.todo) skippedNotes.push(`${totals.todo} known disagreements with Bitcoin Core reported as todo (expected to fail; see test/real-core/differential.test.ts).`);
+if (totals.todo) skippedNotes.push(`${totals.todo} tests reported as todo (expected to fail): see their output.`);
 if (!redisUrl && !coreLane) skippedNotes.push('Redis backend tests skipped: set TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run them.');
 
 console.log('');

@@ -51,7 +51,20 @@ export function isCompressedPubkey(pubkey: Uint8Array): boolean {
   return pubkey.length === 33 && (pubkey[0] === 0x02 || pubkey[0] === 0x03);
 }
 
-export type EcdsaCheck = { ok: true } | { ok: false; error: string };
+/**
+ * BIP-146: does this DER signature (without hash-type byte) carry a high S? False when it does not
+ * parse as a signature at all (its curve check fails instead).
+ */
+export function hasHighS(derSig: Uint8Array): boolean {
+  try {
+    return secp256k1.Signature.fromBytes(derSig, 'der').hasHighS();
+  } catch {
+    return false;
+  }
+}
+
+/** `highS`: refused by policy's LOW_S before any curve check (Core's `SIG_HIGH_S`). */
+export type EcdsaCheck = { ok: true } | { ok: false; error: string; highS?: true };
 
 /**
  * Verify a DER signature (without hash-type byte) over a 32-byte sighash.
@@ -72,7 +85,7 @@ export function verifyEcdsaDer(
   } catch {
     return { ok: false, error: 'signature is not valid DER' };
   }
-  if (lowS && highS) return { ok: false, error: 'signature has high S (BIP-146 LOW_S)' };
+  if (lowS && highS) return { ok: false, error: 'signature has high S (BIP-146 LOW_S)', highS: true };
   // Only the encodings noble reads: libsecp256k1 would also parse hybrid (0x06/0x07) keys.
   const valid = isStrictPubkey(pubkey) && secpBackend().ecdsa(compact, sighash, pubkey);
   return valid ? { ok: true } : { ok: false, error: 'ECDSA signature does not verify' };

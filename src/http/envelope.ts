@@ -56,7 +56,7 @@ export const ErrorEnvelope = Type.Object(
           "On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed units, on checkout_changed, on an exact accept's offer_selection_unavailable and on a collection-offer accept: the seller delisted that listing first; the unit was co-signed into another live settlement). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.",
       }),
     ),
-    field: Type.Optional(Type.String({ description: 'On invalid_request: the offending input, e.g. `body.price_sats`' })),
+    field: Type.Optional(Type.String({ description: 'On invalid_request: the offending input, e.g. `body.price_sats`; an array item by its index, e.g. `body.funding[0].txid`' })),
   },
   {
     title: 'ErrorEnvelope',

@@ -17,7 +17,8 @@ interface AjvErrorLike {
 export function describeValidation(context: string, errors: AjvErrorLike[]): { message: string; field: string } {
   const e = errors[0] ?? {};
   const ctx = context === 'querystring' ? 'query' : context;
-  const path = (e.instancePath ?? '').split('/').filter(Boolean).join('.');
+  // Array items as `body.funding[0].txid`, as every hand-written field name in the API says them.
+  const path = (e.instancePath ?? '').split('/').filter(Boolean).map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i ? `.${s}` : s)).join('');
   let field = path ? `${ctx}.${path}` : ctx;
   let message: string;
   if (e.keyword === 'required') {

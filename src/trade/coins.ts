@@ -126,27 +126,43 @@ export async function spendableCoins(ctx: Pick<Context, 'chain' | 'journal' | 's
  */
 export const buyerCoins = (ctx: Pick<Context, 'chain' | 'journal' | 'store'>, buyer: string): Promise<BuyerCoin[]> => spendableCoins(ctx, buyer);
 
+/** How `namedCoins` reads a request's coins. */
+export interface NamedCoinOptions {
+  /** The request field naming them, for error answers (`body.funding`; each coin `body.funding[N]`). */
+  field?: string;
+  /**
+   * Take coins still in the mempool too (an attach chaining on a previous attach's change). Their
+   * Counterparty balances are not known yet (balances are confirmed state), so the caller names
+   * the coins among `outpoints` that will carry one once their transaction confirms (the asset
+   * UTXOs of its own attaches); those are refused as a coin with a balance is.
+   */
+  unconfirmed?: { pendingBalances: (outpoints: string[]) => Promise<ReadonlySet<string>> };
+}
+
 /**
  * The coins a request names (`funding`), in its order, each checked one by one through the chain
  * ports rather than the UTXO source: unspent (mempool spends applied), paying `address`, confirmed
  * in a block Counterparty has parsed (its balances are confirmed state; a younger coin may yet turn
- * out to carry one), free of any Counterparty balance, not claimed by a settlement in flight. It may
- * back the address's open offers; the caller reports those with `offersEndedBy`.
+ * out to carry one) unless `unconfirmed` says otherwise, free of any Counterparty balance, not
+ * claimed by a settlement in flight, holding sats. It may back the address's open offers; the
+ * caller reports those with `offersEndedBy`.
  */
 export async function namedCoins(
   ctx: Pick<Context, 'chain' | 'journal' | 'store'>,
   address: string,
   funding: ReadonlyArray<{ txid: string; vout: number }>,
-  field = 'body.funding',
+  opts: NamedCoinOptions = {},
 ): Promise<BuyerCoin[]> {
+  const field = opts.field ?? 'body.funding';
   const keys = funding.map((f) => outpointKey(f.txid, f.vout));
   if (new Set(keys).size !== keys.length) throw new ApiError('invalid_request', `${field} names an outpoint twice`, { field });
   // The outputs before the tip: a block landing in between only makes a coin look younger.
   const outs = await Promise.all(funding.map((f) => ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true)));
-  const [tip, status, withBalances, claimed] = await Promise.all([
+  const [tip, status, withBalances, pending, claimed] = await Promise.all([
     ctx.chain.bitcoin.getTip(),
     ctx.chain.counterparty.getStatus(),
     ctx.chain.counterparty.getUtxosWithBalances(keys),
+    opts.unconfirmed ? opts.unconfirmed.pendingBalances(keys) : new Set<string>(),
     ctx.journal.claimed(ctx.store.db, keys),
   ]);
   return funding.map((f, i) => {
@@ -155,10 +171,12 @@ export async function namedCoins(
     const out = outs[i];
     if (!out) throw new ApiError('state_changed', `${at}: ${k} is spent or unknown`, { field: at, outpoint: k });
     if (out.address !== address) throw new ApiError('invalid_request', `${at}: ${k} does not pay ${address}`, { field: at, outpoint: k });
-    if (out.confirmations < 1 || tip.height - out.confirmations + 1 > status.counterparty_height) {
+    if (!opts.unconfirmed && (out.confirmations < 1 || tip.height - out.confirmations + 1 > status.counterparty_height)) {
       throw new ApiError('invalid_request', `${at}: ${k} is not yet confirmed in a block Counterparty has parsed; retry after the next block`, { field: at, outpoint: k, retryable: true, reason: 'unconfirmed' });
     }
-    if (withBalances.has(k)) throw new ApiError('invalid_request', `${at}: ${k} carries a Counterparty balance and is never spent as funding`, { field: at, outpoint: k });
+    if (withBalances.has(k) || pending.has(k)) {
+      throw new ApiError('invalid_request', `${at}: ${k} carries (or will carry, once its transaction confirms) a Counterparty balance and is never spent as funding`, { field: at, outpoint: k });
+    }
     if (claimed.has(k)) throw new ApiError('state_changed', `${at}: ${k} is claimed by a settlement in flight`, { field: at, outpoint: k });
     if (out.value_sats <= 0) throw new ApiError('invalid_request', `${at}: ${k} holds no sats`, { field: at, outpoint: k });
     return { txid: f.txid, vout: f.vout, value_sats: out.value_sats };

@@ -76,7 +76,7 @@ void test('BIP-341: explicit 0x00 hash type in a 65-byte signature is invalid', 
   assert.equal(w[0]!.length, 64);
   tx.updateInput(4, { finalScriptWitness: [new Uint8Array([...w[0]!, 0x00])] }, true);
   const r = verifyInputSignature(tx, 4, prevouts);
-  assert.deepEqual(r, { ok: false, input: 4, error: 'input 4: invalid taproot sighash 0x00', detail: 'invalid taproot sighash 0x00' });
+  assert.deepEqual(r, { ok: false, input: 4, error: 'input 4: invalid taproot sighash 0x00', detail: 'invalid taproot sighash 0x00', scriptError: 'Invalid Schnorr signature hash type' });
   tx.updateInput(4, { finalScriptWitness: [new Uint8Array([...w[0]!, 0x01])] }, true);
   assert.equal(verifyInputSignature(tx, 4, prevouts).ok, false, 'explicit ALL commits differently from DEFAULT');
 });

@@ -92,7 +92,7 @@ void test('SIGHASH_SINGLE without a matching output: legacy signs uint256(1), BI
   const key = taprootTweakPrivKey(tr.privateKey);
   t.updateInput(2, { finalScriptWitness: [new Uint8Array([...schnorr.sign(msgTr, key), 0x03])] }, true);
   const r2 = verifyInputSignature(t, 2, prevouts);
-  assert.deepEqual(r2, { ok: false, input: 2, error: 'input 2: sighash SINGLE without a matching output', detail: 'sighash SINGLE without a matching output' });
+  assert.deepEqual(r2, { ok: false, input: 2, error: 'input 2: sighash SINGLE without a matching output', detail: 'sighash SINGLE without a matching output', scriptError: 'Invalid Schnorr signature hash type' });
   // Legacy: input index 1 (P2PKH) with one output: the digest is uint256(1) (consensus bug kept).
   const { tx: lt, prevouts: lp } = spend([wpkh, pkh], 0, 'single-legacy');
   lt.addOutput({ script: other.script, amount: 1n });
@@ -112,13 +112,20 @@ void test('LOW_S is policy: high-S fails under standard rules and passes under c
   const msg = t.preimageWitnessV0(0, new Uint8Array([0x76, 0xa9, 0x14, ...w.script.subarray(2), 0x88, 0xac]), 0x01, AMOUNT);
   t.updateInput(0, { finalScriptWitness: [ecdsaSig(msg, w.privateKey, 0x01, true), w.publicKey] }, true);
   const std = verifyInputSignature(t, 0, prevouts);
-  assert.deepEqual(std, { ok: false, input: 0, error: 'input 0: signature has high S (BIP-146 LOW_S)', detail: 'signature has high S (BIP-146 LOW_S)' });
+  assert.deepEqual(std, {
+    ok: false, input: 0, error: 'input 0: signature has high S (BIP-146 LOW_S)', detail: 'signature has high S (BIP-146 LOW_S)',
+    scriptError: 'Non-canonical signature: S value is unnecessarily high',
+  });
   assert.ok(verifyInputSignature(t, 0, prevouts, { rules: 'consensus' }).ok);
   // Undefined hash type 0x04: non-standard (STRICTENC), valid by consensus (it commits like ALL).
   const msg4 = t.preimageWitnessV0(0, new Uint8Array([0x76, 0xa9, 0x14, ...w.script.subarray(2), 0x88, 0xac]), 0x04, AMOUNT);
   t.updateInput(0, { finalScriptWitness: [ecdsaSig(msg4, w.privateKey, 0x04), w.publicKey] }, true);
   assert.match(String((verifyInputSignature(t, 0, prevouts) as { error: string }).error), /undefined sighash 0x04/);
   assert.ok(verifyInputSignature(t, 0, prevouts, { rules: 'consensus' }).ok);
+  // Both at once: Core's CheckSignatureEncoding names LOW_S before the hash type.
+  t.updateInput(0, { finalScriptWitness: [ecdsaSig(msg4, w.privateKey, 0x04, true), w.publicKey] }, true);
+  const both = verifyInputSignature(t, 0, prevouts);
+  assert.equal(!both.ok && both.scriptError, 'Non-canonical signature: S value is unnecessarily high');
 });
 
 void test('wrong key, wrong pubkey, malformed DER, wrong witness shape are reported', () => {
@@ -146,6 +153,27 @@ void test('wrong key, wrong pubkey, malformed DER, wrong witness shape are repor
   const msg = t2.preimageWitnessV0(0, new Uint8Array([0x76, 0xa9, 0x14, ...w.script.subarray(2), 0x88, 0xac]), 1, AMOUNT);
   t2.updateInput(0, { finalScriptWitness: [ecdsaSig(msg, other.privateKey, 1), pub] }, true);
   assert.match(String((verifyInputSignature(t2, 0, prevouts) as { error: string }).error), /ECDSA signature does not verify/);
+  // Core's words for each (what the devnet's mempool names): under the standard flags and under
+  // the mandatory ones alone, as Core's CheckInputScripts re-runs a failed script.
+  const coreText = (t: Transaction, rules: 'standard' | 'consensus') => {
+    const r = verifyInputSignature(t, 0, prevouts, { rules });
+    return r.ok ? 'ok' : r.scriptError;
+  };
+  assert.deepEqual([coreText(t2, 'standard'), coreText(t2, 'consensus')], [
+    'Signature must be zero for failed CHECK(MULTI)SIG operation',
+    'Script evaluated without error but finished with a false/empty top stack element',
+  ]);
+  const shapes: [Uint8Array[], string][] = [
+    [[sig, other.publicKey], 'Script failed an OP_EQUALVERIFY operation'],
+    [[sig], 'Witness program hash mismatch'],
+    [[new Uint8Array([...sig.subarray(0, 4), 0x00, ...sig.subarray(4)]), pub], 'Non-canonical DER signature'],
+    [[new Uint8Array(), pub], 'Script evaluated without error but finished with a false/empty top stack element'],
+  ];
+  for (const [witness, text] of shapes) {
+    const t = Transaction.fromRaw(good.toBytes(true, true), READ_TX_OPTS);
+    t.updateInput(0, { finalScriptWitness: witness }, true);
+    assert.deepEqual([coreText(t, 'standard'), coreText(t, 'consensus')], [text, text], `${witness.length} items`);
+  }
   // A P2PKH prevout whose spend carries a witness is refused.
   const pkh = makeWallet('p2pkh', 'bad');
   assert.match(String((verifyInputSignature(good, 0, [{ script: pkh.script, amount: AMOUNT }]) as { error: string }).error), /P2PKH input carries a witness/);
@@ -191,14 +219,41 @@ void test('tapscript 2-of-2 leaf: market first in the witness, each signature ch
     const res = verifyInputSignature(t, 0, prevouts);
     return res.ok ? 'ok' : res.error;
   };
-  assert.equal(withWitness([sigBidder, sigMarket, e.leafA, e.controlA]), 'input 0: signature 0 does not verify (script path)');
-  assert.match(withWitness([sigMarket, e.leafA, e.controlA]), /needs 2 signatures, witness has 1/);
+  // The first key (the bidder's) pops the top of the stack, witness item 1, first, as Core runs it.
+  assert.equal(withWitness([sigBidder, sigMarket, e.leafA, e.controlA]), 'input 0: signature 1 does not verify (script path)');
+  assert.match(withWitness([sigMarket, e.leafA, e.controlA]), /signature 0 does not verify/);
+  assert.match(withWitness([sigBidder, e.leafA, e.controlA]), /needs 2 signatures, witness has 1/);
   assert.match(withWitness([new Uint8Array(), sigMarket, sigBidder, e.leafA, e.controlA]), /needs 2 signatures, witness has 3/);
   assert.match(withWitness([sigMarket, sigBidder, e.leafA, e.controlB]), /control block does not commit/);
   const flipped = new Uint8Array(e.controlA);
   flipped[0] = flipped[0]! ^ 1;
   assert.match(withWitness([sigMarket, sigBidder, e.leafA, flipped]), /control block does not commit/);
   assert.match(withWitness([sigMarket, sigBidder, e.leafA, e.controlA.subarray(0, 40)]), /control block has invalid length/);
+  // Core's words for the same shapes (Core runs the leaf: the bidder's key pops the top first).
+  const coreText = (w: Uint8Array[]) => {
+    const t = Transaction.fromRaw(tx.toBytes(true, true), READ_TX_OPTS);
+    t.updateInput(0, { finalScriptWitness: w }, true);
+    const res = verifyInputSignature(t, 0, prevouts);
+    return res.ok ? 'ok' : res.scriptError;
+  };
+  const empty = new Uint8Array();
+  assert.deepEqual([
+    coreText([sigBidder, sigMarket, e.leafA, e.controlA]),
+    coreText([sigBidder, e.leafA, e.controlA]),
+    coreText([sigMarket, empty, e.leafA, e.controlA]),
+    coreText([empty, sigBidder, e.leafA, e.controlA]),
+    coreText([empty, sigMarket, sigBidder, e.leafA, e.controlA]),
+    coreText([sigMarket, sigBidder, e.leafA, e.controlB]),
+    coreText([sigMarket, sigBidder, e.leafA, e.controlA.subarray(0, 40)]),
+  ], [
+    'Invalid Schnorr signature',
+    'Operation not valid with the current stack size',
+    'Script failed an OP_CHECKSIGVERIFY operation',
+    'Script evaluated without error but finished with a false/empty top stack element',
+    'Stack size must be exactly one after execution',
+    'Witness program hash mismatch',
+    'Invalid Taproot control block size',
+  ]);
   // A leaf the verifier does not understand is an error, not a pass.
   const leafX = Script.encode([e.bidder.xOnly, 'CHECKSIG', 'DROP']);
   assert.match(withWitness([sigMarket, leafX, e.controlA]), /control block does not commit/);
@@ -216,7 +271,10 @@ void test('tapscript refund leaf: BIP-112 CSV is enforced (version, sequence)', 
     if (expect === 'ok') {
       assert.ok(r.ok, JSON.stringify(r));
       assert.deepEqual(r.sighashTypes, [0x00]);
-    } else assert.match(!r.ok ? r.error : 'ok', expect);
+    } else {
+      assert.match(!r.ok ? r.error : 'ok', expect);
+      assert.equal(!r.ok && r.scriptError, 'Locktime requirement not satisfied');
+    }
   }
 });
 

@@ -5,7 +5,7 @@ import { RawTx } from '@scure/btc-signer';
 import { mempoolPolicyOf, isConflictReason } from '../../src/chain/errors.js';
 import { opReturnScript } from '../../src/counterparty/script-reader.js';
 import { makeWallet } from '../helpers/wallets.js';
-import { buildTx, fund, mempoolCoin as unconfirmed, openTestDevnet, rejectionOf, type TestDevnet } from '../helpers/devnet.js';
+import { buildTx, fund, mempoolCoin as unconfirmed, openTestDevnet, rejectionOf, txidOf, type TestDevnet } from '../helpers/devnet.js';
 
 const alice = makeWallet('p2wpkh', 'refuse-alice');
 const bob = makeWallet('p2wpkh', 'refuse-bob');
@@ -30,10 +30,29 @@ void test('a tampered signature: mandatory-script-verify-flag-failed (-26)', asy
   const good = buildTx([{ wallet: alice, coin }], [{ script: bob.script, amount: 19_000n }]);
   const raw = RawTx.decode(hex.decode(good));
   raw.outputs[0]!.amount = 19_001n;
-  const e = await rejection(hex.encode(RawTx.encode(raw)));
+  const tampered = hex.encode(RawTx.encode(raw));
+  const e = await rejection(tampered);
   assert.equal(e.rpcCode, -26);
-  assert.match(e.reason, /^mandatory-script-verify-flag-failed \(/);
+  // Core 29.2's words: policy's NULLFAIL fails first, the re-run under the mandatory flags alone
+  // leaves false on the stack, and that run's ScriptErrorString is the one named.
+  const txid = txidOf(tampered);
+  assert.equal(e.reason.split(', input')[0], 'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)');
+  assert.match(e.reason, new RegExp(`, input 0 of ${txid} \\(wtxid [0-9a-f]{64}\\), spending ${coin.txid}:${coin.vout}$`));
   assert.equal(mempoolPolicyOf(e.reason), null);
+});
+
+void test('script failures name Core\'s ScriptErrorString: a P2TR key-path signature, a P2PKH one', async () => {
+  for (const [family, text] of [
+    ['p2tr', 'Invalid Schnorr signature'],
+    ['p2pkh', 'Script evaluated without error but finished with a false/empty top stack element'],
+  ] as const) {
+    const w = makeWallet(family, `refuse-${family}`);
+    const coin = await fund(d.devnet, w, 20_000);
+    const raw = RawTx.decode(hex.decode(buildTx([{ wallet: w, coin }], [{ script: bob.script, amount: 19_000n }])));
+    raw.outputs[0]!.amount = 19_001n;
+    const e = await rejection(hex.encode(RawTx.encode(raw)));
+    assert.equal(e.reason.split(', input')[0], `mandatory-script-verify-flag-failed (${text})`, family);
+  }
 });
 
 void test('a spent input: bad-txns-inputs-missingorspent (-25), missing-inputs in testmempoolaccept', async () => {

@@ -48,7 +48,7 @@ test('non-finite and non-canonical numbers in query strings: 400 naming the fiel
 
 test('non-finite numbers in bodies ("-Infinity", 1e999): 400, never a 500', async () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
-    ['/v1/checkout/quotes', { lines: [{ asset: 'PEPECASH', quantity: '-Infinity' }] }, 'body.lines.0'],
+    ['/v1/checkout/quotes', { lines: [{ asset: 'PEPECASH', quantity: '-Infinity' }] }, 'body.lines[0]'],
     ['/v1/checkout/quotes', { lines: [{ asset: 'PEPECASH', quantity: 1 }], fee_rate: '-Infinity' }, 'body.fee_rate'],
     ['/v1/listing-preflights', { seller, asset: 'PEPECASH', quantity_raw: '1', fee_rate: 'Infinity', idempotency_key: 'k1' }, 'body.fee_rate'],
     ['/v1/attach-templates', { utxo_owner: seller, asset: 'PEPECASH', quantity_raw: '1', fee_rate: '-Infinity' }, 'body.fee_rate'],

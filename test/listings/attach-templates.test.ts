@@ -85,7 +85,7 @@ void test("funding that names another draft's asset UTXO (unconfirmed, so Counte
     const r = await m.call('POST', '/v1/listing-preflights', token, { seller: w.address, asset, quantity_raw: '1', funding, fee_rate: 50, idempotency_key: `chain-unit-${what.length}` });
     assert.equal(r.status, 400, `${what}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.code, 'invalid_request');
-    assert.match(r.body.field, /^body\.funding\.\d$/);
+    assert.match(r.body.field, /^body\.funding\[\d\]$/);
   }
   const change = await template(token, { utxo_owner: w.address, asset, quantity_raw: '1', funding: [{ txid: first.expected_txid, vout: 2 }] });
   assert.equal(change.status, 200, JSON.stringify(change.body));

@@ -46,12 +46,43 @@ function signBoth(d: any, s: Awaited<ReturnType<typeof seller>>, expiresAt: numb
   };
 }
 
-void test('a fee below the relay floor: 422 mempool_rejected fee_floor, claims released, draft failed, the balance free for a new preflight', { skip: 'issue 28: the devnet now relays from 0.1 sat/vB as Core 29.1+ and the market refuses a rate below the node floor before composing, so a relay refusal for the fee needs the node floor to rise after the quote; to be rewritten that way' }, async () => {
+/**
+ * The market refuses a rate below the node's floor before composing (fee-rates.ts), so a relay
+ * refusal for the fee happens when the floor rises after the quote: here the node restarts with
+ * `-minrelaytxfee` at 1 sat/vB (Core up to 29.0) between the quote at 0.5 and the relay.
+ */
+async function withFloorRaisedTo<T>(satPerVb: number, run: () => Promise<T>): Promise<T> {
+  await m.devnet.setMinRelayFeeRate(satPerVb);
+  try {
+    return await run();
+  } finally {
+    await m.devnet.setMinRelayFeeRate(0.1);
+  }
+}
+
+void test('a fee below the relay floor: 422 mempool_rejected fee_floor, claims released, draft failed, the balance free for a new preflight', async () => {
   const s = await seller();
   const low = await preflight(s, { fee_rate: 0.5 });
   assert.equal(low.status, 200, JSON.stringify(low.body));
   const d = low.body.result;
   assert.equal(d.fee_rate, 0.5);
+  await withFloorRaisedTo(1, () => refusedForTheFloor(s, d));
+
+  // A new preflight for the same balance is possible, and completes at a fee the node takes.
+  const fresh = await preflight(s);
+  assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+  const d2 = fresh.body.result;
+  assert.deepEqual([d2.mode, d2.status], ['attach', 'awaiting_attach_signature']);
+  const ok = await m.call('POST', `/v1/listing-preflights/${d2.id}/attach-and-list`, s.token, signBoth(d2, s, now() + 86400));
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  await m.mine();
+  await m.sync();
+  const done = await get(s.token, d2.id);
+  assert.deepEqual([done.status, done.listing_status], ['completed', 'active']);
+  assert.equal((await get(s.token, d.id)).status, 'failed', 'the refused draft stays failed');
+});
+
+async function refusedForTheFloor(s: Awaited<ReturnType<typeof seller>>, d: any): Promise<void> {
 
   // While the draft is open its balance is committed: a second preflight for the unit is refused.
   const held = await preflight(s);
@@ -91,28 +122,23 @@ void test('a fee below the relay floor: 422 mempool_rejected fee_floor, claims r
   assert.deepEqual([alone.status, alone.body.code], [422, 'mempool_rejected']);
   assert.equal((await settlements(d.id)).length, 1);
 
-  // A new preflight for the same balance is possible, and completes at a fee the node takes.
-  const fresh = await preflight(s);
-  assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
-  const d2 = fresh.body.result;
-  assert.deepEqual([d2.mode, d2.status], ['attach', 'awaiting_attach_signature']);
-  const ok = await m.call('POST', `/v1/listing-preflights/${d2.id}/attach-and-list`, s.token, signBoth(d2, s, now() + 86400));
-  assert.equal(ok.status, 200, JSON.stringify(ok.body));
-  await m.mine();
-  await m.sync();
-  const done = await get(s.token, d2.id);
-  assert.deepEqual([done.status, done.listing_status], ['completed', 'active']);
-  assert.equal((await get(s.token, d.id)).status, 'failed', 'the refused draft stays failed');
-});
+  // With the balance free again, a quote at the old rate is refused before anything is composed,
+  // naming the node's new floor.
+  const quoted = await preflight(s, { fee_rate: 0.5 });
+  assert.deepEqual([quoted.status, quoted.body.code, quoted.body.mempool_policy, quoted.body.minimum_fee_rate], [422, 'mempool_rejected', 'fee_floor', 1]);
+}
 
-void test('a refused attach alone (attach template) fails the draft and frees its coins', { skip: 'issue 28: the devnet now relays from 0.1 sat/vB as Core 29.1+ and the market refuses a rate below the node floor before composing, so a relay refusal for the fee needs the node floor to rise after the quote; to be rewritten that way' }, async () => {
+void test('a refused attach alone (attach template) fails the draft and frees its coins', async () => {
   const s = await seller('p2tr');
   const t = await m.call('POST', '/v1/attach-templates', s.token, { utxo_owner: s.w.address, asset: s.asset, quantity_raw: '1', fee_rate: 0.2 });
   assert.equal(t.status, 200, JSON.stringify(t.body));
   const d = t.body.result;
-  const r = await m.call('POST', `/v1/listing-preflights/${d.id}/attach`, s.token, { psbt_hex: signPsbt(d.attach.psbt_hex, s.w, [0], SigHash.ALL) });
+  const signed = signPsbt(d.attach.psbt_hex, s.w, [0], SigHash.ALL);
+  const r = await withFloorRaisedTo(1, () => m.call('POST', `/v1/listing-preflights/${d.id}/attach`, s.token, { psbt_hex: signed }));
   assert.equal(r.status, 422, JSON.stringify(r.body));
   assert.deepEqual([r.body.code, r.body.mempool_policy, r.body.claims_released], ['mempool_rejected', 'fee_floor', true]);
+  assert.match(r.body.mempool_reason, /^min relay fee not met/);
+  assert.equal(await m.devnet.bitcoin.getTransaction(d.expected_txid), null, 'nothing reached the mempool');
   const failed = await get(s.token, d.id);
   assert.deepEqual([failed.status, failed.purpose, failed.listing_id], ['failed', 'prepare', null]);
   const again = await m.call('POST', '/v1/attach-templates', s.token, { utxo_owner: s.w.address, asset: s.asset, quantity_raw: '1' });

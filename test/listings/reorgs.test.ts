@@ -196,12 +196,19 @@ void test('reuse: a UTXO mined again lower than the height recorded is found and
   assert.equal((await listingRow(listingId)).state, 'pending');
 });
 
-void test('reuse: an asset UTXO that vanished in the reorg ends the listing invalid', { skip: 'issue 28: the devnet enforces coinbase maturity (100 blocks) now; this test funds its reorged attach from a fresh coinbase and must take a mature coin instead' }, async () => {
+void test('reuse: an asset UTXO that vanished in the reorg ends the listing invalid', async () => {
   const s = await seller('p2wpkh');
-  // Fund the attach from a fresh coinbase: a reorg that takes the coinbase away drops the attach.
+  // Fund the attach from a coinbase that has just matured (100 blocks: the attach confirms at
+  // depth 100). A reorg of 2 makes it immature again, so the attach cannot return to the mempool
+  // (Core's MaybeUpdateMempoolForReorg drops it the same way) and its output vanishes.
   const [hash] = await m.devnet.mine(1, s.w.address);
   const block = await m.devnet.bitcoin.getBlock(hash!);
-  const utxo = await attachFrom(s.w, coinOf(m.devnet, block!.txs[0]!.txid, 0), s.asset);
+  await m.devnet.mine(98);
+  const coinbase = coinOf(m.devnet, block!.txs[0]!.txid, 0);
+  const early = buildTx([{ wallet: s.w, coin: coinbase }], [{ script: s.w.script, amount: coinbase.amount - 2_000n }]);
+  await assert.rejects(m.devnet.bitcoin.broadcast(early), /bad-txns-premature-spend-of-coinbase/, 'at depth 99 it is not spendable yet');
+  await m.devnet.mine(1);
+  const utxo = await attachFrom(s.w, coinbase, s.asset);
   await m.sync();
   const { listingId } = await listReused(s, utxo, 40_000);
   await m.sync();

@@ -39,8 +39,8 @@ test('bad batches: empty, 26, duplicates, bad txid → 400 naming the field', as
     [[], 'body.txids'],
     [Array.from({ length: 26 }, (_, i) => tx(i)), 'body.txids'],
     [[tx(1), tx(1)], 'body.txids'],
-    [[tx(1), 'ABC'], 'body.txids.1'],
-    [['ab'.repeat(32).toUpperCase()], 'body.txids.0'],
+    [[tx(1), 'ABC'], 'body.txids[1]'],
+    [['ab'.repeat(32).toUpperCase()], 'body.txids[0]'],
   ] as const) {
     const r = await post(txids);
     assert.equal(r.statusCode, 400, JSON.stringify(txids).slice(0, 40));

@@ -4768,7 +4768,7 @@ export interface ErrorEnvelope {
     | 'seller_net_below_minimum'
     | 'funding_set_closed';
   /**
-   * On invalid_request: the offending input, e.g. `body.price_sats`
+   * On invalid_request: the offending input, e.g. `body.price_sats`; an array item by its index, e.g. `body.funding[0].txid`
    */
   field?: string;
   [k: string]: unknown | undefined;

@@ -91,7 +91,7 @@ export class Devnet implements DevnetControl {
   private constructor(
     private readonly store: Store,
     readonly clock: Clock,
-    private readonly options: DevnetOptions,
+    private options: DevnetOptions,
   ) {
     this.miner = new MinerWallet(options.minerSeed ?? 'devnet', this.network);
     this.feeEstimates = { ...DEFAULT_FEES, ...options.feeEstimates };
@@ -248,6 +248,19 @@ export class Devnet implements DevnetControl {
       this.node.mempool = new Mempool();
       await this.commit({ replaceMempool: [] });
       return { dropped };
+    });
+  }
+
+  /**
+   * The node restarted with another `-minrelaytxfee` (sat/vB), its mempool kept: transactions
+   * offered from now on meet the new floor and `getmempoolinfo` reports it. Core sets the floor
+   * only at start-up (no RPC changes it); this lets a test raise it between a quote and its relay.
+   */
+  async setMinRelayFeeRate(satPerVb: number): Promise<void> {
+    if (!(satPerVb >= 0)) throw new RangeError(`minrelaytxfee must be a rate ≥ 0 sat/vB, got ${satPerVb}`);
+    await this.lock.run(async () => {
+      this.options = { ...this.options, minRelayFeeRate: satPerVb };
+      this.node.params.minRelayFeeRate = BigInt(Math.round(satPerVb * 1000));
     });
   }
 

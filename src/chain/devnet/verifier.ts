@@ -16,7 +16,12 @@ export type InputVerifier = (
   rules: 'standard' | 'consensus',
 ) => { ok: true } | { ok: false; error: string };
 
+/**
+ * `error` is Core's `ScriptErrorString` for the failure under those rules, the words its mempool
+ * puts in a script failure's reject reason; a spend the verifier does not support (Core might
+ * accept it) keeps the verifier's own words.
+ */
 export const defaultInputVerifier: InputVerifier = (tx, index, rules) => {
   const r = verifyInputSignature(tx, index, tx.prevouts, { rules });
-  return r.ok ? { ok: true } : { ok: false, error: r.error };
+  return r.ok ? { ok: true } : { ok: false, error: r.scriptError ?? r.error };
 };

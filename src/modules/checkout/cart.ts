@@ -46,7 +46,7 @@ export async function resolveCart(
   for (const [index, line] of lines.entries()) {
     if ('listing_id' in line) {
       const l = rows.get(line.listing_id);
-      if (!l) throw new ApiError('not_found', `No such listing ${line.listing_id}`, { listing_id: line.listing_id, field: `body.lines.${index}` });
+      if (!l) throw new ApiError('not_found', `No such listing ${line.listing_id}`, { listing_id: line.listing_id, field: `body.lines[${index}]` });
       if (l.seller === caller) {
         skippedOwn.push(l.id);
         continue;
@@ -57,7 +57,7 @@ export async function resolveCart(
         throw new ApiError('state_changed', `listing ${l.id} is ${shown}${state.end_reason ? ` (${state.end_reason})` : ''}, not fillable`, {
           listing_id: l.id,
           state: shown,
-          field: `body.lines.${index}`,
+          field: `body.lines[${index}]`,
         });
       }
       // A reprice between the buyer's read and this quote is the market moving, not a bad PSBT:

@@ -17,7 +17,7 @@ import type { ListingStore } from './store.js';
 import { ASSET_UTXO_SATS, attachOpReturn, buildAttachPsbt, DUST_SATS, planAttach, type FundingInput, type SourceFamily } from './templates.js';
 import { outpointKey } from '../../trade/outpoints.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
-import { spendableCoins } from '../../trade/coins.js';
+import { namedCoins, spendableCoins } from '../../trade/coins.js';
 
 export interface ComposeParams {
   seller: string;
@@ -133,32 +133,21 @@ export async function composeAttach(ctx: Context, store: ListingStore, p: Compos
   };
 }
 
+/**
+ * The caller's coins, by the coin owner's rules for named coins (src/trade/coins.ts), with the one
+ * thing an attach allows beyond them: a coin still in the mempool (chaining on the change of a
+ * previous attach). Counterparty shows no balance on such a coin yet, so the asset UTXOs of the
+ * market's own attaches are refused by name.
+ */
 async function explicitCoins(ctx: Context, source: string, family: SourceFamily, funding: { txid: string; vout: number }[]): Promise<FundingInput[]> {
   const script = decodeAddress(source, ctx.config.NETWORK);
   if (!script.ok) throw new Error('unreachable');
-  const keys = funding.map((f) => outpointKey(f.txid, f.vout));
-  if (new Set(keys).size !== keys.length) throw new ApiError('invalid_request', 'body.funding names an outpoint twice', { field: 'body.funding' });
-  const [withBalances, claimed, units] = await Promise.all([
-    ctx.chain.counterparty.getUtxosWithBalances(keys),
-    ctx.journal.claimed(ctx.store.db, keys),
-    // Counterparty's balances are confirmed state: an attach still in the mempool shows none on
-    // its out 0 yet. The market knows its own attaches' asset UTXOs.
-    ctx.store.db.selectFrom('listing_drafts').select('asset_outpoint').where('asset_outpoint', 'in', keys).execute(),
-  ]);
-  const assetUtxos = new Set(units.map((u) => u.asset_outpoint));
-  const coins: FundingInput[] = [];
-  for (const [k, f] of funding.entries()) {
-    const field = `body.funding.${k}`;
-    const out = await ctx.chain.bitcoin.getTxOut(f.txid, f.vout, true);
-    if (!out) throw new ApiError('state_changed', `${field}: ${keys[k]} is spent or unknown`, { field });
-    if (out.address !== source) throw new ApiError('invalid_request', `${field} does not pay asset_source`, { field });
-    if (withBalances.has(keys[k]!) || assetUtxos.has(keys[k]!)) {
-      throw new ApiError('invalid_request', `${field} carries (or will carry, once its attach confirms) a Counterparty balance and is never spent as funding`, { field });
-    }
-    if (claimed.has(keys[k]!)) throw new ApiError('state_changed', `${field} is claimed by a settlement in flight`, { field });
-    coins.push({ txid: f.txid, vout: f.vout, value_sats: out.value_sats, family, script: script.script });
-  }
-  return coins;
+  const pendingBalances = async (keys: string[]) => {
+    const units = await ctx.store.db.selectFrom('listing_drafts').select('asset_outpoint').where('asset_outpoint', 'in', keys).execute();
+    return new Set(units.flatMap((u) => (u.asset_outpoint ? [u.asset_outpoint] : [])));
+  };
+  const coins = await namedCoins(ctx, source, funding, { unconfirmed: { pendingBalances } });
+  return coins.map((c) => ({ ...c, family, script: script.script }));
 }
 
 async function poolCoins(ctx: Context, source: string, family: SourceFamily, openDrafts: { status: string; attach_inputs: string | null }[]): Promise<FundingInput[]> {

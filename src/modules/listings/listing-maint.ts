@@ -161,7 +161,7 @@ export class ListingMaintenance {
     const prices = rows.map((l) => {
       const index = indexOf.get(l.id)!;
       try {
-        return this.verifyReprice(l, items[index]!.psbt_hex, `body.listings.${index}.psbt_hex`);
+        return this.verifyReprice(l, items[index]!.psbt_hex, `body.listings[${index}].psbt_hex`);
       } catch (e) {
         refused.push(refusalOf(index, l.id, e));
         return 0;
