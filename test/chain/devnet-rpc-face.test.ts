@@ -176,3 +176,12 @@ void describe('Basic auth when configured', () => {
     await assert.rejects(wrong.getTip(), (e: unknown) => e instanceof UpstreamUnavailable && /credentials/.test(e.message));
   });
 });
+
+void describe('the Core it claims to be', () => {
+  void it('getnetworkinfo names Bitcoin Core 29.2, whose mempool rules (floors, packages, texts) the devnet follows', async () => {
+    const r = await postRpc(f, { jsonrpc: '2.0', id: 'v', method: 'getnetworkinfo', params: [] });
+    assert.equal(r.status, 200);
+    const info = (r.body as { result: { version: number; subversion: string } }).result;
+    assert.deepEqual([info.version, info.subversion], [290200, '/Satoshi:29.2.0/']);
+  });
+});

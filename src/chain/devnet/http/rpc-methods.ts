@@ -107,7 +107,7 @@ const METHODS: Record<string, Method> = {
     run: (d) => {
       const info = d.rpc.getmempoolinfo();
       return {
-        version: 280000, subversion: '/Satoshi:28.0.0/', protocolversion: 70016, localservices: '0000000000000c09', localrelay: true,
+        version: 290200, subversion: '/Satoshi:29.2.0/', protocolversion: 70016, localservices: '0000000000000c09', localrelay: true,
         timeoffset: 0, networkactive: true, connections: 0, connections_in: 0, connections_out: 0, networks: [],
         relayfee: info.minrelaytxfee, incrementalfee: info.incrementalrelayfee, localaddresses: [], warnings: [],
       };
