@@ -85,6 +85,7 @@ const TABLE: Record<string, Row> = {
   'GET /v1/address/:address/exact-offers': { limit: 'recovery_read', session: 'address' },
   'POST /v1/exact-offer-authorizations/:id/accept-preflight': { limit: 'expensive_write', session: 'id' },
   'POST /v1/exact-offer-authorizations/:id/accept': { limit: 'signed_completion', session: 'id' },
+  'GET /v1/exact-offer-authorizations/:id/accept': { limit: 'recovery_read', session: 'id' },
   'POST /v1/exact-offer-selections/validate': { limit: 'expensive_write', session: true },
   'POST /v1/offers/:id/counters': { limit: 'expensive_write', session: true },
   'POST /v1/counters/:id/withdraw': { limit: 'account_maintenance', session: 'id' },
@@ -101,6 +102,7 @@ const TABLE: Record<string, Row> = {
   'GET /v1/assets/:asset/policy-offers': { limit: 'uncached_read' },
   'POST /v1/policy-accepts/preflight': { limit: 'expensive_write', session: true },
   'POST /v1/policy-accepts': { limit: 'signed_completion', session: true },
+  'GET /v1/policy-accepts/:id': { limit: 'recovery_read', session: 'id' },
   // Webhooks: the owner's own endpoints under its address (another address is 403, another's id 404).
   'POST /v1/address/:address/webhooks': { limit: 'account_maintenance', session: 'address' },
   'GET /v1/address/:address/webhooks': { limit: 'account_maintenance', session: 'address' },
@@ -214,9 +216,17 @@ void test('an unknown method on every path is 405 method_not_allowed with Allow'
     if (r.url.includes('*') || r.url.startsWith('/devnet/rpc') || r.url.startsWith('/devnet/counterparty/')) continue;
     byPath.set(r.url, (byPath.get(r.url) ?? new Set()).add(r.method));
   }
-  for (const [url, methods] of byPath) {
+  // A concrete path can match more than one pattern (GET /v1/policy-accepts/:id also serves
+  // /v1/policy-accepts/preflight, whose POST is static): Allow names every method that answers it.
+  const matches = (pattern: string, path: string) => {
+    const [p, q] = [pattern.split('/'), path.split('/')];
+    return p.length === q.length && p.every((seg, i) => seg.startsWith(':') || seg === q[i]);
+  };
+  for (const url of byPath.keys()) {
+    const path = concrete(url);
+    const methods = new Set([...byPath].filter(([pattern]) => matches(pattern, path)).flatMap(([, ms]) => [...ms]));
     const method = (['PATCH', 'PUT', 'DELETE'] as const).find((x) => !methods.has(x))!;
-    const res = await m.app.inject({ method, url: concrete(url), remoteAddress: '10.62.0.3' });
+    const res = await m.app.inject({ method, url: path, remoteAddress: '10.62.0.3' });
     assert.equal(res.statusCode, 405, `${method} ${url}: ${res.body}`);
     assert.equal((JSON.parse(res.body) as { code: string }).code, 'method_not_allowed');
     assert.deepEqual(String(res.headers.allow).split(', ').sort(), [...methods].sort(), url);
