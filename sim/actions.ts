@@ -338,11 +338,14 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const coin = rng.pick(coins);
       const snipe = new Transaction({ allowUnknownOutputs: true, version: tx.version, lockTime: tx.lockTime });
       snipe.addInput({ txid: coin.txid, index: coin.vout, witnessUtxo: { script: t.signer.script, amount: BigInt(coin.value_sats) } });
-      snipe.addInput({ txid: pairIn.txid!, index: pairIn.index!, sequence: pairIn.sequence!, finalScriptWitness: pairIn.finalScriptWitness!, witnessUtxo: { script: prevOut.script!, amount: prevOut.amount! } });
+      // The pair's witness goes in after the outputs: a finalized input would lock them (scure
+      // cannot tell its SINGLE|ANYONECANPAY from ALL), and no signature here covers input 1.
+      snipe.addInput({ txid: pairIn.txid!, index: pairIn.index!, sequence: pairIn.sequence!, witnessUtxo: { script: prevOut.script!, amount: prevOut.amount! } });
       snipe.addOutput({ script: t.signer.script, amount: 330n }); // the first output takes the unit
       snipe.addOutput({ script: pairOut.script!, amount: pairOut.amount! }); // the seller, as its half says (SINGLE: same index)
       snipe.addOutput({ script: t.signer.script, amount: BigInt(coin.value_sats) + prevOut.amount! - 330n - pairOut.amount! - fee });
       const signed = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(snipe.toPSBT()), [0], 'ALL')), READ_TX_OPTS);
+      signed.updateInput(1, { finalScriptWitness: pairIn.finalScriptWitness! }, true);
       signed.finalizeIdx(0);
       try {
         await s.world.rpc('sendrawtransaction', [signed.hex]);
