@@ -41,7 +41,7 @@ function run(label, list, env, extra = []) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', ...(extra.length ? extra : ['--test-concurrency=2']), '--test-timeout=' + (coreLane ? 900000 : 120000), '--test-reporter=spec', ...list],
+      ['--import', 'tsx', '--test', ...(extra.length ? extra : ['--test-concurrency=2']), '--test-timeout=' + (coreLane ? 900000 : 240000), '--test-reporter=spec', ...list],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const chunks = [];
