@@ -80,9 +80,12 @@ export const feedMirror: Check = {
     const m = w.live()[0];
     if (!m) return [v('feed_mirror', 'no instance is up to read')];
     const entries = await readLog((after) => publicJson(`${m.url}/v1/events?after=${after}&limit=100`));
-    const { listingIds, fills, soldByOffer } = await w.withDb(async (q) => ({
+    const { listingIds, fills, held, soldByOffer } = await w.withDb(async (q) => ({
       listingIds: (await q('select id from listings')).map((r) => r.id as string),
       fills: await q('select id, kind, ref_id, seller, asset from fills'),
+      // A listing held by a settlement in flight is reserved: off the book, and the public feed has
+      // no event for a reservation (the sale follows, or the claim's release puts it back).
+      held: new Map((await q(`select l.id, l.state, s.id as settlement, s.state as settlement_state from listings l left join outpoint_claims c on c.outpoint = l.utxo_outpoint left join settlements s on s.id = c.settlement_id`)).map((r) => [r.id as string, r])),
       soldByOffer: new Set((await q(`select l.id from listings l where l.state = 'sold' and not exists (select 1 from fills f where f.kind = 'listing' and f.ref_id = l.id and f.state <> 'dropped')`)).map((r) => r.id as string)),
     }));
     const listing = new Map<string, string>();
@@ -101,7 +104,13 @@ export const feedMirror: Check = {
       }
       // A truncated book shows only its first levels: then only what it shows is compared.
       if (book.listings_truncated) continue;
-      for (const [id, price] of mirrored) if (!shown.has(id)) out.push(v('feed_mirror', `the public feed says ${id} is on the ${slug} book at ${price}; the book does not show it`));
+      for (const [id, price] of mirrored) {
+        if (shown.has(id)) continue;
+        const row = held.get(id);
+        if (row?.settlement && !['rejected', 'conflicted', 'confirmed'].includes(String(row.settlement_state))) continue;
+        const why = row ? ` (its row: ${String(row.state)}${row.settlement ? `, claimed by ${String(row.settlement)} ${String(row.settlement_state)}` : ', unclaimed'})` : '';
+        out.push(v('feed_mirror', `the public feed says ${id} is on the ${slug} book at ${price}; the book does not show it${why}`));
+      }
     }
     return out;
   },
