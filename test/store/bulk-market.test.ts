@@ -67,29 +67,7 @@ test('the bulk load leaves the rows the triggers write, and the triggers and ind
   const asset = (await bulk.store.db.selectFrom('catalog_assets').select('asset').where('collection_slug', '=', slugOf(0)).orderBy('asset').executeTakeFirstOrThrow()).asset;
   await bulk.store.db
     .insertInto('listings')
-    .values({
-      id: 'lst_new',
-      operation_id: 'op_new',
-      draft_id: 'pf_new',
-      seller: 'bc1qnew',
-      asset,
-      quantity_raw: '1',
-      utxo_txid: 'f'.repeat(64),
-      utxo_vout: 0,
-      utxo_outpoint: `${'f'.repeat(64)}:0`,
-      utxo_value_sats: 330,
-      price_sats: 1_000,
-      state: 'active',
-      end_reason: null,
-      signed_psbt: null,
-      version: 1,
-      expires_at: now + 1000,
-      created_at: now,
-      updated_at: now,
-      activated_at: now,
-      ended_at: null,
-      protocol_subtype: 'plain',
-    })
+    .values(liveRow('new', asset, now))
     .execute();
   const first = (await book(bulk.store.db)).asks[0]!;
   assert.deepEqual([first.price_sats, first.depth, first.listings[0]!.id], [1_000, 1, 'lst_new']);
@@ -97,29 +75,34 @@ test('the bulk load leaves the rows the triggers write, and the triggers and ind
   await assert.rejects(
     bulk.store.db
       .insertInto('listings')
-      .values({
-        id: 'lst_dup',
-        operation_id: 'op_dup',
-        draft_id: 'pf_dup',
-        seller: 'bc1qnew',
-        asset,
-        quantity_raw: '1',
-        utxo_txid: 'f'.repeat(64),
-        utxo_vout: 0,
-        utxo_outpoint: `${'f'.repeat(64)}:0`,
-        utxo_value_sats: 330,
-        price_sats: 1_000,
-        state: 'active',
-        end_reason: null,
-        signed_psbt: null,
-        version: 1,
-        expires_at: now + 1000,
-        created_at: now,
-        updated_at: now,
-        activated_at: now,
-        ended_at: null,
-        protocol_subtype: 'plain',
-      })
+      .values(liveRow('dup', asset, now))
       .execute(),
   );
 });
+
+/** An active listing row on the outpoint f…f:0 (the same for every tag: the unique live outpoint index is what is tested). */
+function liveRow(tag: string, asset: string, now: number) {
+  return {
+    id: `lst_${tag}`,
+    operation_id: `op_${tag}`,
+    draft_id: `pf_${tag}`,
+    seller: 'bc1qnew',
+    asset,
+    quantity_raw: '1',
+    utxo_txid: 'f'.repeat(64),
+    utxo_vout: 0,
+    utxo_outpoint: `${'f'.repeat(64)}:0`,
+    utxo_value_sats: 330,
+    price_sats: 1_000,
+    state: 'active',
+    end_reason: null,
+    signed_psbt: null,
+    version: 1,
+    expires_at: now + 1000,
+    created_at: now,
+    updated_at: now,
+    activated_at: now,
+    ended_at: null,
+    protocol_subtype: 'plain',
+  } as const;
+}
