@@ -36,12 +36,21 @@ else if (!process.env.BITCOIND) skippedNotes.push('real Bitcoin Core lane skippe
 
 // One node --test run over `list`, its output buffered and printed whole when it ends, so two
 // runs side by side never interleave their lines.
+const timesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-times-'));
+const fileTimes = [];
 function run(label, list, env, extra = []) {
   if (!list.length) return Promise.resolve();
+  const timesFile = path.join(timesDir, `${fileTimes.length}.tsv`);
+  fileTimes.push({ label, timesFile });
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', ...(extra.length ? extra : ['--test-concurrency=2']), '--test-timeout=' + (coreLane ? 900000 : 240000), '--test-reporter=spec', ...list],
+      [
+        '--import', 'tsx', '--test', ...(extra.length ? extra : ['--test-concurrency=2']), '--test-timeout=' + (coreLane ? 900000 : 240000),
+        '--test-reporter=spec', '--test-reporter-destination=stdout',
+        `--test-reporter=${path.join(root, 'scripts', 'file-times.mjs')}`, `--test-reporter-destination=${timesFile}`,
+        ...list,
+      ],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const chunks = [];
@@ -112,6 +121,19 @@ if (observed) fs.rmSync(observed, { recursive: true, force: true });
 if (totals.todo) skippedNotes.push(`${totals.todo} tests reported as todo (expected to fail): see their output.`);
 if (!redisUrl && !coreLane) skippedNotes.push('Redis backend tests skipped: set TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run them.');
 
+// The slowest files of each run: where the suite's time goes (CI has 30 minutes).
+if (!only.length) {
+  for (const { label, timesFile } of fileTimes) {
+    const rows = fs.existsSync(timesFile) ? fs.readFileSync(timesFile, 'utf8').trim().split('\n').filter(Boolean) : [];
+    if (!rows.length) continue;
+    console.log(`\nslowest files, ${label}:`);
+    for (const row of process.env.TEST_TIMES_ALL === '1' ? rows : rows.slice(0, 12)) {
+      const [ms, file] = row.split('\t');
+      console.log(`  ${(Number(ms) / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, file)}`);
+    }
+  }
+}
+fs.rmSync(timesDir, { recursive: true, force: true });
 console.log('');
 for (const n of skippedNotes) console.log(`skipped: ${n}`);
 console.log(`${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
