@@ -5,6 +5,7 @@
  */
 import type { History } from './history.js';
 import type { Rng } from './rng.js';
+import { isRunning } from './processes.js';
 import type { World } from './world.js';
 
 export const FAULTS = ['kill', 'signer', 'redis', 'pg', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
@@ -20,6 +21,10 @@ export function parseFaults(text: string | undefined): Fault[] {
 
 export class FaultInjector {
   private readonly pending = new Set<Promise<void>>();
+  /** Processes killed and not yet started again: a second kill of one would schedule a second
+   * start, and two processes would then run as one (a signer bound twice to its port, two
+   * instances on one SQLite file), the first never stopped (seeds 6001 and 6002 leaked signers). */
+  private readonly down = new Set<string>();
   private stopped = false;
 
   constructor(private readonly world: World, private readonly rng: Rng, private readonly history: History, readonly enabled: Fault[]) {}
@@ -54,29 +59,36 @@ export class FaultInjector {
       void p.finally(() => this.pending.delete(p));
     };
     /** A process killed now and started again after a drawn while. */
-    const restartLater = (name: string, min: number, max: number, start: () => Promise<void>, detail?: unknown) =>
+    const restartLater = (name: string, key: string, min: number, max: number, start: () => Promise<void>, detail?: unknown) => {
+      this.down.add(key);
       later(this.rng.delay(min, max), async () => {
         await start();
+        this.down.delete(key);
         this.history.add({ kind: 'fault', fault: `${name}_restarted`, ...(detail === undefined ? {} : { detail }) });
       });
+    };
+    // Only a process that runs (and is not being started again) is killed.
+    const up = (key: string, c: Parameters<typeof isRunning>[0] | undefined) => !!c && isRunning(c) && !this.down.has(key);
     switch (f) {
       case 'kill': {
         const i = this.rng.int(0, w.markets.length - 1);
-        if (!w.markets[i] || w.live().length === 0) return;
+        if (!up(`market-${i}`, w.markets[i]) || w.live().length === 0) return;
         this.history.add({ kind: 'fault', fault: 'kill', detail: { instance: i } });
         await w.killMarket(i);
-        restartLater('instance', 500, 5_000, async () => void (await w.startMarket(i)), { instance: i });
+        restartLater('instance', `market-${i}`, 500, 5_000, async () => void (await w.startMarket(i)), { instance: i });
         return;
       }
       case 'signer':
+        if (!up('signer', w.signer)) return;
         this.history.add({ kind: 'fault', fault: 'signer' });
         await w.killSigner();
-        restartLater('signer', 500, 4_000, () => w.startSigner());
+        restartLater('signer', 'signer', 500, 4_000, () => w.startSigner());
         return;
       case 'redis':
+        if (!up('redis', w.redis)) return;
         this.history.add({ kind: 'fault', fault: 'redis' });
         await w.stopRedis();
-        restartLater('redis', 3_000, 15_000, () => w.startRedis());
+        restartLater('redis', 'redis', 3_000, 15_000, () => w.startRedis());
         return;
       case 'pg': {
         const n = await w.terminateDbSessions();
@@ -120,11 +132,23 @@ export class FaultInjector {
     const w = this.world;
     w.proxy.state.down = false;
     w.proxy.release();
-    if (w.o.redis && (!w.redis || w.redis.proc.exitCode !== null || w.redis.proc.signalCode !== null)) await w.startRedis();
-    if (!w.signer || w.signer.proc.exitCode !== null || w.signer.proc.signalCode !== null) await w.startSigner();
+    // As a fault's own undoing, a start that does not come up in time (a loaded machine: seed 6002's
+    // instance took over 180 s to catch up) is tried again before the day is given up.
+    const start = async (what: string, fn: () => Promise<unknown>) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return void (await fn());
+        } catch (e) {
+          this.history.add({ kind: 'note', message: `healing: starting ${what} failed (attempt ${attempt}): ${(e as Error).message.slice(0, 300)}` });
+          if (attempt >= 3) throw e;
+        }
+      }
+    };
+    if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
+    if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {
       const m = w.markets[i];
-      if (!m || m.proc.exitCode !== null || m.proc.signalCode !== null) await w.startMarket(i);
+      if (!m || !isRunning(m)) await start(`instance ${i}`, () => w.startMarket(i));
     }
     this.history.add({ kind: 'fault', fault: 'healed' });
   }

@@ -156,10 +156,10 @@ async function every(stopAt: number, wait: () => number, fn: () => Promise<void>
   }
 }
 
-/** Errors an action may meet on a busy market: the contract's answers, not the market's faults. */
+/** Errors an action may meet on a busy market: the contract's answers, not the market's faults (policy_offer_refused: a collection accept whose unit was sold under it, or is outside the offer's policy — traders pick both at random). */
 const EXPECTED = new Set(['state_changed', 'checkout_changed', 'conflict_spend', 'insufficient_funds', 'target_unavailable', 'not_found', 'expired', 'template_mismatch',
   'mempool_rejected', 'offer_selection_unavailable', 'price_below_minimum', 'self_trade', 'rate_limited', 'upstream_unavailable', 'service_unavailable', 'broadcast_unknown',
-  'invalid_transaction', 'open_offer_limit', 'offer_capacity_full', 'insufficient_asset_balance', 'operation_failed', 'network_error', 'timeout', 'invalid_request']);
+  'invalid_transaction', 'policy_offer_refused', 'open_offer_limit', 'offer_capacity_full', 'insufficient_asset_balance', 'operation_failed', 'network_error', 'timeout', 'invalid_request']);
 
 async function traderLoop(s: SimState, t: Trader, stopAt: number): Promise<void> {
   while (Date.now() < stopAt) {

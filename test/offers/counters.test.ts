@@ -97,3 +97,21 @@ void it('an expired counter is 410 when taken; a withdrawn one is gone', async (
   assert.equal(await m.devnet.bitcoin.getTxOut(f.body.result.expected_txid, 0, true), null, 'nothing relayed');
   assert.equal((await m.ctx.store.db.selectFrom('offers').select('state').where('id', '=', offerId).executeTakeFirstOrThrow()).state, 'active');
 });
+
+void it("a counter over a unit that is no longer unspent is 409 state_changed (a sale or reorg won the race); over another address's unit, 403", async () => {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, 20_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+  const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+  const now = Math.floor(m.clock.now() / 1000);
+  const gone = { txid: 'ab'.repeat(32), vout: 0 };
+  const r = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: gone, price_sats: 25_000, expires_at: now + 3600 });
+  assert.equal(r.status, 409, JSON.stringify(r.body));
+  assert.deepEqual([r.body.code, r.body.field, r.body.outpoint], ['state_changed', 'body.asset_outpoint', `${gone.txid}:0`]);
+  const other = await newSeller(m, 'p2wpkh', 'counter-other', 1);
+  const theirs = await m.attachDirect(other.w, other.asset, '1');
+  await m.mine(1);
+  await m.sync();
+  const f = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: theirs, price_sats: 25_000, expires_at: now + 3600 });
+  assert.equal(f.status, 403, JSON.stringify(f.body));
+  assert.equal(f.body.code, 'forbidden');
+});

@@ -42,7 +42,9 @@ export async function counterOffer(ctx: Context, seller: string, offerId: string
   if (body.expires_at <= now || body.expires_at > now + MAX_COUNTER_TTL_S) throw new ApiError('invalid_request', 'body.expires_at must be in the future and at most 30 days ahead', { field: 'body.expires_at' });
   const key = `${body.asset_outpoint.txid}:${body.asset_outpoint.vout}`;
   const [out, balances] = await Promise.all([ctx.chain.bitcoin.getTxOut(body.asset_outpoint.txid, body.asset_outpoint.vout, true), ctx.chain.counterparty.getUtxoBalances(key)]);
-  if (!out || (await unitHolder(ctx.store.db, key, hex.decode(out.script_hex), ctx.config.NETWORK)) !== seller) throw new ApiError('forbidden', `${key} is not an unspent output of the session address`, { field: 'body.asset_outpoint' });
+  // Gone (sold, moved, reorganized away) is a race the seller lost, not a permission: 409, as a bid on a spent slot is.
+  if (!out) throw new ApiError('state_changed', `${key} is not an unspent output (spent, or unknown to the node)`, { field: 'body.asset_outpoint', outpoint: key });
+  if ((await unitHolder(ctx.store.db, key, hex.decode(out.script_hex), ctx.config.NETWORK)) !== seller) throw new ApiError('forbidden', `${key} is not an output of the session address`, { field: 'body.asset_outpoint' });
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   const info = held.length === 1 ? await ctx.chain.counterparty.getAsset(held[0]!.asset) : null;
   if (!info || held[0]!.quantity_raw !== oneUnitRaw(info.divisible)) throw new ApiError('target_unavailable', `${key} does not hold exactly one whole unit`, { outpoint: key });
