@@ -107,11 +107,10 @@ export const feedMirror: Check = {
       for (const [id, price] of mirrored) {
         if (shown.has(id)) continue;
         const row = held.get(id);
+        // Reserved by a settlement in flight: off the book with no public event (its sale or its
+        // release follows). An exposed listing is held to the check: its `delisted` is written at
+        // its exposure (issue 31 item 6, found here on seed 3201).
         if (row?.settlement && !['rejected', 'conflicted', 'confirmed'].includes(String(row.settlement_state))) continue;
-        // An exposed listing leaves the book with no public `delisted` yet: the open deviation of
-        // issue 31 item 6 (docs/deviations.md), found by this check on seed 3201; when it is
-        // closed, delete this line and the check holds the market to it.
-        if (row?.state === 'exposed') continue;
         const why = row ? ` (its row: ${String(row.state)}${row.settlement ? `, claimed by ${String(row.settlement)} ${String(row.settlement_state)}` : ', unclaimed'})` : '';
         out.push(v('feed_mirror', `the public feed says ${id} is on the ${slug} book at ${price}; the book does not show it${why}`));
       }

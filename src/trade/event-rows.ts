@@ -44,7 +44,7 @@ export interface PublicEventRow {
   event_id: string;
   kind: 'sale' | 'listed' | 'delisted' | 'offer_placed' | 'offer_ended' | 'collection_offer_placed' | 'collection_offer_ended';
   at: number;
-  reason: 'owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | null;
+  reason: 'owner' | 'expired' | 'invalid' | 'cancelled' | 'superseded' | 'filled' | null;
   asset: string | null;
   /** Set on offer rows (their own target); null elsewhere (the asset's primary collection is looked up). */
   collection: string | null;
@@ -91,6 +91,19 @@ export function retractPublicEvent(tx: Tx, retracts: string, at: number): void {
 
 /** Public: activated before its expiry (public-store.ts `listing`). */
 export const isPublicListing = (l: Pick<ListingRow, 'activated_at' | 'expires_at'>): boolean => l.activated_at !== null && l.activated_at < l.expires_at;
+
+/**
+ * The public `delisted` of a listing as the feed derives it now (public-store.ts `delistedEnded`,
+ * `delistedExposed`, `delistedExpired`): an exposure, or an ending after one, sits at exposed_at,
+ * when the listing left the book; the seller's own delist or rotation reads `owner`, an exposure
+ * or a foreign spend `invalid`.
+ */
+export function logDelisted(tx: Tx, l: ListingRow, at: number): void {
+  if (!isPublicListing(l)) return;
+  if (l.state === 'ended' && l.end_reason === 'expired') return logListingEvent(tx, l, 'delisted', 'expired', l.expires_at);
+  const exposed = l.exposed_at !== null;
+  logListingEvent(tx, l, 'delisted', l.end_reason === 'owner' || l.end_reason === 'rotated' ? 'owner' : 'invalid', exposed ? l.exposed_at! : at);
+}
 
 /** `listed` (at its activation; again with the current ask after a reprice) or `delisted`. */
 export function logListingEvent(tx: Tx, l: ListingRow, kind: 'listed' | 'delisted', reason: 'owner' | 'expired' | 'invalid' | null, at: number): void {
@@ -163,8 +176,11 @@ export function logOfferPlaced(tx: Tx, o: OfferLike): void {
   logOffer(tx, o, 'placed', o.created_at, null);
 }
 
-/** `offer_ended` / `collection_offer_ended`, with the feed's reason; an expiry sits at expires_at. */
-export function logOfferEnded(tx: Tx, o: OfferLike, reason: 'cancelled' | 'superseded' | 'invalid' | 'expired', at: number): void {
+/**
+ * `offer_ended` / `collection_offer_ended`, with the feed's reason; an expiry sits at expires_at.
+ * `filled`: a collection-scoped offer's fill (public-store.ts `offerEnded`), never an asset one's.
+ */
+export function logOfferEnded(tx: Tx, o: OfferLike, reason: 'cancelled' | 'superseded' | 'invalid' | 'expired' | 'filled', at: number): void {
   logOffer(tx, o, 'ended', reason === 'expired' ? o.expires_at : at, reason);
 }
 

@@ -22,11 +22,3 @@ export async function retractStoredEvent(tx: Tx, id: string, at: number): Promis
   const gone = await tx.deleteFrom('owner_events').where('event_id', '=', id).returning('address').executeTakeFirst();
   if (gone) retractOwnerEvent(tx, gone.address, id, at);
 }
-
-/**
- * Removes a stored owner event without a retraction in the log (what the listing's unrotate has
- * always done: the stream keeps the `listing_rotated` it already showed).
- */
-export async function dropStoredEvent(tx: Tx, id: string): Promise<void> {
-  await tx.deleteFrom('owner_events').where('event_id', '=', id).execute();
-}

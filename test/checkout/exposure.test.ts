@@ -21,6 +21,8 @@ import { coinOf, buildTx } from '../helpers/devnet.js';
 import { makeWallet, signInput, walletInput } from '../helpers/wallets.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { complete, fillsOf, heldOn, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
+import { eventId } from '../../src/trade/event-rows.js';
 
 let m: Market;
 let alice: Seller;
@@ -47,6 +49,12 @@ const get = async (url: string, token: string | null = null) => {
 const askIds = async () => ((await get(`/v1/collections/${SLUG}/book`)).result.asks as Array<{ listings: Array<{ id: string }> }>).flatMap((a) => a.listings.map((l) => l.id));
 const listedCount = async () => ((await get('/v1/collections')).result as Array<{ slug: string; listed: number }>).find((c) => c.slug === SLUG)?.listed;
 const inMempool = async (txid: string) => (await m.ctx.chain.bitcoin.getMempoolEntry(txid)) !== null;
+/** The listing's public `delisted` (newest-first feed, fresh), as [reason, at], or null. */
+async function publicDelisted(id: string) {
+  await m.ctx.cache.clear();
+  const ev = ((await get('/v1/events?kind=listings&limit=100')).result as Array<Record<string, any>>).find((e) => e.event_id === eventId('delisted', id));
+  return ev ? [ev.reason, ev.at] : null;
+}
 const rawTx = (txid: string) => Transaction.fromRaw(hex.decode(m.devnet.rpc.getrawtransaction(txid, false) as string), READ_TX_OPTS);
 
 /** A relayed checkout of `listingId` by a fresh buyer; its txid and fee. */
@@ -136,6 +144,8 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.deepEqual((await fillsOf(m, l.id)).map((f) => f.state), ['dropped']);
   assert.deepEqual(await askIds(), []);
   assert.equal(await listedCount(), 0);
+  // The public feeds say it left the book, at its exposure.
+  assert.deepEqual(await publicDelisted(l.id), ['invalid', row.exposed_at]);
 
   // The seller's reads say so and why.
   const draft = (await get(`/v1/listing-preflights/${row.draft_id}`, bob.token)).result;
@@ -190,6 +200,7 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   assert.equal(await heldOn(m, `${tpl.expected_txid}:0`, bob.asset), 1n, 'the unit sits on the seller\'s fresh output');
   const rotated = await listingRow(m, l.id);
   assert.deepEqual([rotated.state, rotated.end_reason], ['ended', 'rotated']);
+  assert.deepEqual(await publicDelisted(l.id), ['owner', row.exposed_at], 'a rotation is the seller\'s own move');
   const kinds = async () => ((await get(`/v1/address/${bob.w.address}/events`, bob.token)).result as Array<Record<string, any>>).filter((e) => e.listing_id === l.id).map((e) => e.kind);
   assert.ok((await kinds()).includes('listing_rotated'));
   // A reorg of the rotation's block makes the old half live again: exposed until it confirms anew.
@@ -197,6 +208,8 @@ void test('eviction: the buyer double-spends its funding; the listing is exposed
   await m.sync();
   assert.equal((await listingRow(m, l.id)).state, 'exposed');
   assert.equal((await kinds()).includes('listing_rotated'), false);
+  assert.deepEqual(await publicDelisted(l.id), ['invalid', row.exposed_at], 'unrotated: the exposure\'s delisted again');
+  await assertLogReplaysFeeds(m);
   await m.mine();
   await m.sync();
   assert.deepEqual([(await listingRow(m, l.id)).state, (await listingRow(m, l.id)).end_reason], ['ended', 'rotated']);

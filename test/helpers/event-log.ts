@@ -35,7 +35,8 @@ async function all<T extends { event_id: string }>(page: (after: [number, string
   }
 }
 
-export async function assertLogReplaysFeeds(m: Market): Promise<void> {
+/** `m`: a devnet market, or any app over the store (its clock gives read time). */
+export async function assertLogReplaysFeeds(m: Pick<Market, 'ctx' | 'clock'>): Promise<void> {
   const service = new EventsService(m.ctx.store.db, new AssetLongnames(m.ctx.chain.counterparty));
   const entries = await new EventLogReader(m.ctx.store.db).all(0, 100_000);
   const now = Math.floor(m.clock.now() / 1000);

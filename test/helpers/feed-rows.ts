@@ -14,10 +14,17 @@ type Fill = FillTables['fills'];
 export const hex32 = () => crypto.randomBytes(32).toString('hex');
 
 export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listing, 'seller' | 'asset'>): Promise<Listing> {
+  const row = listingRow(over);
+  await db.insertInto('listings').values(row).execute();
+  return row;
+}
+
+/** An active listing's row (what insertListing inserts), for a test that creates it through the lifecycle. */
+export function listingRow(over: Partial<Listing> & Pick<Listing, 'seller' | 'asset'>): Listing {
   const txid = over.utxo_txid ?? hex32();
   const vout = over.utxo_vout ?? 0;
   const t = over.created_at ?? 1_700_000_000;
-  const row: Listing = {
+  return {
     id: `lst_${crypto.randomBytes(12).toString('hex')}`,
     operation_id: `op_${crypto.randomBytes(12).toString('hex')}`,
     draft_id: `pf_${crypto.randomBytes(12).toString('hex')}`,
@@ -46,8 +53,6 @@ export async function insertListing(db: Db, over: Partial<Listing> & Pick<Listin
     cosign_key_version: null,
     ...over,
   };
-  await db.insertInto('listings').values(row).execute();
-  return row;
 }
 
 export async function insertFill(db: Db, over: Partial<Fill> & Pick<Fill, 'seller' | 'buyer' | 'asset' | 'broadcast_at'>): Promise<Fill> {

@@ -14,6 +14,7 @@ import { newSeller, listUnit, type Seller } from '../helpers/listing.js';
 import { heldAt, heldOn, newBuyer, quoteOk, signQuote, complete } from '../helpers/checkout.js';
 import { buildTx, coinOf, txidOf as buildTxid } from '../helpers/devnet.js';
 import { authorizeOne, newBidder, placeFunded } from './exact-helpers.js';
+import { eventId } from '../../src/trade/event-rows.js';
 
 let m: Market;
 let seller: Seller;
@@ -102,6 +103,49 @@ describe('exact offers', () => {
     await m.ctx.cache.clear();
     const sales = (await m.call('GET', '/v1/events?kind=sales', null)).body.result;
     assert.ok(sales.some((e: any) => e.fill_kind === 'offer' && e.buyer === receive));
+  });
+
+  void it('a collection-scoped offer accepted: offer_accepted waits for the block that spends the slot; the public feed ends it `filled`', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 24_000, 1, [{ scope: 'collection', collection: 'exact' }]);
+    await m.mine();
+    await m.sync();
+    const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+    const { a, act } = await authorizeOne(m, b, offerId, await unit());
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    const acc = await acceptWith(a.authorization_id);
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const parentTxid = r.body.result.txid as string;
+    const accepted = async () => ((await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as any[]).filter((e) => e.kind === 'offer_accepted' && e.offer_id === offerId);
+    const ended = async () => {
+      await m.ctx.cache.clear();
+      return ((await m.call('GET', '/v1/events?kind=offers&limit=100', null)).body.result as any[]).filter((e) => e.event_id === eventId('offer_ended', offerId)).map((e) => [e.kind, e.reason]);
+    };
+
+    // Journaled and relayed, not yet seen in a block: the offer is filled, its offer_accepted not yet shown (spec, owner feed rule 8).
+    assert.equal((await m.ctx.store.db.selectFrom('offers').select('state').where('id', '=', offerId).executeTakeFirstOrThrow()).state, 'filled');
+    assert.deepEqual(await accepted(), []);
+    // A collection offer's sale names neither the offer nor its bidder: its ending says `filled`.
+    assert.deepEqual(await ended(), [['collection_offer_ended', 'filled']]);
+
+    m.clock.advance(30_000);
+    await m.mine();
+    await m.sync();
+    const seen = await m.ctx.store.db.selectFrom('indexed_blocks').select('seen_at').orderBy('height', 'desc').limit(1).executeTakeFirstOrThrow();
+    const ev = await accepted();
+    assert.equal(ev.length, 1, 'offer_accepted once the watcher sees the slot spent by the parent');
+    assert.deepEqual([ev[0].at, ev[0].txid, ev[0].status], [Math.floor(Number(seen.seen_at) / 1000), parentTxid, 'filled']);
+    assert.deepEqual(await ended(), [['collection_offer_ended', 'filled']]);
+
+    // A reorg disconnects the parent's block: the slot is no longer seen spent, the event goes; mined again, it is back.
+    await m.devnet.reorg(1);
+    await m.sync();
+    assert.deepEqual(await accepted(), []);
+    await m.mine();
+    await m.sync();
+    assert.equal((await accepted()).length, 1);
+    await assertLogReplaysFeeds(m);
   });
 
   void it('a listed unit, attached delivery, with a CPFP child when the fee rate rose; the listing is sold', async () => {

@@ -10,6 +10,8 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { newSeller, type Seller } from '../helpers/listing.js';
 import { newBidder } from '../offers/exact-helpers.js';
 import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+import { eventId } from '../../src/trade/event-rows.js';
+import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 
 let m: Market;
 let seller: Seller;
@@ -74,5 +76,15 @@ describe('collection offers', () => {
     const mine = await m.call('GET', `/v1/address/${b.w.address}/policy-offers`, b.token);
     assert.equal(mine.status, 200, JSON.stringify(mine.body));
     assert.deepEqual(mine.body.result.map((o: any) => o.status).sort(), ['filled', 'retired']);
+
+    // The public feed: the filled collection offer ends `filled` (its sale names neither the offer
+    // nor its bidder), its sibling `superseded`; the ordered log replays to the same feeds.
+    await m.ctx.cache.clear();
+    const feed = await m.call('GET', '/v1/events?kind=offers&limit=100', null);
+    assert.equal(feed.status, 200, JSON.stringify(feed.body));
+    const [sibling, filled] = set.offers.map((o: any) => eventId('offer_ended', o.id));
+    const endings = feed.body.result.filter((e: any) => e.kind === 'collection_offer_ended' && e.bidder === b.w.address);
+    assert.deepEqual(Object.fromEntries(endings.map((e: any) => [e.event_id, e.reason])), { [filled]: 'filled', [sibling]: 'superseded' });
+    await assertLogReplaysFeeds(m);
   });
 });

@@ -35,6 +35,18 @@ void test('feed_mirror: the public log replays to the book it describes', () => 
   assert.deepEqual([...book].map(([id, x]) => [id, x.price]).sort(), [['L1', 9_000], ['L5', 14_000]]);
 });
 
+void test('feed_mirror: an exposed listing leaves the book at its delisted; sold from exposed, the sale ends it once the delisted is withdrawn', () => {
+  const d = decode(['L1', 'L2'], { F1: 'L2' });
+  const log = [
+    listed('L1', 10_000), listed('L2', 11_000),
+    delisted('L1'), delisted('L1'), // exposed, then restated when it ended (same event id)
+    delisted('L2'), sale('F1'), retract(eventId('delisted', 'L2')), // the released checkout mined after all
+  ];
+  assert.deepEqual([...mirrorBook(log, d, new Set())], []);
+  // A feed that forgot the exposure keeps the listing on its mirror: the check then disagrees with the book.
+  assert.deepEqual([...mirrorBook([listed('L1', 10_000)], d, new Set())].map(([id]) => id), ['L1']);
+});
+
 void test('feed_mirror: a feed that misses an ending, or an ask, disagrees with the book', () => {
   const d = decode(['L1', 'L2'], { F1: 'L1' });
   // The market sold L1 but the feed never said so: the mirror still shows it.

@@ -6,10 +6,14 @@
  * - `sale`: a fill that is not dropped; at = broadcast_at.
  * - `listed`: a listing that became public: activated (the indexer verified its attach) before
  *   its expiry; at = activated_at. A pending listing never appears.
- * - `delisted`: a public listing that ended `owner` or `invalid` (at = ended_at) or `expired`
- *   (at = expires_at), and an active listing already past its expiry that the indexer has not
- *   ended yet (`expired`, at = expires_at: the same event, same id, before and after). A sold
- *   listing has no delisted event: its sale is the event.
+ * - `delisted`: a public listing that ended `owner`, `rotated` (reason `owner`: the seller moved
+ *   its unit) or `invalid` (at = ended_at) or `expired` (at = expires_at), and an active listing
+ *   already past its expiry that the indexer has not ended yet (`expired`, at = expires_at: the
+ *   same event, same id, before and after). A listing whose half was exposed (a released checkout
+ *   had broadcast it) left the book at its exposure: `invalid` at exposed_at while `exposed`, and
+ *   the same event (same id, same at) restated with its ending's reason once it ends `owner`,
+ *   `rotated` (`owner`) or `invalid`. A sold listing has no delisted event: its sale is the event
+ *   (a listing sold from `exposed` loses its delisted: the released checkout was mined after all).
  */
 import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../store/db.js';
@@ -24,6 +28,9 @@ export type PublicKindFilter = 'sales' | 'listings' | 'offers';
 
 
 type Branch = SelectQueryBuilder<any, any, PublicEventRow>;
+type ListingAt = 'activated_at' | 'ended_at' | 'exposed_at' | 'expires_at';
+/** A delisting's public reason (event-rows.ts `delistReason`): the seller's own move reads `owner`, anything else (an exposure, a foreign spend) `invalid`. */
+const OWNER_OR_INVALID = sql<string>`case when ${sql.ref('l.end_reason')} in ('owner', 'rotated') then 'owner' else 'invalid' end`;
 /** Bids and collection offers share the offer events' shape. */
 type OfferTable = 'offers' | 'policy_offers';
 
@@ -40,7 +47,7 @@ export class PublicEventStore {
     const out: Branch[] = [];
     if (kind === undefined || kind === 'sales') out.push(this.sales(limit, after));
     if (kind === undefined || kind === 'listings') {
-      out.push(this.listed(limit, after), this.delistedEnded(limit, after), this.delistedExpired(limit, after), this.expiringNow(now, limit, after));
+      out.push(this.listed(limit, after), this.delistedEnded(limit, after), this.delistedExposed('exposed', limit, after), this.delistedExposed('ended', limit, after), this.delistedExpired(limit, after), this.expiringNow(now, limit, after));
     }
     if (kind === undefined || kind === 'offers') {
       for (const t of ['offers', 'policy_offers'] as const) {
@@ -79,7 +86,7 @@ export class PublicEventStore {
   }
 
   /** Listing columns shared by listed and delisted rows. */
-  private listing(kind: 'listed' | 'delisted', at: 'activated_at' | 'ended_at' | 'expires_at', reason: Expression<string | null>) {
+  private listing(kind: 'listed' | 'delisted', at: ListingAt, reason: Expression<string | null>) {
     return this.db
       .selectFrom('listings as l')
       .select([
@@ -106,7 +113,7 @@ export class PublicEventStore {
   private ordered(
     q: ReturnType<PublicEventStore['listing']>,
     kind: 'listed' | 'delisted',
-    atCol: 'activated_at' | 'ended_at' | 'expires_at',
+    atCol: ListingAt,
     limit: number,
     after: KeysetPosition | undefined,
   ): Branch {
@@ -120,9 +127,24 @@ export class PublicEventStore {
     return this.ordered(this.listing('listed', 'activated_at', nullOf<string>('text')), 'listed', 'activated_at', limit, after);
   }
 
+  /** Ended by its owner (a rotation reads `owner`) or invalidated, never exposed: at its ending. */
   private delistedEnded(limit: number, after: KeysetPosition | undefined): Branch {
-    const q = this.listing('delisted', 'ended_at', sql.ref<string>('l.end_reason')).where('l.state', '=', 'ended').where('l.end_reason', 'in', ['owner', 'invalid']);
+    const q = this.listing('delisted', 'ended_at', OWNER_OR_INVALID)
+      .where('l.state', '=', 'ended')
+      .where('l.end_reason', 'in', ['owner', 'invalid', 'rotated'])
+      .where('l.exposed_at', 'is', null);
     return this.ordered(q, 'delisted', 'ended_at', limit, after);
+  }
+
+  /**
+   * Exposed (its half public: off the book, reason `invalid`), or ended after an exposure with
+   * the ending's reason: one event at exposed_at, when the listing left the book.
+   */
+  private delistedExposed(state: 'exposed' | 'ended', limit: number, after: KeysetPosition | undefined): Branch {
+    // One branch per state, so each walks (state, exposed_at) in order (an OR of states would sort).
+    let q = this.listing('delisted', 'exposed_at', OWNER_OR_INVALID).where('l.state', '=', state).where('l.exposed_at', 'is not', null);
+    if (state === 'ended') q = q.where('l.end_reason', 'in', ['owner', 'invalid', 'rotated']);
+    return this.ordered(q, 'delisted', 'exposed_at', limit, after);
   }
 
   /** Ended by the indexer for expiry: the event sits at its expires_at, where the read-time one stood. */
@@ -177,11 +199,17 @@ export class PublicEventStore {
     return this.offerOrdered(this.offer('placed', 'created_at', nullOf<string>('text'), table), 'placed', 'created_at', limit, after);
   }
 
-  /** Ended reasons: an offer's own; a collection offer's funding_spent or failed package reads `invalid`. */
+  /**
+   * Ended reasons: an offer's own; a collection offer's funding_spent or failed package reads
+   * `invalid`. A fill is `filled` for a collection-scoped offer only: its sale names neither the
+   * offer nor its bidder, so the ending says it; an asset-scoped offer's sale is its event.
+   */
   private offerEnded(limit: number, after: KeysetPosition | undefined, table: OfferTable): Branch {
-    const reason = sql<string>`case when ${sql.ref('o.end_reason')} = 'consumed' then 'cancelled' when ${sql.ref('o.end_reason')} in ('cancelled', 'superseded') then ${sql.ref('o.end_reason')} else 'invalid' end`;
+    const reason = sql<string>`case when ${sql.ref('o.end_reason')} = 'consumed' then 'cancelled' when ${sql.ref('o.end_reason')} in ('cancelled', 'superseded', 'filled') then ${sql.ref('o.end_reason')} else 'invalid' end`;
     const ended = (table === 'offers' ? ['cancelled', 'superseded', 'invalid', 'consumed'] : ['cancelled', 'superseded', 'funding_spent', 'package_conflicted', 'package_rejected']) as OfferEndReason[];
-    const q = this.offer('ended', 'ended_at', reason, table).where('o.ended_at', 'is not', null).where('o.end_reason', 'in', ended);
+    const q = this.offer('ended', 'ended_at', reason, table)
+      .where('o.ended_at', 'is not', null)
+      .where((eb) => eb.or([eb('o.end_reason', 'in', ended), eb.and([eb('o.end_reason', '=', 'filled'), eb('o.scope', '=', 'collection')])]));
     return this.offerOrdered(q, 'ended', 'ended_at', limit, after);
   }
 

@@ -14,11 +14,13 @@
  *   reserved → active | pending        release (the claiming settlement was refused or conflicted;
  *                                      an accept's claim goes back as the chain has the unit now)
  *   reserved → exposed(reason)         expose: the released checkout had reached the network, so
- *                                      the seller's half is public (+ listing_exposed owner event)
+ *                                      the seller's half is public (+ listing_exposed owner event,
+ *                                      public delisted `invalid`: the listing left the book)
  *   exposed  → ended(owner | rotated)  delist, or the seller's rotation moved the unit
  *   ended(rotated) → exposed           unrotate: a reorg disconnected the rotation (its event removed)
  *   exposed  → ended(invalid)          any other spend of the unit (a sniper's, the seller's own)
- *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too)
+ *   reserved → sold                    sell (the settlement confirmed; a released one mined anyway too:
+ *   exposed | ended → sold               from exposed or ended, its public delisted is withdrawn)
  *   sold     → reserved                unsell (a reorg disconnected the sale)
  *   live     → ended(reason)           end: owner (delist), expired, invalid (+ owner event)
  *   ended(invalid) → active | reserved restore (the spend that invalidated it was reorged out; its event removed)
@@ -30,12 +32,14 @@
  *
  * Each transition a feed shows also appends to the event log in its transaction
  * (src/trade/event-rows.ts; owner events through src/trade/owner-events.ts): `listed` on activation and reprice, `delisted` and the
- * owner event on an ending, their retractions on a restore.
+ * owner event on an ending, their retractions on a restore. An exposed listing's `delisted` is
+ * written at its exposure and restated (same id, same `at`: when it left the book) by every later
+ * transition that changes what it says: an ending, an unrotate, a restore to exposed.
  */
 import type { Db, Tx } from '../../store/db.js';
 import type { ListingRow } from './store.js';
-import { isPublicListing, logFillOwnerEvent, logListingEvent, retractPublicEvent } from '../../trade/event-rows.js';
-import { dropStoredEvent, recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
+import { isPublicListing, logDelisted, logFillOwnerEvent, logListingEvent, retractPublicEvent } from '../../trade/event-rows.js';
+import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
 import type { EndReason, ExposureReason, ListingState } from './tables.js';
 import { eventId } from '../../trade/event-rows.js';
 
@@ -135,13 +139,16 @@ export async function releaseClaimAt(tx: Tx, id: string, at: number): Promise<bo
  * uses it again) and tells the seller why.
  */
 export async function exposeListing(tx: Tx, l: ListingRow, reason: ExposureReason, at: number, txid: string): Promise<boolean> {
-  const res = await tx
+  const row = await tx
     .updateTable('listings')
     .set({ state: 'exposed', exposed_at: at, exposure_reason: reason, signed_psbt: null, updated_at: at })
     .where('id', '=', l.id)
     .where('state', '=', 'reserved')
+    .returningAll()
     .executeTakeFirst();
-  if (!changed(res)) return false;
+  if (!row) return false;
+  // Off the book for good (until it ends or sells): the public feeds say so now, not at its ending.
+  logDelisted(tx, row, at);
   await recordEvent(tx, {
     event_id: eventId('listing_exposed', `${l.id}\n${txid}`),
     address: l.seller,
@@ -158,11 +165,21 @@ export async function exposeListing(tx: Tx, l: ListingRow, reason: ExposureReaso
   return true;
 }
 
-/** → sold: the settlement confirmed (from any state but sold: the chain wins over a release). The seller half is wiped. */
+/**
+ * → sold: the settlement confirmed (from any state but sold: the chain wins over a release). The
+ * seller half is wiped. Two guarded statements, so each row's former state is known atomically:
+ * one that was exposed or ended had a public `delisted`, which its sale replaces (a sold listing
+ * has no delisted event), so it is withdrawn.
+ */
 export async function sellListings(tx: Tx, ids: string[], at: number): Promise<void> {
   if (!ids.length) return;
-  const sold = await tx.updateTable('listings').set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at }).where('id', 'in', ids).where('state', '!=', 'sold').returningAll().execute();
-  await logFilledStatus(tx, sold);
+  const sell = (from: 'off_book' | 'other') => {
+    const q = tx.updateTable('listings').set({ state: 'sold', end_reason: null, signed_psbt: null, ended_at: at, updated_at: at }).where('id', 'in', ids);
+    return (from === 'off_book' ? q.where('state', 'in', ['exposed', 'ended']) : q.where('state', 'not in', ['sold', 'exposed', 'ended'])).returningAll().execute();
+  };
+  const delisted = await sell('off_book');
+  for (const l of delisted) if (isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
+  await logFilledStatus(tx, [...delisted, ...(await sell('other'))]);
 }
 
 /** sold → reserved: a reorg disconnected the sale; the settlement is in flight again. */
@@ -220,15 +237,17 @@ export async function endListing(
   opts: { spentHeight?: number } = {},
 ): Promise<boolean> {
   const spent = reason === 'invalid' && opts.spentHeight !== undefined;
-  const res = await tx
+  const row = await tx
     .updateTable('listings')
     .set({ state: 'ended', end_reason: reason, ...(spent ? { spent_height: opts.spentHeight } : { signed_psbt: null }), ended_at: at, updated_at: at })
     .where('id', '=', l.id)
     .where('state', 'in', from)
+    .returningAll()
     .executeTakeFirst();
-  if (!changed(res)) return false;
-  // A rotation is the seller moving its own unit: the public feed's reason is `owner`.
-  if (isPublicListing(l)) logListingEvent(tx, l, 'delisted', reason === 'rotated' ? 'owner' : reason, reason === 'expired' ? l.expires_at : at);
+  if (!row) return false;
+  // A rotation is the seller moving its own unit: the public feed's reason is `owner`. An exposed
+  // listing's delisted (written at its exposure) is restated with the ending's reason.
+  logDelisted(tx, row, at);
   const kind = endEventKind(reason);
   await recordEvent(tx, {
     event_id: eventId(kind, l.id),
@@ -254,33 +273,40 @@ export async function endListing(
  * offered again), never to the book; the public feed keeps the listing's exit, which stands.
  */
 export async function restoreListing(tx: Tx, l: ListingRow, to: 'active' | 'reserved' | 'exposed', at: number): Promise<boolean> {
-  const res = await tx
+  const row = await tx
     .updateTable('listings')
     .set({ state: to, end_reason: null, ended_at: null, spent_height: null, updated_at: at })
     .where('id', '=', l.id)
     .where('state', '=', 'ended')
     .where('end_reason', '=', 'invalid')
+    .returningAll()
     .executeTakeFirst();
-  if (!changed(res)) return false;
+  if (!row) return false;
   await retractStoredEvent(tx, eventId(endEventKind('invalid'), l.id), at);
-  if (to !== 'exposed' && isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
+  // Back on the book: the exit is withdrawn. Back to exposed: the exit stands, restated as the exposure's.
+  if (to === 'exposed') logDelisted(tx, row, at);
+  else if (isPublicListing(l)) retractPublicEvent(tx, eventId('delisted', l.id), at);
   return true;
 }
 
 /**
  * ended(rotated) → exposed: a reorg disconnected the rotation, so the old half is live again
- * until the rotation confirms anew. The `listing_rotated` event goes with it.
+ * until the rotation confirms anew. The `listing_rotated` event goes with it (retracted in the
+ * log, as every undone ending is), and the public `delisted` is restated as the exposure's
+ * (`invalid`: the seller's move that read `owner` is undone).
  */
 export async function unrotateListing(tx: Tx, id: string, at: number): Promise<boolean> {
-  const res = await tx
+  const row = await tx
     .updateTable('listings')
     .set({ state: 'exposed', end_reason: null, ended_at: null, updated_at: at })
     .where('id', '=', id)
     .where('state', '=', 'ended')
     .where('end_reason', '=', 'rotated')
+    .returningAll()
     .executeTakeFirst();
-  if (!changed(res)) return false;
-  await dropStoredEvent(tx, eventId(endEventKind('rotated'), id));
+  if (!row) return false;
+  await retractStoredEvent(tx, eventId(endEventKind('rotated'), id), at);
+  logDelisted(tx, row, at);
   return true;
 }
 

@@ -27,7 +27,13 @@ export async function createPlacement(tx: Tx, placement: OfferTables['offer_plac
   for (const o of offers) if (o.target_txid === null) logOfferPlaced(tx, o);
 }
 
-/** The public feed's reason for an ending (public-store.ts `offerEnded`); a fill has none (its sale is the event). */
+/**
+ * A public collection-scoped offer's fill is also its `collection_offer_ended` (reason `filled`):
+ * its sale names neither the offer nor its bidder. An asset-scoped offer's sale is its event.
+ */
+const filledPublicly = (o: OfferRow) => o.scope === 'collection' && o.target_txid === null;
+
+/** The public feed's reason for an ending (public-store.ts `offerEnded`); a fill's is `filled`, collection scope only (fillOffer). */
 const PUBLIC_REASON: Partial<Record<OfferEndReason, 'cancelled' | 'superseded' | 'invalid' | 'expired'>> = {
   cancelled: 'cancelled',
   consumed: 'cancelled',
@@ -102,9 +108,11 @@ async function retireAuthorizationsOf(tx: Tx, offerIds: string[], reason: string
 
 /**
  * active → filled by a journaled settlement (`txid`): the slot is spent by it, and every other
- * active offer over the slot retires (reason superseded). The bidder's offer_accepted event
- * carries the settlement txid. False (and the caller rolls back) when the slot or the offer
- * changed meanwhile.
+ * active offer over the slot retires (reason superseded); a collection-scoped one's public
+ * `collection_offer_ended` says `filled`. The bidder's offer_accepted waits for the chain: the
+ * spec has it appear once the market sees the funding slot spent (seeAcceptSpend, the watcher's
+ * cycle), not when the accept is journaled. False (and the caller rolls back) when the slot or
+ * the offer changed meanwhile.
  */
 export async function fillOffer(tx: Tx, o: OfferRow, txid: string, at: number): Promise<boolean> {
   // The slot first: every fill of the slot (and the accept of a sibling) takes this row lock
@@ -115,8 +123,28 @@ export async function fillOffer(tx: Tx, o: OfferRow, txid: string, at: number): 
   if (Number(res.numUpdatedRows) !== 1) return false;
   const siblings = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'active').execute();
   await endOffers(tx, siblings, 'superseded', at);
-  await recordEvent(tx, { ...ownerEvent(o, 'offer_accepted', at, 'filled', 'filled'), txid });
+  if (filledPublicly(o)) logOfferEnded(tx, o, 'filled', at);
   return true;
+}
+
+/**
+ * spent (by our accept's parent `spentTxid`, unseen) → seen at `height`: the watcher found the
+ * parent in a block, so the bidder's `offer_accepted` appears now, at the block's time, carrying
+ * the parent's txid. One guarded UPDATE: a slot already seen, released or spent by another
+ * transaction changes nothing.
+ */
+export async function seeAcceptSpend(tx: Tx, slot: SlotRow, spentTxid: string, height: number, at: number): Promise<void> {
+  const res = await tx
+    .updateTable('offer_slots')
+    .set({ spent_height: height, updated_at: at })
+    .where('id', '=', slot.id)
+    .where('state', '=', 'spent')
+    .where('spent_txid', '=', spentTxid)
+    .where('spent_height', 'is', null)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return;
+  const o = await tx.selectFrom('offers').selectAll().where('slot_id', '=', slot.id).where('state', '=', 'filled').executeTakeFirst();
+  if (o) await recordEvent(tx, { ...ownerEvent(o, 'offer_accepted', at, 'filled', 'filled'), txid: spentTxid });
 }
 
 /** filled → active: the settlement that filled it was released; its superseded siblings come back and the slot is open again. */
@@ -125,7 +153,8 @@ export async function unfillOffer(tx: Tx, offerId: string, txid: string, at: num
   if (!o) return;
   await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', o.id).where('state', '=', 'filled').execute();
   await retractStoredEvent(tx, eventId('offer_accepted', o.id), at);
-  await tx.updateTable('offer_slots').set({ state: 'open', spent_txid: null, updated_at: at }).where('id', '=', o.slot_id).where('state', 'in', ['spent', 'closed']).where('spent_txid', '=', txid).execute();
+  if (filledPublicly(o)) retractPublicEvent(tx, eventId('offer_ended', o.id), at);
+  await tx.updateTable('offer_slots').set({ state: 'open', spent_txid: null, spent_height: null, updated_at: at }).where('id', '=', o.slot_id).where('state', 'in', ['spent', 'closed']).where('spent_txid', '=', txid).execute();
   const superseded = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'retired').where('end_reason', '=', 'superseded').execute();
   for (const s of superseded) {
     await tx.updateTable('offers').set({ state: 'active', end_reason: null, ended_at: null, updated_at: at }).where('id', '=', s.id).where('state', '=', 'retired').execute();
@@ -169,11 +198,18 @@ export async function spendSlot(tx: Tx, slot: SlotRow, spentTxid: string, height
 /**
  * A block that spent slots was disconnected: each slot it spent is open again and the offers
  * its spend retired come back (their events go), unless they expired meanwhile (then they
- * end expired, as they would have).
+ * end expired, as they would have). A slot our accept's parent spent stays spent (the
+ * settlement is in flight again) but unseen: its offer_accepted goes until the parent is mined anew.
  */
 export async function unspendSlots(tx: Tx, fromHeight: number, at: number): Promise<void> {
   const slots = await tx.selectFrom('offer_slots').selectAll().where('state', '=', 'spent').where('spent_height', '>=', fromHeight).execute();
   for (const s of slots) {
+    const filled = await tx.selectFrom('offers').selectAll().where('slot_id', '=', s.id).where('state', '=', 'filled').executeTakeFirst();
+    if (filled) {
+      const res = await tx.updateTable('offer_slots').set({ spent_height: null, updated_at: at }).where('id', '=', s.id).where('state', '=', 'spent').where('spent_height', '>=', fromHeight).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) await retractStoredEvent(tx, eventId('offer_accepted', filled.id), at);
+      continue;
+    }
     const retired = await tx.selectFrom('offers').selectAll().where('slot_id', '=', s.id).where('state', '=', 'retired').where('end_reason', '=', 'invalid').execute();
     const other = await tx.selectFrom('offer_slots').select('id').where('outpoint', '=', s.outpoint).where('state', '=', 'open').executeTakeFirst();
     await tx

@@ -44,7 +44,8 @@ export interface OfferTables {
     outpoint: string;
     value_sats: number;
     /**
-     * open: backs live offers; spent: the indexer saw it spent (spent_txid, spent_height);
+     * open: backs live offers; spent: the indexer saw it spent (spent_txid, spent_height), or an
+     * accept journaled its parent as spent_txid (spent_height null until the watcher sees it in a block);
      * closed: every offer over it ended without a spend (cancel, expiry) — the outpoint may back a new placement.
      */
     state: SlotState;

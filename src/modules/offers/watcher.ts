@@ -1,6 +1,8 @@
 /**
  * The bid side follows the chain: every spend of a funding slot ends the offers over it.
- * A spend by one of our settlements is that settlement's to settle (the fill flows); any other
+ * A spend by one of our settlements is that settlement's to settle (the fill flows); the spend
+ * by an accept's parent is where the market sees the slot spent, so the bidder's offer_accepted
+ * appears then (spec: owner feed rule 8); any other
  * spend (the bidder moved the money) retires every active offer over the slot (reason invalid).
  * Active offers past their market expiry are ended `expired`. A disconnected block restores the
  * offers its spends retired (lifecycle.unspendSlots); after 3 confirmations nothing is kept to undo.
@@ -8,7 +10,7 @@
 import type { Tx } from '../../store/db.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { spentOutpoints } from '../../indexer/spends.js';
-import { endOffers, spendSlot, unspendSlots } from './lifecycle.js';
+import { endOffers, seeAcceptSpend, spendSlot, unspendSlots } from './lifecycle.js';
 
 const CHUNK = 500;
 
@@ -26,6 +28,16 @@ async function retireSpent(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
   }
 }
 
+/** Slots our accepts spent, found spent in this block by the accept's own parent. */
+async function seeAccepted(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
+  const spent = spentOutpoints(b);
+  const keys = [...spent.keys()];
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const slots = await tx.selectFrom('offer_slots').selectAll().where('outpoint', 'in', keys.slice(i, i + CHUNK)).where('state', '=', 'spent').where('spent_height', 'is', null).execute();
+    for (const s of slots) if (spent.get(s.outpoint) === s.spent_txid) await seeAcceptSpend(tx, s, s.spent_txid, b.block.height, at);
+  }
+}
+
 async function expireOffers(tx: Tx, at: number): Promise<void> {
   const due = await tx.selectFrom('offers').selectAll().where('state', '=', 'active').where('expires_at', '<=', at).limit(1000).execute();
   if (due.length) await endOffers(tx, due, 'expired', at);
@@ -37,6 +49,7 @@ export function offersWatcher(): Watcher {
     onBlock: async (tx, b) => {
       const at = Math.floor(b.seenAt / 1000);
       await retireSpent(tx, b, at);
+      await seeAccepted(tx, b, at);
       await expireOffers(tx, at);
     },
     rollback: async (tx, height) => {

@@ -105,8 +105,9 @@ export async function lapseFundingSet(tx: Tx, set: FundingSetRow, at: number, re
 }
 
 /**
- * open → filled by the journaled accept: the alternative filled, its siblings retired
- * (superseded), the anchor spent by the parent. False (the caller rolls back) when the set or
+ * open → filled by the journaled accept: the alternative filled (a collection-scoped one with
+ * its public `collection_offer_ended` reason `filled`), its siblings retired (superseded), the
+ * anchor spent by the parent. False (the caller rolls back) when the set or
  * the alternative changed meanwhile.
  */
 export async function fillFundingSet(tx: Tx, set: FundingSetRow, offer: PolicyOfferRow, acceptId: string, childTxid: string, at: number): Promise<boolean> {
@@ -119,6 +120,9 @@ export async function fillFundingSet(tx: Tx, set: FundingSetRow, offer: PolicyOf
     .where('expires_at', '>', at)
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) return false;
+  // A collection offer's sale names neither the offer nor its bidder: its ending says `filled`
+  // (an asset-scoped alternative's sale is its event, like a listing's).
+  if (offer.scope === 'collection') logOfferEnded(tx, offer, 'filled', at);
   await endAlternatives(tx, set, 'active', 'retired', 'superseded', at, { filled_offer_id: offer.id });
   await spendAnchor(tx, set.anchor_outpoint, set.id, at);
   await recordEvent(tx, ownerEvent(offer, 'filled', at, { txid: childTxid, parent_txid: set.parent_txid }));

@@ -30,6 +30,7 @@ import * as m040 from './040_settlement_members.js';
 import * as m028 from './028_catalog_traits.js';
 import * as m035 from './035_policy_preflight_holds.js';
 import * as m050 from './050_seller_listings.js';
+import * as m060 from './060_listings_exposed.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '035_policy_preflight_holds': m035,
   '040_settlement_members': m040,
   '050_seller_listings': m050,
+  '060_listings_exposed': m060,
 };
