@@ -1,7 +1,8 @@
 /**
- * `rss_idle_prod_mb` (issue #33 item 5): `npm run build`, then `start:prod` (node
- * dist/cli/main.js serve) with the demo market on a fresh data directory; its resident memory
- * (VmRSS) once it has listened and then stood idle for `SETTLE_S` seconds.
+ * `rss_idle_prod_mb` (issue #33 item 5): `npm run build`, then `start:prod` (the node flags and
+ * arguments of package.json's script, read from it: `startProdArgs`) with the demo market on a
+ * fresh data directory; its resident memory (VmRSS) once it has listened and then stood idle for
+ * `SETTLE_S` seconds.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,14 @@ import path from 'node:path';
 
 export const RSS_IDLE_BOUND_MB = 120;
 const SETTLE_S = Number(process.env.BENCH_RSS_SETTLE_S ?? 10);
+
+/** `node`'s arguments in package.json's `start:prod` (`node <flags> dist/cli/main.js serve`), so the bench runs what it runs. */
+export function startProdArgs(): string[] {
+  const script = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'] ?? '';
+  const [node, ...args] = script.trim().split(/\s+/);
+  if (node !== 'node' || !args.includes('dist/cli/main.js')) throw new Error(`start:prod is not a plain node command: ${script}`);
+  return args;
+}
 
 const rssOf = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -36,7 +45,7 @@ export async function prodIdleRss(): Promise<{ skipped: string } | { rss_mb: num
     LOG_LEVEL: 'info',
   };
   for (const k of ['DATABASE_URL', 'DATABASE_SCHEMA', 'REDIS_URL', 'SEED_DEMO', 'CHAIN']) delete env[k];
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
+  const child = spawn(process.execPath, startProdArgs(), {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

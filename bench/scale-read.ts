@@ -29,7 +29,7 @@ import { pgUrl } from '../test/helpers/store.js';
 import { loadMarket, marketStatements, MARKET_10K, MARKET_1M, slugOf, type MarketSize } from './scale-market.js';
 import { printTable, say } from './http-load.js';
 import { unreachable } from './stream-cluster.js';
-import { prodIdleRss } from './rss-prod.js';
+import { prodIdleRss, startProdArgs } from './rss-prod.js';
 
 export const P50_BOUND_MS = 5;
 export const P99_BOUND_MS = 20;
@@ -266,7 +266,7 @@ export async function scaleReadBench(): Promise<Record<string, number | string |
     say.line(`start:prod idle memory skipped: ${rss.skipped}`);
     figures.rss_idle_prod_skipped = rss.skipped;
   } else {
-    say.line(`\nstart:prod (node dist/cli/main.js serve, the demo market), idle ${rss.settle_s} s after listening: ${rss.rss_mb} MB resident (bound < ${rss.bound_mb} MB)`);
+    say.line(`\nstart:prod (node ${startProdArgs().join(' ')}, the demo market), idle ${rss.settle_s} s after listening: ${rss.rss_mb} MB resident (bound < ${rss.bound_mb} MB)`);
     figures.rss_idle_prod_mb = rss.rss_mb;
     figures.rss_idle_prod_bound_mb = rss.bound_mb;
   }

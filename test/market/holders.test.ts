@@ -11,6 +11,7 @@ import { openMarket, type Market } from '../helpers/market.js';
 import { detachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { MAX_HOLDERS } from '../../src/modules/market/holders-service.js';
+import { same } from './holding-recount.js';
 
 let m: Market;
 const alice = makeWallet('p2wpkh', 'holders-alice');
@@ -93,6 +94,7 @@ void test('an attached unit still counts for the UTXO owner; moving the UTXO mov
     [bob.address, 2, 1, 25, ['HOLDTWO']],
     [carol.address, 2, 1, 25, ['HOLDONE']],
   ], 'ties by units, then distinct assets, then address; a holder\'s assets by units, then name');
+  await same(m.ctx.store.db, 'the move');
   assert.equal(h.as_of_event_index, await lastEventIndex());
 });
 
@@ -101,6 +103,7 @@ void test('reorg: the view returns to the chain that won (the move is undone unt
   await m.sync();
   const h = await holders();
   assert.deepEqual(rows(h).map((r: any) => r.slice(0, 2)), [[alice.address, 8], [bob.address, 2]], 'HOLDONE was read again although no new block touched it');
+  await same(m.ctx.store.db, 'the reorg');
   assert.equal(h.indexed_assets, 4);
   assert.equal(h.as_of_event_index, await lastEventIndex());
 
@@ -120,6 +123,7 @@ void test('a detach to another address: the unit is now a detached balance of th
   await m.mine();
   await m.sync();
   assert.deepEqual(rows(await holders()).map((r: any) => r.slice(0, 2)), [[alice.address, 6], [bob.address, 2], [dave.address, 2]]);
+  await same(m.ctx.store.db, 'the detach');
   const view = await m.ctx.store.db.selectFrom('cp_balances').selectAll().where('asset', '=', 'HOLDONE').where('address', '=', dave.address).execute();
   assert.deepEqual(view.map((r) => [r.utxo, r.quantity_raw]), [[null, '2']]);
 });

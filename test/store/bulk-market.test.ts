@@ -35,6 +35,8 @@ const ORDER: Record<string, string> = {
   book_ask_levels: 'collection_slug, price_sats',
   book_ask_top: 'collection_slug, price_sats, created_at, listing_id',
   book_bids: 'collection_slug, offer_id',
+  holding_totals: 'collection_slug, address',
+  collection_holding_totals: 'collection_slug',
 };
 
 async function derived(db: Db): Promise<Record<string, unknown[]>> {

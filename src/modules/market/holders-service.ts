@@ -1,7 +1,8 @@
 /**
  * Collection holders from the balance view (cp_holdings): whole units per owner address over
  * the collection's catalogue assets, detached and UTXO-attached balances together (an attached
- * balance counts for the address that owns the UTXO). Aggregated in SQL, bounded by LIMITs.
+ * balance counts for the address that owns the UTXO). The totals and the ranking are kept by
+ * the database (migration 070); only the ranked holders' own assets are read here, bounded.
  */
 import type { Db } from '../../store/db.js';
 import { notFound } from '../../http/errors.js';
@@ -46,23 +47,22 @@ export class HoldersService {
     if (!(await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst())) throw notFound('collection');
     const n = Math.min(limit, MAX_HOLDERS);
 
-    const counts = await this.db
-      .selectFrom('catalog_assets as ca')
-      .leftJoin('cp_assets as a', (j) => j.onRef('a.asset', '=', 'ca.asset').on('a.stale', '=', 0))
-      .select((eb) => [eb.fn.count<number>('ca.asset').as('assets'), eb.fn.count<number>('a.asset').as('indexed')])
-      .where('ca.collection_slug', '=', slug)
-      .executeTakeFirstOrThrow();
-    const totals = await this.held(slug)
-      .select((eb) => [eb.fn.count<number>('h.address').distinct().as('holders'), eb.fn.sum<number>('h.units').as('units')])
-      .executeTakeFirstOrThrow();
-
-    const top = await this.held(slug)
-      .select('h.address')
-      .select((eb) => [eb.fn.sum<number>('h.units').as('units'), eb.fn.countAll<number>().as('distinct')])
-      .groupBy('h.address')
+    // The totals and the ranking are kept by the database as holdings change (migration 070,
+    // holding-totals-tables.ts): a read of one line and a LIMIT along an index, whatever the
+    // collection's size; the counts they keep are the ones this read made before (a recount
+    // test: test/market/holding-totals.test.ts).
+    const totals = await this.db
+      .selectFrom('collection_holding_totals')
+      .select(['holders', 'units', 'assets', 'indexed'])
+      .where('collection_slug', '=', slug)
+      .executeTakeFirst();
+    const top = await this.db
+      .selectFrom('holding_totals')
+      .select(['address', 'units', 'assets as distinct'])
+      .where('collection_slug', '=', slug)
       .orderBy('units', 'desc')
-      .orderBy('distinct', 'desc')
-      .orderBy('h.address')
+      .orderBy('assets', 'desc')
+      .orderBy('address')
       .limit(n)
       .execute();
 
@@ -78,7 +78,7 @@ export class HoldersService {
     }
 
     const asOf = await this.db.selectFrom('cp_view_blocks').select('as_of_event_index').orderBy('height', 'desc').limit(1).executeTakeFirst();
-    const collectionAssets = Number(counts.assets);
+    const collectionAssets = Number(totals?.assets ?? 0);
     return {
       holders: top.map((t) => ({
         address: t.address,
@@ -87,10 +87,10 @@ export class HoldersService {
         distinct_assets: Number(t.distinct),
         assets: assets.get(t.address) ?? [],
       })),
-      holder_count: Number(totals.holders),
-      total_edition_units: Number(totals.units ?? 0),
+      holder_count: Number(totals?.holders ?? 0),
+      total_edition_units: Number(totals?.units ?? 0),
       collection_assets: collectionAssets,
-      indexed_assets: Number(counts.indexed),
+      indexed_assets: Number(totals?.indexed ?? 0),
       as_of_event_index: asOf?.as_of_event_index == null ? null : Number(asOf.as_of_event_index),
     };
   }

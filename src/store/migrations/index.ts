@@ -31,6 +31,7 @@ import * as m028 from './028_catalog_traits.js';
 import * as m035 from './035_policy_preflight_holds.js';
 import * as m050 from './050_seller_listings.js';
 import * as m060 from './060_listings_exposed.js';
+import * as m070 from './070_holding_totals.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '040_settlement_members': m040,
   '050_seller_listings': m050,
   '060_listings_exposed': m060,
+  '070_holding_totals': m070,
 };

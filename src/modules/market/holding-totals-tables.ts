@@ -1,0 +1,26 @@
+/**
+ * The holders read's totals, kept by the database's triggers (migration 070) on every write to
+ * `cp_holdings`, `catalog_assets` and `cp_assets`, whoever makes it: nothing in the application
+ * writes them, so they cannot drift from the balance view they count.
+ */
+export interface HoldingTotalsTables {
+  /** Per (collection, address) with a whole unit of a member asset: units summed, assets held. */
+  holding_totals: {
+    collection_slug: string;
+    address: string;
+    units: number;
+    assets: number;
+  };
+  /** Per collection: holders (lines of holding_totals), their units, catalogue assets, and those fresh in the balance view. */
+  collection_holding_totals: {
+    collection_slug: string;
+    holders: number;
+    units: number;
+    assets: number;
+    indexed: number;
+  };
+}
+
+declare module '../../store/schema.js' {
+  interface DatabaseSchema extends HoldingTotalsTables {}
+}
