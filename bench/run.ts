@@ -33,7 +33,7 @@ import { clusterStreamBench } from './stream-cluster.js';
 import { STALE_AFTER_TRADE_BOUND_MS } from './stale-after-trade.js';
 import { pgBookBench } from './book-pg.js';
 import { scaleReadBench } from './scale-read.js';
-import { scaleLiveBench } from './scale-live.js';
+import { scaleLiveBench, SCALE_LIVE_PARTS } from './scale-live.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CARTS = Number(process.env.BENCH_CARTS ?? 10);
@@ -47,13 +47,15 @@ const GROUPS: Record<string, () => Promise<Record<string, number | string | bool
   'scale-live': scaleLiveBench,
   'scale-read': scaleReadBench,
 };
+/** Parts of a group, runnable alone with `--only` (not run again in a full run). */
+const PARTS: Record<string, () => Promise<Record<string, number | string | boolean>>> = { ...SCALE_LIVE_PARTS };
 
 /** The whole process's peak resident memory so far (getrusage), MB. */
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function only(group: string) {
-  const run = GROUPS[group];
-  if (!run) throw new Error(`--only ${group}: no such group (${Object.keys(GROUPS).join(', ')})`);
+  const run = GROUPS[group] ?? PARTS[group];
+  if (!run) throw new Error(`--only ${group}: no such group (${[...Object.keys(GROUPS), ...Object.keys(PARTS)].join(', ')})`);
   const figures: Record<string, number | string | boolean> = { load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100 };
   say.line(`\n# ${group}\n`);
   Object.assign(figures, await run());

@@ -9,12 +9,32 @@ import { say, printTable } from './http-load.js';
 import { tipToBookBench, TIP_TO_BOOK_BOUNDS } from './tip-to-book.js';
 import { cartCompletionBench } from './checkout.js';
 import { FANOUT_P99_BOUND_MS, streamScaleBench } from './stream-10k.js';
+import { INDEXER_BOUNDS, mainnetIndexerBench } from './indexer-mainnet.js';
+import { WRITE_CLIENTS, writeLoadBench, type WriteFigures } from './write-load.js';
 
 type Figures = Record<string, number | string | boolean>;
 
+/** Completions measured for the CPU figures (carts of ten lines: half as many). */
+const CPU_CARTS = Number(process.env.BENCH_CPU_CARTS ?? 30);
+
 export const CHECKOUT_CPU_BOUNDS = { rest_vs_verify_max: 2, cart10_cpu_ms: 5 };
 
+/** The sub-groups of scale-live, each runnable alone (`--only stream-10k`, …), in the order the group runs them. */
+export const SCALE_LIVE_PARTS: Record<string, () => Promise<Figures>> = {
+  'tip-to-book': tipToBookPart,
+  'stream-10k': streamPart,
+  'checkout-cpu': checkoutCpuPart,
+  writes: writesPart,
+  'indexer-mainnet': indexerPart,
+};
+
 export async function scaleLiveBench(): Promise<Figures> {
+  const f: Figures = {};
+  for (const part of Object.values(SCALE_LIVE_PARTS)) Object.assign(f, await part());
+  return f;
+}
+
+async function tipToBookPart(): Promise<Figures> {
   const f: Figures = {};
   say.line('\n# Tip to market: one block confirming a sale, an attach and a spent slot → the book, the owner feed and the public feed (devnet, jobs running, tip check 1 s, long poll 10 min)\n');
   const tip = await tipToBookBench(Number(process.env.BENCH_TIP_ROUNDS ?? 20));
@@ -29,6 +49,11 @@ export async function scaleLiveBench(): Promise<Figures> {
   f.tip_to_book_p99_bound_ms = TIP_TO_BOOK_BOUNDS.p99_ms;
   f.tip_to_book_max_ms = tip.max_ms;
   f.tip_check_interval_ms = tip.tip_check_ms;
+  return f;
+}
+
+async function streamPart(): Promise<Figures> {
+  const f: Figures = {};
 
   say.line('\n# Ten thousand viewers: SSE clients on the public stream in processes of their own; an event from its commit to its frame on the last client\n');
   const st = await streamScaleBench();
@@ -37,11 +62,13 @@ export async function scaleLiveBench(): Promise<Figures> {
     { measure: `one instance (SQLite), ${st.one.clients} clients, p50 of ${st.one.events} events`, ms: st.one.p50_ms, bound: '' },
     { measure: '  p99 (stream_10k_fanout_p99_ms)', ms: st.one.p99_ms, bound: `< ${FANOUT_P99_BOUND_MS}` },
     { measure: '  server memory per connection, KiB (stream_rss_per_client_kb)', ms: st.one.rss_per_client_kb ?? 'n/a', bound: '' },
+    { measure: '  server CPU per event (stream_10k_server_cpu_ms)', ms: st.one.server_cpu_ms_per_event ?? 'n/a', bound: '' },
     ...(two
       ? [
           { measure: `two instances (PostgreSQL), ${two.clients} clients split, p50`, ms: two.p50_ms, bound: '' },
           { measure: '  p99 (stream_20k_2i_fanout_p99_ms)', ms: two.p99_ms, bound: `< ${FANOUT_P99_BOUND_MS}` },
           { measure: '  server memory per connection, KiB', ms: two.rss_per_client_kb ?? 'n/a', bound: '' },
+          { measure: '  both servers\' CPU per event (stream_20k_2i_server_cpu_ms)', ms: two.server_cpu_ms_per_event ?? 'n/a', bound: '' },
         ]
       : [{ measure: `two instances: skipped (${(st.two as { skipped: string }).skipped})`, ms: '', bound: '' }]),
   ]);
@@ -50,28 +77,36 @@ export async function scaleLiveBench(): Promise<Figures> {
   f.stream_10k_fanout_p99_ms = st.one.p99_ms;
   f.stream_fanout_p99_bound_ms = FANOUT_P99_BOUND_MS;
   if (st.one.rss_per_client_kb !== null) f.stream_rss_per_client_kb = st.one.rss_per_client_kb;
+  if (st.one.server_cpu_ms_per_event !== null) f.stream_10k_server_cpu_ms = st.one.server_cpu_ms_per_event;
   if (two) {
     f.stream_20k_2i_fanout_p50_ms = two.p50_ms;
     f.stream_20k_2i_fanout_p99_ms = two.p99_ms;
     if (two.rss_per_client_kb !== null) f.stream_rss_per_client_kb_2i = two.rss_per_client_kb;
+    if (two.server_cpu_ms_per_event !== null) f.stream_20k_2i_server_cpu_ms = two.server_cpu_ms_per_event;
   } else f.stream_20k_2i_skipped = (st.two as { skipped: string }).skipped;
+  return f;
+}
+
+async function checkoutCpuPart(): Promise<Figures> {
+  const f: Figures = {};
 
   say.line('\n# A completion\'s market CPU beside its signature checks\' CPU (server side, client in its own process, the devnet\'s relay taken out)\n');
   // A market each: one IP's sign-ins (60 a minute) cover one bench's wallets, not both.
-  const completions = async (lines: number) => {
+  // Measured after unmeasured ones (cartCompletionBench: the first calls run unoptimised code).
+  const completions = async (lines: number, carts: number, warmup: number) => {
     const market = await ownMarket();
     try {
-      return await cartCompletionBench(market.ctx, market.api, 10, lines, `live-cart${lines}`);
+      return await cartCompletionBench(market.ctx, market.api, carts, lines, `live-cart${lines}`, warmup);
     } finally {
       await market.close();
     }
   };
-  const one = await completions(1);
-  const ten = await completions(10);
+  const one = await completions(1, CPU_CARTS, 20);
+  const ten = await completions(10, Math.ceil(CPU_CARTS / 2), 10);
   const rest = Math.round((one.cpu_p50 - one.verify_cpu_p50) * 100) / 100;
   const ratio = Math.round((rest / one.verify_cpu_p50) * 100) / 100;
   printTable([
-    { measure: `checkout of 1 line: market CPU p50 (checkout1_cpu_ms)`, ms: one.cpu_p50, bound: '' },
+    { measure: `checkout of 1 line: market CPU p50 of ${one.carts} after ${20} unmeasured (checkout1_cpu_ms)`, ms: one.cpu_p50, bound: '' },
     { measure: `  its ${one.verify_checks} signature checks (checkout1_verify_cpu_ms)`, ms: one.verify_cpu_p50, bound: '' },
     { measure: '  the rest (parse, SQL, journal, relay) ÷ the checks (checkout1_rest_vs_verify)', ms: ratio, bound: `≤ ${CHECKOUT_CPU_BOUNDS.rest_vs_verify_max}` },
     { measure: `checkout of 10 lines: market CPU p50 (cart10_cpu_ms; ${ten.verify_checks} checks: ${ten.verify_cpu_p50} ms)`, ms: ten.cpu_p50, bound: `< ${CHECKOUT_CPU_BOUNDS.cart10_cpu_ms}` },
@@ -84,5 +119,56 @@ export async function scaleLiveBench(): Promise<Figures> {
   f.cart10_cpu_ms_scale = ten.cpu_p50;
   f.cart10_verify_cpu_ms = ten.verify_cpu_p50;
   f.cart10_cpu_bound_ms = CHECKOUT_CPU_BOUNDS.cart10_cpu_ms;
+  return f;
+}
+
+async function writesPart(): Promise<Figures> {
+  const f: Figures = {};
+  say.line(`\n# Writes per second on distinct items, ${WRITE_CLIENTS} concurrent clients in a process of their own, \`serve\` processes (the devnet in its own), beside one core's signature-check rate\n`);
+  const w = await writeLoadBench(undefined, (line) => say.line(`  ${line}`));
+  f.signature_checks_per_s = w.signature_checks_per_s;
+  const rows: Array<Record<string, string | number>> = [{ measure: 'signature checks per second, one core, this run (signature_checks_per_s)', 'per s': w.signature_checks_per_s, 'server cpu ms each': '', 'checks each': '' }];
+  const put = (suffix: string, x: WriteFigures | { skipped: string }, label: string) => {
+    if ('skipped' in x) {
+      rows.push({ measure: `${label}: skipped (${x.skipped})`, 'per s': '', 'server cpu ms each': '', 'checks each': '' });
+      f[`writes${suffix}_skipped`] = x.skipped;
+      return;
+    }
+    rows.push({ measure: `${label}: one-line checkouts (checkout1_per_s${suffix})`, 'per s': x.checkout1.per_s, 'server cpu ms each': x.checkout1.server_cpu_ms, 'checks each': 2 });
+    rows.push({ measure: `${label}: one-slot bid placements (bid_place_per_s${suffix})`, 'per s': x.bid_place.per_s, 'server cpu ms each': x.bid_place.server_cpu_ms, 'checks each': 1 });
+    f[`checkout1_per_s${suffix}`] = x.checkout1.per_s;
+    f[`checkout1_server_cpu_ms${suffix}`] = x.checkout1.server_cpu_ms;
+    f[`bid_place_per_s${suffix}`] = x.bid_place.per_s;
+    f[`bid_place_server_cpu_ms${suffix}`] = x.bid_place.server_cpu_ms;
+    f[`writes_timed${suffix}`] = x.checkout1.writes;
+  };
+  put('', w.sqlite, 'SQLite, one instance');
+  put('_pg_1i', w.pg_1i, 'PostgreSQL, one instance');
+  put('_pg_2i', w.pg_2i, 'PostgreSQL, two instances');
+  printTable(rows);
+  return f;
+}
+
+async function indexerPart(): Promise<Figures> {
+  const f: Figures = {};
+  say.line('\n# The indexer on mainnet-sized blocks (devnet block builder, the real indexer and every watcher, SQLite)\n');
+  const market = await ownMarket();
+  let r;
+  try {
+    r = await mainnetIndexerBench(market.ctx);
+  } finally {
+    await market.close();
+  }
+  printTable([
+    { measure: `one block of ${r.txs} transactions, ${r.counterparty_txs} Counterparty (indexer_mainnet_block_ms)`, value: r.block_ms, bound: `< ${INDEXER_BOUNDS.block_ms}` },
+    { measure: '  its CPU, ms (indexer_mainnet_block_cpu_ms)', value: r.block_cpu_ms, bound: '' },
+    { measure: `a day of such blocks caught up, s (indexer_day_catchup_s; ${r.day_blocks} blocks timed, scaled to 144)`, value: r.day_catchup_s, bound: `< ${INDEXER_BOUNDS.day_s}` },
+  ]);
+  f.indexer_mainnet_block_ms = r.block_ms;
+  f.indexer_mainnet_block_bound_ms = INDEXER_BOUNDS.block_ms;
+  f.indexer_mainnet_block_cpu_ms = r.block_cpu_ms;
+  f.indexer_day_catchup_s = r.day_catchup_s;
+  f.indexer_day_catchup_bound_s = INDEXER_BOUNDS.day_s;
+  f.indexer_day_blocks_timed = r.day_blocks;
   return f;
 }

@@ -131,6 +131,11 @@ export interface FanOut {
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  /**
+   * The servers' CPU per event's fan-out, ms (user + system over the events' rounds, divided by
+   * the events): on a shared machine, the figure a neighbour's load does not inflate much.
+   */
+  server_cpu_ms_per_event: number | null;
   /** Server RSS grown per connection, KiB (when the server's RSS can be read). */
   rss_per_client_kb: number | null;
   opened: number;
@@ -152,13 +157,30 @@ export function rssOf(pid: number): number | null {
   }
 }
 
+/** The CPU time process `pid` has used, ms (Linux /proc, clock ticks of 10 ms). */
+export function cpuOf(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** This process's CPU time, ms. */
+export const ownCpu = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
 /**
  * `perInstance` clients on each of `apis` (one viewer process per instance), then `events`
  * events appended one at a time through `withDb`, each awaited on every client before the next.
- * `serverRss` reads the servers' total resident memory (bytes), before and after connecting.
+ * `serverRss` reads the servers' total resident memory (bytes), before and after connecting;
+ * `serverCpu` their total CPU time (ms), before and after the events.
  */
 export async function fanOutBench(
-  apis: string[], perInstance: number, withDb: <T>(f: (db: Db) => Promise<T>) => Promise<T>, serverRss: () => number | null, events = 30,
+  apis: string[], perInstance: number, withDb: <T>(f: (db: Db) => Promise<T>) => Promise<T>, serverRss: () => number | null, serverCpu: () => number | null, events = 30,
 ): Promise<FanOut> {
   const head = await withDb(async (db) => (await new EventLogReader(db).head()).last);
   const procs = apis.map(() => viewers());
@@ -179,6 +201,7 @@ export async function fanOutBench(
     const rss1 = serverRss();
     const took: number[] = [];
     let pos = head;
+    const cpu0 = serverCpu();
     for (let i = 0; i < events; i++) {
       pos += 1;
       const seen = Promise.all(procs.map((p) => p.watch(pos)));
@@ -188,9 +211,12 @@ export async function fanOutBench(
       took.push(Math.max(...lasts) - t0);
       await new Promise((r) => setTimeout(r, 50));
     }
+    const cpu1 = serverCpu();
     const clients = apis.length * perInstance;
     return {
       clients, events, opened, failed,
+      // The 50 ms pauses between events hold no fan-out work.
+      server_cpu_ms_per_event: cpu0 !== null && cpu1 !== null ? Math.round(((cpu1 - cpu0) / events) * 10) / 10 : null,
       p50_ms: nearest(took, 0.5), p99_ms: nearest(took, 0.99), max_ms: nearest(took, 1),
       rss_per_client_kb: rss0 !== null && rss1 !== null ? Math.round(((rss1 - rss0) / clients / 1024) * 10) / 10 : null,
     };
@@ -210,7 +236,7 @@ export async function streamScaleBench(perInstance = Number(process.env.BENCH_ST
   const market = await ownMarket();
   let one: FanOut;
   try {
-    one = await fanOutBench([market.api], perInstance, (f) => f(market.ctx.store.db), () => process.memoryUsage().rss);
+    one = await fanOutBench([market.api], perInstance, (f) => f(market.ctx.store.db), () => process.memoryUsage().rss, ownCpu);
   } finally {
     await market.close();
   }
@@ -225,7 +251,11 @@ export async function streamScaleBench(perInstance = Number(process.env.BENCH_ST
       const xs = [a, b].map((m) => rssOf(m.proc.pid!));
       return xs.every((x) => x !== null) ? xs.reduce((s, x) => s + x!, 0) : null;
     };
-    const two = await fanOutBench([a.url, b.url], perInstance, (f) => rig.withMarketDb(f), rss);
+    const cpu = () => {
+      const xs = [a, b].map((m) => cpuOf(m.proc.pid!));
+      return xs.every((x) => x !== null) ? xs.reduce((s, x) => s + x!, 0) : null;
+    };
+    const two = await fanOutBench([a.url, b.url], perInstance, (f) => rig.withMarketDb(f), rss, cpu);
     return { one, two };
   } finally {
     await rig.close();
