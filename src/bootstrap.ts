@@ -109,7 +109,7 @@ export async function bootstrap(
   let signer: SignerPort;
   if (config.SIGNER_URL) signer = new HttpSigner(config.SIGNER_URL, config.SIGNER_SECRET!);
   else {
-    const lazy = new LazyInProcessSigner(() => openSigner(config.SIGNER_DIR, () => nowSeconds(clock)));
+    const lazy = new LazyInProcessSigner(() => openSigner(config.SIGNER_DIR, config.NETWORK, () => nowSeconds(clock)));
     closers.push(async () => lazy.close());
     signer = lazy;
   }

@@ -176,15 +176,18 @@ export class MarketClient {
   /** Sell a unit into a collection offer (input 1 of the child; the market signer co-signs). */
   readonly acceptCollectionOffer = this.step('acceptCollectionOffer', acceptCollectionOffer);
 
-  /** Soft-cancel a collection offer's funding set. */
+  /** Soft-cancel one alternative of a collection offer (`offer_id`), or every alternative of the placement. */
   async cancelCollectionOffer(placed: CancelCollectionOfferInput & { progress?: Progress }, ...rest: never[]) {
-    // Takes the placement as `placeCollectionOffer` returned it: only its two ids are read, so its other fields are not refused.
+    // Takes the placement as `placeCollectionOffer` returned it: only its ids are read, so its other fields are not refused.
     noSecondArgument('cancelCollectionOffer', rest[0]);
     for (const field of ['funding_set_id', 'parent_txid'] as const) {
       if (typeof placed?.[field] !== 'string') throw new MarketError('invalid_request', `cancelCollectionOffer: ${field} is required (pass the placement placeCollectionOffer returned)`, null, { field });
     }
+    if (placed.offer_id !== undefined ? typeof placed.offer_id !== 'string' : !Array.isArray(placed.offers) || !placed.offers.length) {
+      throw new MarketError('invalid_request', 'cancelCollectionOffer: offer_id (one alternative) or offers (the placement as returned) is required', null, { field: 'offer_id' });
+    }
     await this.ready();
-    return cancelCollectionOffer(this.flow(placed.progress), { funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid });
+    return cancelCollectionOffer(this.flow(placed.progress), { funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid, ...(placed.offer_id !== undefined ? { offer_id: placed.offer_id } : { offers: placed.offers! }) });
   }
 
   /** The seller's inbox of live buyer-authorized offers, every page. */

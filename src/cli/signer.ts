@@ -14,7 +14,7 @@ export async function serveSigner(config: Config): Promise<void> {
     process.stderr.write('SIGNER_SECRET (at least 32 characters) is required to serve the market signer\n');
     process.exit(2);
   }
-  const { signer, close } = openSigner(config.SIGNER_DIR);
+  const { signer, close } = openSigner(config.SIGNER_DIR, config.NETWORK);
   const app = signerApp(signer, config.SIGNER_SECRET);
   await app.listen({ port: config.SIGNER_PORT, host: config.SIGNER_HOST });
   const k = signer.info().current;

@@ -120,5 +120,5 @@ export class KeyRefused extends Error {
 }
 
 /** Every reason the signer refuses, published in the OpenAPI document. */
-export const REFUSAL_CODES = ['parent_cancelled', 'already_signed_other', 'key_retired', 'key_unknown', 'leaf_without_market_key', 'bad_request', 'listing_delisted', 'listing_signed_other'] as const;
+export const REFUSAL_CODES = ['alternative_cancelled', 'parent_cancelled', 'already_signed_other', 'key_retired', 'key_unknown', 'leaf_without_market_key', 'bad_request', 'listing_delisted', 'listing_signed_other'] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -3,14 +3,14 @@
  * (`SIGNER_URL`) to a separate `npm run signer`. When it cannot be reached, every route that
  * needs it answers 503 service_unavailable; nothing else depends on it.
  */
-import type { CancelResult, CosignRequest, CosignResult, MarketSigner } from './service.js';
+import type { CancelRequest, CancelResult, CosignRequest, CosignResult, MarketSigner } from './service.js';
 import { KeyRefused, type RefusalCode, type SignerKey } from './keys.js';
 import type { ListingCosignRequest, ListingCosignResult, ListingRevokeResult } from './listing-cosign.js';
 
 export interface SignerPort {
   info(): Promise<{ current: SignerKey; keys: SignerKey[] }>;
   cosign(req: CosignRequest): Promise<CosignResult>;
-  cancel(parentTxid: string): Promise<CancelResult>;
+  cancel(req: CancelRequest): Promise<CancelResult>;
   cosignListing(req: ListingCosignRequest): Promise<ListingCosignResult>;
   revokeListing(listingId: string, outpoint: string): Promise<ListingRevokeResult>;
 }
@@ -47,8 +47,8 @@ export class InProcessSigner implements SignerPort {
   cosign(req: CosignRequest) {
     return this.run(() => this.signer.cosign(req));
   }
-  cancel(parentTxid: string) {
-    return this.run(() => this.signer.cancel(parentTxid));
+  cancel(req: CancelRequest) {
+    return this.run(() => this.signer.cancel(req));
   }
   cosignListing(req: ListingCosignRequest) {
     return this.run(() => this.signer.cosignListing(req));
@@ -97,8 +97,8 @@ export class HttpSigner implements SignerPort {
   cosign(req: CosignRequest) {
     return this.call<CosignResult>('POST', '/signer/cosign', req);
   }
-  cancel(parentTxid: string) {
-    return this.call<CancelResult>('POST', '/signer/cancel', { parent_txid: parentTxid });
+  cancel(req: CancelRequest) {
+    return this.call<CancelResult>('POST', '/signer/cancel', req);
   }
   cosignListing(req: ListingCosignRequest) {
     return this.call<ListingCosignResult>('POST', '/signer/listings/cosign', req);
@@ -131,8 +131,8 @@ export class LazyInProcessSigner implements SignerPort {
   cosign(req: CosignRequest) {
     return this.port.cosign(req);
   }
-  cancel(parentTxid: string) {
-    return this.port.cancel(parentTxid);
+  cancel(req: CancelRequest) {
+    return this.port.cancel(req);
   }
   cosignListing(req: ListingCosignRequest) {
     return this.port.cosignListing(req);

@@ -9,6 +9,8 @@ import { KeyRefused } from './keys.js';
 import type { MarketSigner } from './service.js';
 
 const TXID = /^[0-9a-f]{64}$/;
+/** An alternative's id as the market makes them (po_ and 24 hex), so a record key is never free text. */
+const isOfferId = (x: unknown): x is string => typeof x === 'string' && /^po_[0-9a-f]{24}$/.test(x);
 
 function authorized(header: string | undefined, secret: string): boolean {
   const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
@@ -30,15 +32,17 @@ export function signerApp(signer: MarketSigner, secret: string): FastifyInstance
   app.get('/signer/keys', async () => ({ result: signer.info() }));
   app.post<{ Body: Record<string, unknown> }>('/signer/cosign', async (req) => {
     const b = req.body ?? {};
-    if (typeof b.parent_txid !== 'string' || !TXID.test(b.parent_txid) || typeof b.child_psbt_hex !== 'string' || typeof b.leaf_script_hex !== 'string' || !Number.isInteger(b.input_index) || !Number.isInteger(b.key_version)) {
-      throw new KeyRefused('bad_request', 'cosign needs parent_txid, child_psbt_hex, input_index, leaf_script_hex, key_version');
+    if (typeof b.parent_txid !== 'string' || !TXID.test(b.parent_txid) || !isOfferId(b.offer_id) || typeof b.child_psbt_hex !== 'string' || typeof b.leaf_script_hex !== 'string' || !Number.isInteger(b.input_index) || !Number.isInteger(b.key_version)) {
+      throw new KeyRefused('bad_request', 'cosign needs parent_txid, offer_id, child_psbt_hex, input_index, leaf_script_hex, key_version');
     }
     return { result: signer.cosign(b as never) };
   });
-  app.post<{ Body: { parent_txid?: unknown } }>('/signer/cancel', async (req) => {
-    const parent = req.body?.parent_txid;
-    if (typeof parent !== 'string' || !TXID.test(parent)) throw new KeyRefused('bad_request', 'cancel needs parent_txid');
-    return { result: signer.cancel(parent) };
+  app.post<{ Body: Record<string, unknown> }>('/signer/cancel', async (req) => {
+    const b = req.body ?? {};
+    if (typeof b.parent_txid !== 'string' || !TXID.test(b.parent_txid) || !isOfferId(b.offer_id) || typeof b.address !== 'string' || typeof b.signature !== 'string') {
+      throw new KeyRefused('bad_request', 'cancel needs parent_txid, offer_id, address, signature');
+    }
+    return { result: signer.cancel({ parent_txid: b.parent_txid, offer_id: b.offer_id, address: b.address, signature: b.signature }) };
   });
   app.post<{ Body: Record<string, unknown> }>('/signer/listings/cosign', async (req) => {
     const b = req.body ?? {};

@@ -1,20 +1,33 @@
 /**
  * The market signer: the oracle that co-signs a collection-offer acceptance the market has
- * checked, and the keeper of soft cancels. It signs one child per parent, never after a recorded
- * cancel, never with a retired key, and gives the bidder a receipt of its cancel signed by the
- * market key, so a later co-signature would be provable misconduct.
+ * checked, and the keeper of soft cancels. It signs one child per parent, never for an
+ * alternative whose cancel it recorded first, never with a retired key, and gives the bidder a
+ * receipt of its cancel signed by the market key, so a later co-signature would be provable
+ * misconduct.
+ *
+ * A soft cancel names one alternative (parent txid + offer id) and carries the bidder's BIP-322
+ * signature over the specification's message, the fixed prefix and the parent txid, which the
+ * signer verifies itself: the signature proves the bidder controls the funding; the alternative
+ * is named by the market's authenticated request (the bidder's session on the market, which
+ * checked the offer is the bidder's). A replayed signature can therefore only cancel more of that
+ * bidder's alternatives over that parent, never co-sign anything.
  */
 import { hex } from '@scure/base';
 import { equalBytes } from '@noble/curves/utils.js';
 import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
 import { TAPSCRIPT_LEAF_VERSION } from '../bitcoin/taproot.js';
+import type { Network } from '../bitcoin/networks.js';
+import { verifyMessage } from '../bitcoin/message-signature.js';
 import { DecisionLog, type Decision } from './decisions.js';
+import { alternativeReceiptMessage, cancelMessage, parentReceiptMessage } from './messages.js';
 import { KeyRefused, SignerKeys, type SignerKey, type SignerReceipt } from './keys.js';
 import type { ListingDecisionLog } from './listing-decisions.js';
 import { cosignListing, revokeListing, type ListingCosignRequest, type ListingCosignResult, type ListingRevokeResult } from './listing-cosign.js';
 
 export interface CosignRequest {
   parent_txid: string;
+  /** The alternative (po_…) the child fills: refused when the bidder cancelled it first. */
+  offer_id: string;
   /** The child with every input's prevout (witnessUtxo); input `input_index` spends the escrow. */
   child_psbt_hex: string;
   input_index: number;
@@ -32,15 +45,23 @@ export interface CosignResult {
   already_signed: boolean;
 }
 
+export interface CancelRequest {
+  parent_txid: string;
+  /** The alternative refused from now on. */
+  offer_id: string;
+  /** The bidder address and its BIP-322 simple signature over `cancelMessage(parent_txid)`. */
+  address: string;
+  signature: string;
+}
+
 export interface CancelResult {
   parent_txid: string;
+  offer_id: string;
   cancelled: boolean;
   already_signed: boolean;
   recorded_at: number;
   receipt: SignerReceipt | null;
 }
-
-const receiptMessage = (parent: string, recordedAt: number) => `counterparty-marketplace policy-offer cancel receipt\n${parent}\n${recordedAt}`;
 
 export class MarketSigner {
   constructor(
@@ -48,6 +69,8 @@ export class MarketSigner {
     private readonly log: DecisionLog,
     private readonly now: () => number,
     private readonly listings: ListingDecisionLog,
+    /** The chain the bidders' cancel signatures are verified for. */
+    private readonly network: Network,
   ) {}
 
   /** A co-signed listing's checkout: the market's signature over that exact transaction (listing-cosign.ts). */
@@ -79,7 +102,7 @@ export class MarketSigner {
     if (missing !== -1) throw new KeyRefused('bad_request', `child input ${missing}: ${errors[missing] ?? 'no prevout'}`);
     const msg = tx.preimageWitnessV1(req.input_index, prevouts.map((x) => x!.script), 0, prevouts.map((x) => x!.amount), undefined, leaf, TAPSCRIPT_LEAF_VERSION);
     const childTxid = tx.id;
-    const { decision, first } = this.log.decide(req.parent_txid, (): Decision => ({
+    const decided = this.log.decide(req.parent_txid, req.offer_id, (): Decision => ({
       parent_txid: req.parent_txid,
       state: 'signed',
       child_txid: childTxid,
@@ -87,16 +110,30 @@ export class MarketSigner {
       key_version: req.key_version,
       recorded_at: this.now(),
     }));
+    if ('refused' in decided) throw new KeyRefused('alternative_cancelled', `the bidder cancelled ${req.offer_id} of ${req.parent_txid} at ${decided.refused.recorded_at}; the signer never co-signs it`);
+    const { decision, first } = decided;
     if (decision.state === 'cancelled') throw new KeyRefused('parent_cancelled', `the bidder cancelled ${req.parent_txid} at ${decision.recorded_at}; the signer never co-signs it`);
     if (decision.child_txid !== childTxid) throw new KeyRefused('already_signed_other', `${req.parent_txid} was already co-signed for another child (${decision.child_txid})`);
     return { parent_txid: req.parent_txid, child_txid: childTxid, key_version: decision.key_version!, signature: decision.signature!, already_signed: !first };
   }
 
-  /** The soft cancel, linearized with cosign: a cancel recorded first stands; a signature released first makes it `already_signed`. */
-  cancel(parentTxid: string): CancelResult {
-    const { decision } = this.log.decide(parentTxid, () => ({ parent_txid: parentTxid, state: 'cancelled', child_txid: null, signature: null, key_version: null, recorded_at: this.now() }));
-    if (decision.state === 'signed') return { parent_txid: parentTxid, cancelled: false, already_signed: true, recorded_at: decision.recorded_at, receipt: null };
-    return { parent_txid: parentTxid, cancelled: true, already_signed: false, recorded_at: decision.recorded_at, receipt: this.keys.receipt(receiptMessage(parentTxid, decision.recorded_at)) };
+  /**
+   * The soft cancel of one alternative, linearized with cosign: a cancel recorded first stands
+   * (and its first `recorded_at`); a signature released first for the parent (this alternative or
+   * a sibling) makes it `already_signed`. The bidder's signature is checked here, not trusted.
+   */
+  cancel(req: CancelRequest): CancelResult {
+    const v = verifyMessage({ address: req.address, message: cancelMessage(req.parent_txid), signatureBase64: req.signature, network: this.network, method: 'BIP-322' });
+    if (!v.ok) throw new KeyRefused('bad_request', `cancel signature: ${v.detail}`);
+    const r = this.log.cancelAlternative({ parent_txid: req.parent_txid, offer_id: req.offer_id, address: req.address, recorded_at: this.now() });
+    const base = { parent_txid: req.parent_txid, offer_id: req.offer_id };
+    if ('parent' in r) {
+      const d = r.parent;
+      if (d.state === 'signed') return { ...base, cancelled: false, already_signed: true, recorded_at: d.recorded_at, receipt: null };
+      return { ...base, cancelled: true, already_signed: false, recorded_at: d.recorded_at, receipt: this.keys.receipt(parentReceiptMessage(req.parent_txid, d.recorded_at)) };
+    }
+    const at = r.cancel.recorded_at;
+    return { ...base, cancelled: true, already_signed: false, recorded_at: at, receipt: this.keys.receipt(alternativeReceiptMessage(req.parent_txid, req.offer_id, at)) };
   }
 
   /** Retires the current key; the next version signs from now on. */

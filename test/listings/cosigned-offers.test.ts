@@ -14,7 +14,8 @@ import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { openMarket, type Market } from '../helpers/market.js';
-import { makeWallet, signInput, type TestWallet } from '../helpers/wallets.js';
+import { makeWallet, signInput, signMessageBip322, type TestWallet } from '../helpers/wallets.js';
+import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
 import { complete, heldAt, heldOn, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { listCosigned, psbtOf } from '../helpers/cosigned.js';
 import { authorizeOne, newBidder, placeFunded } from '../offers/exact-helpers.js';
@@ -210,10 +211,11 @@ void test('collection offer accepted with a co-signed unit: a cancel recorded at
   assert.deepEqual([tpl.getInput(1).tapLeafScript?.length, tpl.getInput(1).tapInternalKey], [1, undefined]);
   assert.equal(hex.encode(tpl.getOutput(1).script!), hex.encode(seller.script), "proceeds to the seller's own address");
   assert.equal(psbtOf(s1!).getInput(1).tapScriptSig?.length, 1, "the seller's wallet signed the leaf");
-  await m.ctx.signer.cancel(cancelled.pf.parent.expected_txid);
+  const cp = cancelled.pf.parent.expected_txid as string;
+  await m.ctx.signer.cancel({ parent_txid: cp, offer_id: q1.body.result.offer_id, address: b1.w.address, signature: signMessageBip322(b1.w, cancelMessage(cp)) });
   const r1 = await m.call('POST', '/v1/policy-accepts', token, { accept_id: q1.body.result.accept_id, psbt_hex: s1 });
   assert.equal(r1.status, 409, JSON.stringify(r1.body));
-  assert.deepEqual([r1.body.code, r1.body.refusal_code], ['policy_offer_refused', 'parent_cancelled']);
+  assert.deepEqual([r1.body.code, r1.body.refusal_code], ['policy_offer_refused', 'alternative_cancelled']);
   assert.equal((await listingRow(m, l.id)).state, 'active', 'the claim transaction rolled back');
 
   const { q, signed } = await acceptQuote(m, seller, token, live.pf.parent.expected_txid, unit);

@@ -272,7 +272,7 @@ describe('policy accept: races', () => {
       const sig = signMessageBip322(b.w, cancelMessage(parent));
       const [ra, rc] = await Promise.all([
         m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed }),
-        m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: sig }),
+        m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: sig }),
       ]);
       assert.equal(rc.status, 200, JSON.stringify(rc.body));
       if (ra.status === 200) {
@@ -281,7 +281,7 @@ describe('policy accept: races', () => {
       } else {
         assert.equal(ra.status, 409, JSON.stringify(ra.body));
         assert.equal(rc.body.result.cancelled, true);
-        assert.ok(['parent_cancelled', 'funding_set_closed'].includes(ra.body.refusal_code), JSON.stringify(ra.body));
+        assert.ok(['alternative_cancelled', 'funding_set_closed'].includes(ra.body.refusal_code), JSON.stringify(ra.body));
       }
       const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
       assert.equal(row.state, ra.status === 200 ? 'filled' : 'cancelled');

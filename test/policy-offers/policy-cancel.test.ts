@@ -1,7 +1,8 @@
 /**
- * Cancelling collection offers: the soft cancel (BIP-322 over the fixed prefix and the parent
- * txid) is recorded by the signer with a receipt the market key signs, shows in the public read
- * of cancelled parents, and frees the anchor for the next sweep; the hard cancel (the bidder's
+ * Cancelling collection offers: the soft cancel of one alternative (BIP-322 over the fixed prefix
+ * and the parent txid) is recorded by the signer with a receipt the market key signs, shows in
+ * the public read of cancelled alternatives, and once every alternative is cancelled frees the
+ * anchor for the next sweep (policy-soft-cancel.test.ts: one of several); the hard cancel (the bidder's
  * self-send of its funding) kills every alternative on chain, turning a soft-cancelled one into
  * `collection_offer_retired` with status invalid. The sweep and the refill run as one batch.
  */
@@ -50,14 +51,17 @@ describe('collection-offer cancels', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const c = r.body.result;
     assert.equal(c.cancelled, true);
-    assert.equal(c.funding_cancelled, true);
+    assert.equal(c.offer_id, set.offers[0].id);
+    assert.equal(c.funding_cancelled, false, 'its sibling is still live');
+    const last = await m.call('POST', `/v1/policy-offers/${set.offers[1].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    assert.deepEqual([last.status, last.body.result?.cancelled, last.body.result?.funding_cancelled], [200, true, true], JSON.stringify(last.body));
     assert.equal(c.already_signed, false);
     assert.deepEqual(c.bitcoin_invalidation.outpoints, set.funding_inputs.map((f: any) => ({ txid: f.txid, vout: f.vout })));
     const key = (await m.call('GET', '/v1/market-signer', null)).body.result;
-    assert.ok(c.receipt.message.includes(parent) && c.receipt.message.includes(String(c.recorded_at)));
+    assert.ok(c.receipt.message.includes(parent) && c.receipt.message.includes(set.offers[0].id) && c.receipt.message.includes(String(c.recorded_at)));
     assert.ok(schnorr.verify(hex.decode(c.receipt.signature), sha256(new TextEncoder().encode(c.receipt.message)), hex.decode(c.receipt.pubkey)));
     assert.ok(JSON.stringify(key).includes(c.receipt.pubkey), 'the receipt names a published market key');
-    const again = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    const again = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
     assert.equal(again.body.result.recorded_at, c.recorded_at, 'a repeat answers the first decision');
 
     assert.equal((await events(b.w.address, 'collection_offer_cancelled')).length, 2);
@@ -73,7 +77,7 @@ describe('collection-offer cancels', () => {
     assert.equal(q.body.refusal_code, 'funding_set_closed');
     const pub = await m.call('GET', '/v1/policy-offers/cancelled', null);
     assert.equal(pub.status, 200, JSON.stringify(pub.body));
-    assert.ok(pub.body.result.some((p: any) => p.parent_txid === parent && p.recorded_at === c.recorded_at));
+    assert.ok(pub.body.result.some((p: any) => p.parent_txid === parent && p.offer_id === c.offer_id && p.recorded_at === c.recorded_at));
 
     // The next batch sweeps the cancelled set's anchor (killing its parent) and refills the pool.
     const anchor = set.anchor.outpoint as string;
@@ -93,7 +97,7 @@ describe('collection-offer cancels', () => {
     const b = await newBidder(m, [21_000], 'p2tr');
     const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
     const parent = pf.parent.expected_txid as string;
-    const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    const soft = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
     assert.equal(soft.body.result.cancelled, true);
     const cancelledId = (await events(b.w.address, 'collection_offer_cancelled'))[0]!.event_id;
     // The body is optional (its one field is): none at all reads as {} and builds at the market's rate.
@@ -162,7 +166,7 @@ describe('a reorg of a hard cancel after a soft cancel', () => {
     const b = await newBidder(m, [40_000], 'p2wpkh');
     const { pf, set } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'pc', price_sats: 20_000 }]);
     const parent = pf.parent.expected_txid as string;
-    const soft = await m.call('POST', `/v1/policy-offers/${set.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+    const soft = await m.call('POST', `/v1/policy-offers/${set.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
     assert.equal(soft.status, 200, JSON.stringify(soft.body));
     const feed = async () =>
       ((await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as any[]).filter((e) => e.kind.startsWith('collection_offer_')).map((e) => [e.kind, e.status, e.parent_txid, e.at]);

@@ -58,7 +58,7 @@ describe('collection offers with the market signer in its own process', () => {
     const secret = crypto.randomBytes(24).toString('hex');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const start = (): ChildProcess =>
-      spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+      spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
     let proc = start();
     const proxy = await signerProxy(`http://127.0.0.1:${port}`);
     const m = await openMarket({ ANCHOR_POOL_SIZE: '2', SIGNER_URL: proxy.url, SIGNER_SECRET: secret });
@@ -75,7 +75,7 @@ describe('collection offers with the market signer in its own process', () => {
       await importCatalog(m.ctx.store.db, { collections: [{ slug: 'ps', name: 'PS' }], artists: [], assets: [{ asset: seller.asset, collection: 'ps', max_supply_units: 2 }] });
       await fillPool(m);
       const b = await newBidder(m, [100_000], 'p2wpkh');
-      const { pf } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'ps', price_sats: 30_000 }]);
+      const { pf, set: placed } = await placePolicy(m, b.w, b.token, [{ scope: 'collection', collection: 'ps', price_sats: 30_000 }]);
       const parent = pf.parent.expected_txid as string;
       const unit = await m.attachDirect(seller.w, seller.asset, '1');
       await m.mine();
@@ -99,7 +99,7 @@ describe('collection offers with the market signer in its own process', () => {
       // Down: the policy routes answer 503, a soft cancel cannot be recorded either.
       const down = await m.call('POST', '/v1/policy-accepts', seller.token, body);
       assert.equal(down.status, 503, JSON.stringify(down.body));
-      const cancel = await m.call('POST', `/v1/policy-offers/${pf.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+      const cancel = await m.call('POST', `/v1/policy-offers/${placed.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
       assert.equal(cancel.status, 503, JSON.stringify(cancel.body));
 
       proc = start();
@@ -108,7 +108,7 @@ describe('collection offers with the market signer in its own process', () => {
       const done = await m.call('POST', '/v1/policy-accepts', seller.token, body);
       assert.equal(done.status, 200, JSON.stringify(done.body));
       // The bidder's cancel now finds the signature released first.
-      const late = await m.call('POST', `/v1/policy-offers/${pf.funding_set_id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
+      const late = await m.call('POST', `/v1/policy-offers/${placed.offers[0].id}/cancel`, b.token, { address: b.w.address, signature: signMessageBip322(b.w, cancelMessage(parent)) });
       assert.equal(late.status, 200, JSON.stringify(late.body));
       assert.equal(late.body.result.already_signed, true);
       assert.equal(late.body.result.cancelled, false);

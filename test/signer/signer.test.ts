@@ -20,7 +20,8 @@ import { TAPSCRIPT_LEAF_VERSION } from '../../src/bitcoin/taproot.js';
 import { openSigner } from '../../src/signer/open.js';
 import { revokeReceiptMessage } from '../../src/signer/listing-cosign.js';
 import { HttpSigner, InProcessSigner, SignerRefused, SignerUnavailable } from '../../src/signer/port.js';
-import { makeWallet } from '../helpers/wallets.js';
+import { makeWallet, signMessageBip322 } from '../helpers/wallets.js';
+import { alternativeReceiptMessage, cancelMessage } from '../../src/signer/messages.js';
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { testApp } from '../helpers/app.js';
@@ -53,6 +54,12 @@ function child(parent: string, marketKey: string, sellerSats = 55_000n) {
 
 const txid = () => crypto.randomBytes(32).toString('hex');
 
+/** Two alternatives of one funding set (po_ ids as the market makes them). */
+const OA = `po_${'a'.repeat(24)}`;
+const OB = `po_${'b'.repeat(24)}`;
+/** The bidder's soft cancel of `offer` over `parent`: the specification's message, signed with the bidder's real key. */
+const cancelReq = (parent: string, offer = OA, wallet = bidder) => ({ parent_txid: parent, offer_id: offer, address: wallet.address, signature: signMessageBip322(wallet, cancelMessage(parent)) });
+
 /** A checkout-like transaction spending a co-signed listing output `outpoint` at input 1 (buyer coin at 0). */
 function listingTx(outpoint: string, marketKey: string, buyerSats = 90_000n) {
   const co = cosignedOutput(bidder.xOnly, hex.decode(marketKey), 'regtest');
@@ -68,75 +75,129 @@ function listingTx(outpoint: string, marketKey: string, buyerSats = 90_000n) {
 describe('market signer (in process)', () => {
   void it('makes its key on first start, co-signs one child per parent with a verifiable signature, and repeats it', async () => {
     const dir = tmp();
-    const { signer, close } = openSigner(dir, () => 1_700_000_000);
+    const { signer, close } = openSigner(dir, 'regtest', () => 1_700_000_000);
     const port = new InProcessSigner(signer);
     const info = await port.info();
     assert.equal(info.current.version, 1);
     assert.equal(fs.statSync(path.join(dir, 'keys.json')).mode & 0o777, 0o600);
     const parent = txid();
     const c = child(parent, info.current.pubkey);
-    const r = await port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+    const r = await port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
     assert.equal(r.child_txid, c.txid);
     assert.ok(schnorr.verify(hex.decode(r.signature), c.msg, hex.decode(info.current.pubkey)), 'a BIP-340 signature of the tapscript sighash');
-    const again = await port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+    const again = await port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
     assert.equal(again.signature, r.signature);
     assert.equal(again.already_signed, true);
     const other = child(parent, info.current.pubkey, 54_000n);
-    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: other.psbt, input_index: 0, leaf_script_hex: other.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'already_signed_other');
+    await assert.rejects(port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: other.psbt, input_index: 0, leaf_script_hex: other.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'already_signed_other');
     // A cancel after the signature: already_signed, nothing recorded as cancelled.
-    const cx = await port.cancel(parent);
+    const cx = await port.cancel(cancelReq(parent));
     assert.deepEqual([cx.cancelled, cx.already_signed, cx.receipt], [false, true, null]);
     close();
   });
 
   void it('never co-signs after a recorded cancel; the receipt is signed by the market key; a leaf without the key is refused', async () => {
-    const { signer, close } = openSigner(tmp(), () => 1_700_000_100);
+    const { signer, close } = openSigner(tmp(), 'regtest', () => 1_700_000_100);
     const port = new InProcessSigner(signer);
     const key = (await port.info()).current;
     const parent = txid();
-    const cx = await port.cancel(parent);
+    const cx = await port.cancel(cancelReq(parent));
     assert.deepEqual([cx.cancelled, cx.already_signed, cx.recorded_at], [true, false, 1_700_000_100]);
     assert.ok(schnorr.verify(hex.decode(cx.receipt!.signature), sha256(new TextEncoder().encode(cx.receipt!.message)), hex.decode(key.pubkey)));
     assert.ok(cx.receipt!.message.includes(parent));
-    assert.equal((await port.cancel(parent)).recorded_at, 1_700_000_100, 'the first recorded time stands');
+    assert.equal((await port.cancel(cancelReq(parent))).recorded_at, 1_700_000_100, 'the first recorded time stands');
     const c = child(parent, key.pubkey);
-    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'parent_cancelled');
+    await assert.rejects(port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'alternative_cancelled');
     const stranger = child(txid(), hex.encode(makeWallet('p2tr', 'not-market').xOnly));
-    await assert.rejects(port.cosign({ parent_txid: txid(), child_psbt_hex: stranger.psbt, input_index: 0, leaf_script_hex: stranger.leaf, key_version: 1 }), (e) => e instanceof SignerRefused);
+    await assert.rejects(port.cosign({ offer_id: OA, parent_txid: txid(), child_psbt_hex: stranger.psbt, input_index: 0, leaf_script_hex: stranger.leaf, key_version: 1 }), (e) => e instanceof SignerRefused);
     close();
   });
 
   void it('interleaved cancels and co-signatures over one parent: exactly one kind of decision, durable across a restart', async () => {
     const dir = tmp();
-    let opened = openSigner(dir);
+    let opened = openSigner(dir, 'regtest');
     const port = new InProcessSigner(opened.signer);
     const key = (await port.info()).current;
     const parent = txid();
     const c = child(parent, key.pubkey);
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? port.cancel(parent) : port.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }))),
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? port.cancel(cancelReq(parent)) : port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }))),
     );
     const signed = results.filter((r) => r.status === 'fulfilled' && 'signature' in r.value).length;
     const cancelled = results.filter((r) => r.status === 'fulfilled' && 'cancelled' in r.value && r.value.cancelled).length;
     assert.ok((signed === 0) !== (cancelled === 0), `one kind wins: ${signed} signed, ${cancelled} cancelled`);
     opened.close();
-    opened = openSigner(dir);
-    const after = await new InProcessSigner(opened.signer).cancel(parent);
+    opened = openSigner(dir, 'regtest');
+    const after = await new InProcessSigner(opened.signer).cancel(cancelReq(parent));
     assert.equal(after.already_signed, signed > 0);
     opened.close();
   });
 
+  void it('a cancel names one alternative: the signer verifies the bidder signature, refuses that alternative and co-signs its sibling; the receipt names it', async () => {
+    let clock = 1_700_000_200;
+    const { signer, close } = openSigner(tmp(), 'regtest', () => clock);
+    const port = new InProcessSigner(signer);
+    const key = (await port.info()).current;
+    const parent = txid();
+    const c = child(parent, key.pubkey);
+    // A signature over another parent, or by another key for this address, records nothing.
+    await assert.rejects(port.cancel({ ...cancelReq(parent), signature: cancelReq(txid()).signature }), (e) => e instanceof SignerRefused && e.code === 'bad_request');
+    await assert.rejects(port.cancel({ ...cancelReq(parent, OA, seller), address: bidder.address }), (e) => e instanceof SignerRefused && e.code === 'bad_request');
+    const cx = await port.cancel(cancelReq(parent, OA));
+    assert.deepEqual([cx.offer_id, cx.cancelled, cx.already_signed, cx.recorded_at], [OA, true, false, 1_700_000_200]);
+    assert.equal(cx.receipt!.message, alternativeReceiptMessage(parent, OA, 1_700_000_200));
+    assert.ok(schnorr.verify(hex.decode(cx.receipt!.signature), sha256(new TextEncoder().encode(cx.receipt!.message)), hex.decode(key.pubkey)));
+    clock += 50;
+    assert.equal((await port.cancel(cancelReq(parent, OA))).recorded_at, 1_700_000_200, 'a repeat answers the first recorded time');
+    await assert.rejects(port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'alternative_cancelled');
+    const sib = await port.cosign({ offer_id: OB, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+    assert.ok(schnorr.verify(hex.decode(sib.signature), c.msg, hex.decode(key.pubkey)), 'the sibling is co-signed');
+    const late = await port.cancel(cancelReq(parent, OB));
+    assert.deepEqual([late.cancelled, late.already_signed, late.receipt], [false, true, null], 'a cancel after the co-signature: already_signed');
+    assert.equal((await port.cancel(cancelReq(parent, OA))).cancelled, true, 'the first cancel still stands after its sibling was signed');
+    close();
+  });
+
+  void it('two signers over one directory (two processes on one decision file): a cancel recorded by one is refused by the other, interleaved with co-signatures exactly one decision per alternative wins', async () => {
+    const dir = tmp();
+    const a = openSigner(dir, 'regtest');
+    const b = openSigner(dir, 'regtest');
+    try {
+      const [pa, pb] = [new InProcessSigner(a.signer), new InProcessSigner(b.signer)];
+      const key = (await pa.info()).current;
+      assert.equal((await pb.info()).current.pubkey, key.pubkey, 'one key');
+      const parent = txid();
+      const c = child(parent, key.pubkey);
+      await pa.cancel(cancelReq(parent, OA));
+      await assert.rejects(pb.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'alternative_cancelled');
+      const raced = txid();
+      const rc = child(raced, key.pubkey);
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => {
+          const port = i % 4 < 2 ? pa : pb;
+          return i % 2 ? port.cancel(cancelReq(raced, OB)) : port.cosign({ offer_id: OB, parent_txid: raced, child_psbt_hex: rc.psbt, input_index: 0, leaf_script_hex: rc.leaf, key_version: 1 });
+        }),
+      );
+      const signed = results.filter((r) => r.status === 'fulfilled' && 'signature' in r.value).length;
+      const cancelled = results.filter((r) => r.status === 'fulfilled' && 'cancelled' in r.value && r.value.cancelled).length;
+      assert.ok((signed === 0) !== (cancelled === 0), `one kind wins: ${signed} signed, ${cancelled} cancelled`);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   void it('a retired key never signs again; the next version does', async () => {
-    const { signer, close } = openSigner(tmp());
+    const { signer, close } = openSigner(tmp(), 'regtest');
     const port = new InProcessSigner(signer);
     const v1 = (await port.info()).current;
     const v2 = signer.rotate();
     assert.equal(v2.version, 2);
     const parent = txid();
     const old = child(parent, v1.pubkey);
-    await assert.rejects(port.cosign({ parent_txid: parent, child_psbt_hex: old.psbt, input_index: 0, leaf_script_hex: old.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'key_retired');
+    await assert.rejects(port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: old.psbt, input_index: 0, leaf_script_hex: old.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'key_retired');
     const fresh = child(parent, v2.pubkey);
-    const r = await port.cosign({ parent_txid: parent, child_psbt_hex: fresh.psbt, input_index: 0, leaf_script_hex: fresh.leaf, key_version: 2 });
+    const r = await port.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: fresh.psbt, input_index: 0, leaf_script_hex: fresh.leaf, key_version: 2 });
     assert.ok(schnorr.verify(hex.decode(r.signature), fresh.msg, hex.decode(v2.pubkey)));
     assert.deepEqual((await port.info()).keys.map((k) => [k.version, k.retired_at !== null]), [[1, true], [2, false]]);
     close();
@@ -146,7 +207,7 @@ describe('market signer (in process)', () => {
 describe('co-signed listings: a recorded delist is permanent at the signer', () => {
   /** The in-process signer over `dir` at clock `at`, and a co-signature request for `listing` spending `op`. */
   const open = async (dir: string, at: number) => {
-    const opened = openSigner(dir, () => at);
+    const opened = openSigner(dir, 'regtest', () => at);
     const port = new InProcessSigner(opened.signer);
     const key = (await port.info()).current;
     const ask = (listing: string, op: string, l: ReturnType<typeof listingTx>, supersedes?: string) =>
@@ -234,7 +295,7 @@ describe('market signer (its own process)', () => {
     const secret = crypto.randomBytes(24).toString('hex');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const start = () => {
-      const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+      const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
       return p;
     };
     const url = `http://127.0.0.1:${port}`;
@@ -255,9 +316,9 @@ describe('market signer (its own process)', () => {
       assert.ok((await fetch(`${url}/signer/keys`, { headers: { authorization: 'Bearer wrong' } })).status === 401);
       const parent = txid();
       const c = child(parent, info.current.pubkey);
-      const signed = await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
+      const signed = await client.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 });
       const cancelledParent = txid();
-      assert.equal((await client.cancel(cancelledParent)).cancelled, true);
+      assert.equal((await client.cancel(cancelReq(cancelledParent))).cancelled, true);
       // Co-signed listings over HTTP: one decision per outpoint, a delist recorded first stands.
       const [sold, delisted] = [`${txid()}:1`, `${txid()}:0`];
       const lt = listingTx(sold, info.current.pubkey);
@@ -271,9 +332,12 @@ describe('market signer (its own process)', () => {
       proc = start();
       const again = await ready();
       assert.equal(again.current.pubkey, info.current.pubkey, 'the same key after a restart');
-      assert.equal((await client.cosign({ parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 })).signature, signed.signature);
+      assert.equal((await client.cosign({ offer_id: OA, parent_txid: parent, child_psbt_hex: c.psbt, input_index: 0, leaf_script_hex: c.leaf, key_version: 1 })).signature, signed.signature);
       const cc = child(cancelledParent, info.current.pubkey);
-      await assert.rejects(client.cosign({ parent_txid: cancelledParent, child_psbt_hex: cc.psbt, input_index: 0, leaf_script_hex: cc.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'parent_cancelled');
+      await assert.rejects(client.cosign({ offer_id: OA, parent_txid: cancelledParent, child_psbt_hex: cc.psbt, input_index: 0, leaf_script_hex: cc.leaf, key_version: 1 }), (e) => e instanceof SignerRefused && e.code === 'alternative_cancelled');
+      assert.equal((await client.cosign({ offer_id: OB, parent_txid: cancelledParent, child_psbt_hex: cc.psbt, input_index: 0, leaf_script_hex: cc.leaf, key_version: 1 })).child_txid, cc.txid, 'its sibling is still co-signed');
+      await assert.rejects(client.cancel({ ...cancelReq(txid()), signature: 'AA==' }), (e) => e instanceof SignerRefused && e.code === 'bad_request', 'the signer checks the bidder signature itself');
+      await assert.rejects(client.cancel({ ...cancelReq(txid()), offer_id: 'anything' }), (e) => e instanceof SignerRefused && e.code === 'bad_request');
       assert.equal((await ask(sold, lt)).signature, listingSig.signature, 'the journaled transaction gets the recorded signature again');
       const other = listingTx(sold, info.current.pubkey, 80_000n);
       await assert.rejects(ask(sold, other), (e) => e instanceof SignerRefused && e.code === 'listing_signed_other' && e.extras.signed_txid === lt.txid);
@@ -312,7 +376,7 @@ describe('market signer (its own process)', () => {
 describe('market signer on a fresh data directory', () => {
   void it('opens over a directory that does not exist yet (DATA_DIR/signer on a first start), creating it 0700', () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-fresh-')), 'data', 'signer');
-    const { signer, close } = openSigner(dir);
+    const { signer, close } = openSigner(dir, 'regtest');
     try {
       assert.equal(signer.info().current.version, 1);
       assert.equal(fs.statSync(dir).mode & 0o777, 0o700);

@@ -5,7 +5,7 @@
  *   → place (an identical placement is idempotent);
  * - acceptCollectionOffer: the seller's accept preflight → verify → sign input 1 → accept (202:
  *   recovery is still relaying the journaled package);
- * - cancelCollectionOffer: the soft cancel, a message signature over the parent txid;
+ * - cancelCollectionOffer: the soft cancel of one alternative (or of each), a message signature over the parent txid;
  * - hardCancelCollectionOffer: the self-send of the funding inputs, verified and signed, to broadcast.
  */
 import { submitResendable, verifyAndSign, type FlowContext, type WalletSigner } from '../flow.js';
@@ -83,18 +83,30 @@ export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectio
   return submitResendable(ctx, async () => (await http.call('POST /v1/policy-accepts', { body, idempotent: true })).result, body, 'accepted', (done) => ({ txid: done.txid }));
 }
 
-/** Soft cancel: the market signer refuses this parent from then on (a hard cancel spends the funding). */
+/**
+ * Soft cancel: the market signer refuses an alternative from then on (a hard cancel spends the
+ * funding). `offer_id` names one alternative; without it every alternative of the placement
+ * (`offers`) is cancelled, one after another, with the one signature over the parent.
+ */
 export interface CancelCollectionOfferInput {
   funding_set_id: string;
   parent_txid: string;
+  offer_id?: string;
+  offers?: Array<{ id: string }>;
 }
 
 export async function cancelCollectionOffer(ctx: FlowContext, set: CancelCollectionOfferInput) {
+  const ids = set.offer_id ? [set.offer_id] : (set.offers ?? []).map((o) => o.id);
+  // The message names the parent (the specification's text): one signature serves every alternative of it.
   const signature = await ctx.signer.signMessage(`counterparty-marketplace policy-offer cancel\n${set.parent_txid}`);
   ctx.progress?.('signed');
-  const r = (await ctx.http.call('POST /v1/policy-offers/{id}/cancel', { params: { id: set.funding_set_id }, body: { address: ctx.signer.address, signature } })).result;
-  ctx.progress?.('cancelled', { already_signed: r.already_signed });
-  return r;
+  let last: Routes['POST /v1/policy-offers/{id}/cancel']['response']['result'] | undefined;
+  for (const id of ids) {
+    last = (await ctx.http.call('POST /v1/policy-offers/{id}/cancel', { params: { id }, body: { address: ctx.signer.address, signature } })).result;
+    ctx.progress?.('cancelled', { offer_id: id, already_signed: last.already_signed });
+  }
+  // The last answer carries funding_cancelled for the whole set.
+  return last!;
 }
 
 export interface HardCancelInput {

@@ -2142,12 +2142,16 @@ export interface Routes {
     response: {
       result: {
         parent_txid: Txid;
+        /**
+         * the cancelled alternative (po_…)
+         */
+        offer_id: string;
         funding_set_id: string;
         bidder: string;
         recorded_at: number;
         receipt: CancelReceipt | null;
         /**
-         * cancelled, or invalid once a funding input was spent (hard cancel)
+         * the alternative's: cancelled, or invalid once a funding input was spent (hard cancel)
          */
         status: string;
       }[];
@@ -2179,13 +2183,17 @@ export interface Routes {
       result: {
         parent_txid: Txid;
         funding_set_id: string;
+        /**
+         * the cancelled alternative, the one the path names
+         */
+        offer_id: string;
         cancelled: boolean;
         /**
          * unix time, seconds
          */
         recorded_at: number;
         /**
-         * true once every alternative of the funding set is cancelled (the cancel names the parent, so always together with cancelled)
+         * true once every alternative of the funding set is cancelled (then the set ends and its anchor goes to the next sweep); false while any sibling is live, filled or expired
          */
         funding_cancelled: boolean;
         /**
@@ -2380,6 +2388,7 @@ export interface Routes {
          * the `refusal_code` values of 422 policy_offer_refused
          */
         refusal_codes: (
+          | 'alternative_cancelled'
           | 'parent_cancelled'
           | 'already_signed_other'
           | 'key_retired'
@@ -4745,9 +4754,10 @@ export interface ErrorEnvelope {
   }[];
   retry_after_seconds?: number;
   /**
-   * On policy_offer_refused. The market signer's: parent_cancelled (a soft cancel was recorded first), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed units, on checkout_changed, on an exact accept's offer_selection_unavailable and on a collection-offer accept: the seller delisted that listing first; the unit was co-signed into another live settlement). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
+   * On policy_offer_refused. The market signer's: alternative_cancelled (the bidder's soft cancel of that alternative was recorded first), parent_cancelled (a whole-parent cancel recorded before cancels named one alternative), already_signed_other (the parent was co-signed for another child), key_retired, key_unknown, leaf_without_market_key, bad_request, listing_delisted and listing_signed_other (co-signed units, on checkout_changed, on an exact accept's offer_selection_unavailable and on a collection-offer accept: the seller delisted that listing first; the unit was co-signed into another live settlement). The protocol verifier's: presignature_missing, presignature_invalid, presignature_sighash (not SINGLE|ANYONECANPAY), unit_outside_policy, unit_not_one_unit, unit_unconfirmed, unit_unattached, unit_not_owned, funding_spent (the bidder moved its funding), seller_net_below_minimum, funding_set_closed.
    */
   refusal_code?:
+    | 'alternative_cancelled'
     | 'parent_cancelled'
     | 'already_signed_other'
     | 'key_retired'

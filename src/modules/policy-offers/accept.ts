@@ -8,11 +8,11 @@
  *
  * Accept (`POST /v1/policy-accepts`): the seller's input-1 signature is verified against the
  * quote byte for byte. Then, in ONE database transaction: the funding set is filled (a guarded
- * UPDATE: a second accept of the same set, or a soft cancel recorded first, loses here), the
+ * UPDATE: a second accept of the same set, or a soft cancel of the alternative recorded first, loses here), the
  * unit's listing (if listed) reserved, the claims taken on every funding input, the anchor and
  * the unit's outpoint (the same claims checkout and exact accepts take: the first valid
- * signature wins) — and only with the claims held does the market signer co-sign (it refuses a
- * parent whose cancel it recorded first: one linearized decision). The market wallet signs the
+ * signature wins) — and only with the claims held does the market signer co-sign (it refuses an
+ * alternative whose cancel it recorded first: one linearized decision). The market wallet signs the
  * anchor, parent and child are journaled, and the package is submitted after the commit. A
  * crash before the commit leaves nothing but the signer's decision, which answers the same
  * signature again when the seller retries the same bytes; after it, recovery relays.
@@ -284,7 +284,7 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
       const listingId = await claimListingAt(tx, q.asset_outpoint, now);
       const s = await ctx.journal.journalWith(tx, { kind: 'policy_accept', ref_id: q.id, claims }, async () => {
         const co = await gate.call(() =>
-          ctx.signer.cosign({ parent_txid: set.parent_txid, child_psbt_hex: hex.encode(merged.toPSBT()), input_index: 0, leaf_script_hex: hex.encode(escrow.leaf), key_version: Number(set.market_key_version) }),
+          ctx.signer.cosign({ parent_txid: set.parent_txid, offer_id: offer.id, child_psbt_hex: hex.encode(merged.toPSBT()), input_index: 0, leaf_script_hex: hex.encode(escrow.leaf), key_version: Number(set.market_key_version) }),
         );
         if (co.child_txid !== q.expected_txid) throw new Error(`signer co-signed ${co.child_txid}, expected ${q.expected_txid}`);
         ctx.failpoint('policy-accept-after-cosign');

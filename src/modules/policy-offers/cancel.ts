@@ -1,13 +1,16 @@
 /**
  * Two ways to cancel a collection offer.
  *
- * Soft (`/cancel`): a BIP-322 signature by the bidder over `cancelMessage(parent_txid)`. The
- * market signer records the cancel in its own log, linearized with co-signing: a cancel recorded
- * first stands forever (and the bidder gets a receipt signed by the market key over the parent
- * txid and `recorded_at`, so a later co-signature would be provable misconduct); a co-signature
- * released first makes the answer `already_signed: true`, and only the hard cancel can still
- * stop that package. The signature names the parent, so a soft cancel covers every alternative
- * of the funding set (`funding_cancelled`); its anchor goes to the next sweep.
+ * Soft (`/cancel`): the path names ONE alternative (po_…) of the session's; the body's BIP-322
+ * signature over `cancelMessage(parent_txid)` (the specification's text, which names the parent)
+ * proves the signer controls the funding. The market signer verifies that signature itself and
+ * records a refusal of that alternative (parent txid + offer id) in its own log, linearized with
+ * co-signing: a cancel recorded first stands forever (and the bidder gets a receipt signed by the
+ * market key over the parent txid, the offer id and `recorded_at`, so a later co-signature of
+ * that alternative would be provable misconduct); a co-signature released first for the parent
+ * makes the answer `already_signed: true`, and only the hard cancel can still stop that package.
+ * The siblings stay on the book and acceptable; once every alternative is cancelled
+ * (`funding_cancelled`) the set ends and its anchor goes to the next sweep.
  *
  * Hard (`/cancel-transaction`): the unsigned self-send of every still-unspent funding input back
  * to the bidder. Once it is mined, every alternative dies on chain (the watcher retires them).
@@ -23,7 +26,7 @@ import { verifyMessage } from '../../bitcoin/message-signature.js';
 import { estimateSize } from '../../bitcoin/vsize.js';
 import { feeFor } from '../../trade/compose.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
-import { cancelFundingSet, type FundingSetRow } from './lifecycle.js';
+import { alternativeStates, cancelAlternative, type FundingSetRow, type PolicyOfferRow } from './lifecycle.js';
 import { cancelMessage } from './rules.js';
 import type { SignerGate } from './signer-gate.js';
 import { fundingOutpoints } from './view.js';
@@ -39,23 +42,36 @@ export async function setOf(ctx: Context, bidder: string, id: string): Promise<F
 
 const invalidation = (set: FundingSetRow) => ({ type: 'spend_funding_input' as const, outpoints: fundingOutpoints(set).map(({ txid, vout }) => ({ txid, vout })) });
 
+/** The alternative a path id names (po_…), the session's own, with its funding set. */
+async function alternativeOf(ctx: Context, bidder: string, id: string): Promise<{ offer: PolicyOfferRow; set: FundingSetRow }> {
+  const offer = id.startsWith('po_') ? await ctx.store.db.selectFrom('policy_offers').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  if (!offer) {
+    const hint = id.startsWith('pf_') ? ': a soft cancel names one alternative (po_…); cancel each, or spend the funding with /cancel-transaction' : '';
+    throw new ApiError('not_found', `No such collection offer${hint}`);
+  }
+  return { offer, set: await setOf(ctx, bidder, offer.funding_set_id) };
+}
+
 export async function softCancel(ctx: Context, gate: SignerGate, bidder: string, id: string, body: { address: string; signature: string }) {
   await gate.require();
-  const set = await setOf(ctx, bidder, id);
+  const { offer, set } = await alternativeOf(ctx, bidder, id);
   if (body.address !== set.bidder) throw new ApiError('forbidden', 'body.address must be the bidder address that placed the offer', { field: 'body.address' });
   const v = verifyMessage({ address: body.address, message: cancelMessage(set.parent_txid), signatureBase64: body.signature, network: ctx.config.NETWORK, method: 'BIP-322' });
   if (!v.ok) throw new ApiError('signature_invalid', `body.signature: ${v.detail}`, { field: 'body.signature', reason: v.reason });
-  const r = await gate.call(() => ctx.signer.cancel(set.parent_txid));
+  const r = await gate.call(() => ctx.signer.cancel({ parent_txid: set.parent_txid, offer_id: offer.id, address: body.address, signature: body.signature }));
   if (r.cancelled) {
     const now = nowSeconds(ctx.clock);
-    await ctx.store.db.transaction().execute((tx) => cancelFundingSet(tx, set, JSON.stringify({ recorded_at: r.recorded_at, receipt: r.receipt }), now));
+    // A no-op when the alternative already left `active` (a repeat, or it expired meanwhile): the signer's record stands either way.
+    await ctx.store.db.transaction().execute((tx) => cancelAlternative(tx, set, offer, JSON.stringify({ recorded_at: r.recorded_at, receipt: r.receipt }), now));
   }
+  const { states } = await alternativeStates(ctx.store.db, set.id);
   return {
     parent_txid: set.parent_txid,
     funding_set_id: set.id,
+    offer_id: offer.id,
     cancelled: r.cancelled,
     recorded_at: r.recorded_at,
-    funding_cancelled: r.cancelled,
+    funding_cancelled: states.every((st) => st === 'cancelled'),
     already_signed: r.already_signed,
     receipt: r.receipt,
     bitcoin_invalidation: invalidation(set),

@@ -139,12 +139,46 @@ export async function markAccepted(tx: Tx, acceptId: string, settlementId: strin
   await tx.updateTable('policy_accepts').set({ state: 'accepted', settlement_id: settlementId, listing_id: listingId, updated_at: at }).where('id', '=', acceptId).where('state', '=', 'quoted').execute();
 }
 
-/** open → cancelled: the signer recorded the soft cancel; every alternative is cancelled and the anchor goes to the next sweep. */
-export async function cancelFundingSet(tx: Tx, set: FundingSetRow, cancelJson: string, at: number): Promise<boolean> {
-  if (!(await setState(tx, set.id, ['open'], 'cancelled', at, { cancel_json: cancelJson, end_reason: 'cancelled' }))) return false;
-  await endAlternatives(tx, set, 'active', 'cancelled', 'cancelled', at);
-  await retireAnchor(tx, set.anchor_outpoint, set.id, at);
+/**
+ * active → cancelled: the signer recorded the soft cancel of this one alternative (`cancelJson`
+ * its answer). Its siblings stay live; the set stays open (with its anchor) while any is. False
+ * when the alternative had already left `active` (a fill or an expiry won).
+ */
+export async function cancelAlternative(tx: Tx, set: FundingSetRow, offer: PolicyOfferRow, cancelJson: string, at: number): Promise<boolean> {
+  const r = await tx
+    .updateTable('policy_offers')
+    .set({ state: 'cancelled', end_reason: 'cancelled', cancel_json: cancelJson, ended_at: at, updated_at: at })
+    .where('id', '=', offer.id)
+    .where('state', '=', 'active')
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) return false;
+  logOfferEnded(tx, offer, 'cancelled', at);
+  await recordEvent(tx, ownerEvent(offer, 'cancelled', at, { end_reason: 'cancelled', parent_txid: set.parent_txid }));
+  await endIfNoneLive(tx, set.id, at);
   return true;
+}
+
+/** The set's alternatives' states, and the first signer time of their recorded cancels. */
+export async function alternativeStates(tx: Tx | Db, setId: string): Promise<{ states: PolicyOfferState[]; firstCancelAt: number | null }> {
+  const rows = await tx.selectFrom('policy_offers').select(['state', 'cancel_json']).where('funding_set_id', '=', setId).execute();
+  const times = rows.flatMap((o) => (o.cancel_json ? [(JSON.parse(o.cancel_json) as { recorded_at: number }).recorded_at] : []));
+  return { states: rows.map((o) => o.state), firstCancelAt: times.length ? Math.min(...times) : null };
+}
+
+/**
+ * An open set with no live alternative left ends, its anchor to the next sweep: `cancelled` when
+ * every alternative was cancelled (funding_cancelled), else `expired` (some had lapsed first).
+ */
+async function endIfNoneLive(tx: Tx, setId: string, at: number): Promise<void> {
+  const { states, firstCancelAt } = await alternativeStates(tx, setId);
+  if (states.includes('active')) return;
+  const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', setId).executeTakeFirst();
+  if (!set) return;
+  const allCancelled = states.every((st) => st === 'cancelled');
+  const ended = allCancelled
+    ? await setState(tx, setId, ['open'], 'cancelled', at, { cancel_json: JSON.stringify({ recorded_at: firstCancelAt }), end_reason: 'cancelled' })
+    : await setState(tx, setId, ['open'], 'expired', at, { end_reason: 'expired' });
+  if (ended) await retireAnchor(tx, set.anchor_outpoint, setId, at);
 }
 
 /**
@@ -173,7 +207,7 @@ export async function failFilledSet(tx: Tx, set: FundingSetRow, reason: string, 
   await unspendAnchor(tx, set.anchor_outpoint, set.id, at);
 }
 
-/** Alternatives past their market expiry → expired; a set left with none live → expired, its anchor to the sweep. */
+/** Alternatives past their market expiry → expired; a set left with none live ends (endIfNoneLive), its anchor to the sweep. */
 export async function expireAlternatives(tx: Tx, at: number, limit = 500): Promise<number> {
   const due = await tx.selectFrom('policy_offers').selectAll().where('state', '=', 'active').where('expires_at', '<=', at).limit(limit).execute();
   const sets = new Set<string>();
@@ -184,12 +218,7 @@ export async function expireAlternatives(tx: Tx, at: number, limit = 500): Promi
     await recordEvent(tx, ownerEvent(o, 'expired', Math.min(at, o.expires_at), { expires_at: o.expires_at }));
     sets.add(o.funding_set_id);
   }
-  for (const id of sets) {
-    const live = await tx.selectFrom('policy_offers').select('id').where('funding_set_id', '=', id).where('state', '=', 'active').limit(1).executeTakeFirst();
-    if (live) continue;
-    const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', id).executeTakeFirst();
-    if (set && (await setState(tx, id, ['open'], 'expired', at, { end_reason: 'expired' }))) await retireAnchor(tx, set.anchor_outpoint, id, at);
-  }
+  for (const id of sets) await endIfNoneLive(tx, id, at);
   return due.length;
 }
 
@@ -206,7 +235,8 @@ export async function restoreFundingSets(tx: Tx, fromHeight: number, at: number)
     if (!(await setState(tx, set.id, ['invalid'], back, at, { end_reason: set.cancel_json ? 'cancelled' : null, spent_txid: null, spent_height: null }))) continue;
     const retired = await tx.selectFrom('policy_offers').selectAll().where('funding_set_id', '=', set.id).where('state', '=', 'retired').where('end_reason', '=', 'funding_spent').execute();
     for (const o of retired) {
-      const prev: PolicyOfferState = back === 'cancelled' ? 'cancelled' : 'active';
+      // A soft-cancelled alternative is cancelled again (its own record; sets cancelled whole before cancels named one, the set's).
+      const prev: PolicyOfferState = o.cancel_json || back === 'cancelled' ? 'cancelled' : 'active';
       const id = retiredEventId(o.id, 'funding_spent');
       const stored = await tx.selectFrom('owner_events').select('data').where('event_id', '=', id).executeTakeFirst();
       const cancelledAt = (stored && (JSON.parse(stored.data) as { previously_at?: number }).previously_at) ?? o.ended_at ?? at;

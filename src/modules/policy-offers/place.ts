@@ -105,6 +105,7 @@ export async function place(ctx: Context, gate: SignerGate, bidder: string, body
       level_key: levelKey(a.target),
       price_sats: a.price_sats,
       presignature: hex.encode(sig),
+      cancel_json: null,
       state: 'active',
       end_reason: null,
       filled_txid: null,

@@ -60,8 +60,13 @@ export async function assetOffers(ctx: Context, asset: string, now: number) {
   return viewOffers(ctx, matching.slice(0, ASSET_OFFERS_MAX), now);
 }
 
-export function cancelledParents(ctx: Context, limit: number, after: [number, string] | undefined) {
-  let q = ctx.store.db.selectFrom('policy_funding_sets').selectAll().where('cancel_json', 'is not', null);
-  if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+/** Soft-cancelled alternatives (each with the signer's answer), with their parent, newest first by (created_at, id). */
+export function cancelledAlternatives(ctx: Context, limit: number, after: [number, string] | undefined) {
+  let q = ctx.store.db
+    .selectFrom('policy_offers as o')
+    .innerJoin('policy_funding_sets as s', 's.id', 'o.funding_set_id')
+    .select(['o.id', 'o.funding_set_id', 'o.bidder', 'o.state', 'o.end_reason', 'o.expires_at', 'o.cancel_json', 'o.created_at', 's.parent_txid'])
+    .where('o.cancel_json', 'is not', null);
+  if (after) q = q.where(before(sql.ref('o.created_at'), sql.ref('o.id'), after));
+  return q.orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(limit).execute();
 }

@@ -13,7 +13,8 @@ import { place } from './place.js';
 import { preflight } from './preflight.js';
 import { ipBucketId } from '../../limits/ip-key.js';
 import { releasePreflight } from './holds.js';
-import { assetOffers, bidderOffers, cancelledParents, fundingSetRecord, viewOffers } from './reads.js';
+import { offerStatus } from './view.js';
+import { assetOffers, bidderOffers, cancelledAlternatives, fundingSetRecord, viewOffers } from './reads.js';
 import { poolCounts } from './anchor-pool.js';
 import { SignerGate } from './signer-gate.js';
 import type { MarketWallet } from './market-wallet.js';
@@ -109,8 +110,8 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
       config: { limit: 'uncached_read', cache: 'no-store' },
       schema: {
         tags,
-        summary: 'Soft-cancelled parents, with the market signer\'s receipts',
-        description: `Public, newest first; \`limit\` 1 to 100 (default 50), opaque \`cursor\`. Every parent whose soft cancel the signer recorded, with \`recorded_at\` and the receipt signed by the market key over the parent txid and \`recorded_at\` (message \`counterparty-marketplace policy-offer cancel receipt\\n<parent_txid>\\n<recorded_at>\`): anyone can check the market never co-signed a cancelled parent (a child spending it on chain would prove misconduct). ${DOWN}`,
+        summary: 'Soft-cancelled collection-offer alternatives, with the market signer\'s receipts',
+        description: `Public, newest first; \`limit\` 1 to 100 (default 50), opaque \`cursor\`. Every alternative (\`offer_id\` over its \`parent_txid\`) whose soft cancel the signer recorded, with \`recorded_at\` and the receipt signed by the market key over the parent txid, the offer id and \`recorded_at\` (message \`counterparty-marketplace policy-offer cancel receipt\\n<parent_txid>\\n<offer_id>\\n<recorded_at>\`; a parent cancelled whole before cancels named one alternative: \`...receipt\\n<parent_txid>\\n<recorded_at>\`): anyone can check the market never co-signed a cancelled alternative (a child spending the parent with that alternative's delivery output would prove misconduct). Its siblings may still be live and filled. ${DOWN}`,
         querystring: Paging,
         response: { 200: Page(CancelledParent), ...errorResponses },
       },
@@ -119,13 +120,14 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
       await gate.require();
       const route = 'policy-cancelled';
       const after = ctx.cursors.decode<[number, string]>(req.query.cursor, route, {});
-      const rows = await cancelledParents(ctx, req.query.limit + 1, after);
+      const rows = await cancelledAlternatives(ctx, req.query.limit + 1, after);
+      const now = nowSeconds(ctx.clock);
       const page = rows.slice(0, req.query.limit);
       const last = page[page.length - 1];
       return {
-        result: page.map((s) => {
-          const c = JSON.parse(s.cancel_json!) as { recorded_at: number; receipt: never };
-          return { parent_txid: s.parent_txid, funding_set_id: s.id, bidder: s.bidder, recorded_at: c.recorded_at, receipt: c.receipt ?? null, status: s.state };
+        result: page.map((o) => {
+          const c = JSON.parse(o.cancel_json!) as { recorded_at: number; receipt: never };
+          return { parent_txid: o.parent_txid, offer_id: o.id, funding_set_id: o.funding_set_id, bidder: o.bidder, recorded_at: c.recorded_at, receipt: c.receipt ?? null, status: offerStatus(o, now) };
         }),
         result_count: page.length,
         next_cursor: rows.length > req.query.limit && last ? ctx.cursors.encode(route, {}, [Number(last.created_at), last.id]) : null,
@@ -140,8 +142,12 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
       schema: {
         tags,
         security,
-        summary: 'Soft-cancel a collection offer (the market signer refuses its parent from then on)',
-        description: `Session required; \`id\` an offer id (po_…) or funding set id (pf_…) of the session's (404 otherwise). Body \`{address, signature}\`: \`address\` the bidder address, \`signature\` a BIP-322 simple signature (base64) over \`${CANCEL_MESSAGE_PREFIX}\\n<parent_txid>\` (422 signature_invalid otherwise: a message signature, not a sign-in proof, so it never asks for a new session). The signature names the parent, so the cancel covers every alternative of the funding set. The signer decides cancel versus co-sign in one linearized step: \`cancelled: true\` with \`recorded_at\` and a \`receipt\` signed by the market key — or \`already_signed: true\` when an acceptance co-signature was released first (only spending a funding input can still stop it: see /cancel-transaction). Repeats answer the same decision. ${DOWN}`,
+        summary: 'Soft-cancel one collection-offer alternative (the market signer never co-signs it from then on)',
+        description: `Session required; \`id\` the alternative to cancel, an offer id (po_…) of the session's (404 otherwise, and for a funding set id pf_…: cancel each alternative, or spend the funding with /cancel-transaction). Body \`{address, signature}\`: \`address\` the bidder address, \`signature\` a BIP-322 simple signature (base64) over \`${CANCEL_MESSAGE_PREFIX}\\n<parent_txid>\` (422 signature_invalid otherwise: a message signature, not a sign-in proof, so it never asks for a new session).
+
+Why the signature names the parent and the path names the alternative: the message is the specification's fixed text, so every wallet that signs it stays unchanged; signing it proves the signer controls the funding every alternative of the set spends. Which alternative to refuse comes from the path, with the bidder's session required. A replayed signature can therefore only cancel more of the same bidder's offers on that parent (never place, accept or co-sign anything), and only by someone holding the bidder's session. The market signer verifies the signature itself and records a refusal of this alternative (parent txid + offer id).
+
+The signer decides cancel versus co-sign in one linearized step: \`cancelled: true\` with \`recorded_at\` (its clock at the first recorded cancellation of this alternative) and a \`receipt\` signed by the market key over \`counterparty-marketplace policy-offer cancel receipt\\n<parent_txid>\\n<offer_id>\\n<recorded_at>\` — or \`already_signed: true\` when an acceptance co-signature was released first for this parent (only spending a funding input can still stop it: see /cancel-transaction). The other alternatives stay on the book and acceptable; the funding set keeps its anchor while any is live. \`funding_cancelled\` is true once every alternative of the set is cancelled: then the set ends and its anchor is swept with the next batch. Repeats answer the same decision. ${DOWN}`,
         params: IdParams,
         body: SoftCancelBody,
         response: { 200: Ok(SoftCancelResult), ...errorResponses },

@@ -8,9 +8,8 @@ export const MAX_OPEN_FUNDING_SETS = 25;
 export const PREFLIGHT_TTL_S = 15 * 60;
 /** How long an accept quote stands. */
 export const ACCEPT_QUOTE_TTL_S = 5 * 60;
-/** The fixed prefix of the soft-cancel message (BIP-322 simple, then a newline and the parent txid). */
-export const CANCEL_MESSAGE_PREFIX = 'counterparty-marketplace policy-offer cancel';
-export const cancelMessage = (parentTxid: string) => `${CANCEL_MESSAGE_PREFIX}\n${parentTxid}`;
+/** The soft-cancel message (BIP-322 simple: the fixed prefix, a newline and the parent txid): the market signer verifies it too. */
+export { CANCEL_MESSAGE_PREFIX, cancelMessage } from '../../signer/messages.js';
 
 export const newPolicyId = (prefix: 'pf' | 'po' | 'pa') => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
 

@@ -136,7 +136,7 @@ export const FundingSetOut = Type.Object(
     anchor: Type.Object({ outpoint: Type.String(), value_sats: Sats() }),
     market_key: Type.Object({ version: Type.Integer(), pubkey: Type.String() }),
     refund_csv_blocks: Type.Integer(),
-    cancel: Nullable(Type.Object({ recorded_at: Type.Integer(), receipt: Nullable(Type.Object({ key_version: Type.Integer(), pubkey: Type.String(), message: Type.String(), signature: Type.String() })) })),
+    cancel: Nullable(Type.Object({ recorded_at: Type.Integer(), receipt: Nullable(Type.Object({ key_version: Type.Integer(), pubkey: Type.String(), message: Type.String(), signature: Type.String() })) }, { description: 'once every alternative is soft-cancelled: the signer time of the first recorded cancellation (each alternative\'s receipt: GET /v1/policy-offers/cancelled); null otherwise' })),
     spent_txid: Nullable(Txid),
     created_at: UnixSeconds,
     expires_at: UnixSeconds,
@@ -155,9 +155,10 @@ const Receipt = Type.Object(
 export const SoftCancelResult = Type.Object({
   parent_txid: Txid,
   funding_set_id: Type.String(),
+  offer_id: Type.String({ description: 'the cancelled alternative, the one the path names' }),
   cancelled: Type.Boolean(),
-  recorded_at: { ...UnixSeconds, description: "the signer's clock, unix seconds like every time in this API, at the first recorded cancellation (or at the co-signature when already_signed)" },
-  funding_cancelled: Type.Boolean({ description: 'true once every alternative of the funding set is cancelled (the cancel names the parent, so always together with cancelled)' }),
+  recorded_at: { ...UnixSeconds, description: "the signer's clock, unix seconds like every time in this API, at the first recorded cancellation of this alternative (or at the co-signature when already_signed)" },
+  funding_cancelled: Type.Boolean({ description: 'true once every alternative of the funding set is cancelled (then the set ends and its anchor goes to the next sweep); false while any sibling is live, filled or expired' }),
   already_signed: Type.Boolean({ description: 'an acceptance co-signature was already released for this parent: only the hard cancel can still stop it' }),
   receipt: Nullable(Receipt),
   bitcoin_invalidation: Type.Object({ type: Type.Literal('spend_funding_input'), outpoints: Type.Array(Outpoint) }),
@@ -284,11 +285,12 @@ export const AcceptStatus = Type.Object(
 
 export const CancelledParent = Type.Object({
   parent_txid: Txid,
+  offer_id: Type.String({ description: 'the cancelled alternative (po_…)' }),
   funding_set_id: Type.String(),
   bidder: Type.String(),
   recorded_at: Type.Integer(),
   receipt: Nullable(Receipt),
-  status: Type.String({ description: 'cancelled, or invalid once a funding input was spent (hard cancel)' }),
+  status: Type.String({ description: "the alternative's: cancelled, or invalid once a funding input was spent (hard cancel)" }),
 });
 
 export const Capacity = Type.Object({

@@ -38,7 +38,7 @@ export class SignerGate {
     try {
       return await f();
     } catch (e) {
-      if (e instanceof SignerRefused) throw refused(e.code, `the market signer refused: ${e.message}`, {}, e.code === 'parent_cancelled' || e.code === 'already_signed_other' || e.code === 'listing_signed_other' ? 409 : 422);
+      if (e instanceof SignerRefused) throw refused(e.code, `the market signer refused: ${e.message}`, {}, e.code === 'alternative_cancelled' || e.code === 'parent_cancelled' || e.code === 'already_signed_other' || e.code === 'listing_signed_other' ? 409 : 422);
       if (e instanceof SignerUnavailable) {
         this.probed = null;
         throw signerDown(e.message);

@@ -7,12 +7,14 @@
  *   awaiting_signatures → lapsed      the preflight expired unplaced (its anchor is free again)
  *   open → filled                     an accept was co-signed and journaled (back to open never: the
  *                                     signer signs one child per parent; a released package ends it invalid)
- *   open → cancelled                  soft cancel recorded by the signer
+ *   open → cancelled                  the soft cancel of its last live alternative recorded by the signer
+                                      (every alternative cancelled: the anchor goes to the sweep)
  *   open | cancelled → invalid        a funding input was spent elsewhere (hard cancel), or the filling package failed
- *   open → expired                    every alternative passed its market expiry
+ *   open → expired                    no alternative is live, and not every one was cancelled (some expired)
  *
  * An alternative (policy offer) is one target and price over its funding set's escrow:
  *   active → filled | cancelled | expired | retired (a sibling filled; or the funding died: status invalid)
+ * A soft cancel ends one alternative; its siblings stay on the book and the set stays open while any is live.
  */
 import type { PolicyTarget } from '../market/index.js';
 
@@ -48,7 +50,7 @@ export interface PolicyOfferTables {
     state: FundingSetState;
     /** Placement idempotency: sha256 of the canonical placement body. */
     request_sha256: string | null;
-    /** The signer's cancel answer (recorded_at, receipt), public once cancelled. */
+    /** Once every alternative is cancelled: {recorded_at} of the first recorded cancellation (the receipts are on the alternatives). */
     cancel_json: string | null;
     end_reason: string | null;
     spent_txid: string | null;
@@ -77,6 +79,8 @@ export interface PolicyOfferTables {
     /** The bidder's SINGLE|ANYONECANPAY signature over the escrow and its delivery output (65 bytes hex; private). */
     presignature: string;
     state: PolicyOfferState;
+    /** The signer's soft-cancel answer for this alternative (recorded_at, receipt), public once cancelled. */
+    cancel_json: string | null;
     end_reason: string | null;
     filled_txid: string | null;
     ended_at: number | null;

@@ -72,7 +72,9 @@ export function offerView(o: PolicyOfferRow, set: FundingSetRow, now: number, se
 }
 
 export function fundingSetView(set: FundingSetRow) {
-  const cancel = set.cancel_json ? (JSON.parse(set.cancel_json) as { recorded_at: number; receipt: { key_version: number; pubkey: string; message: string; signature: string } | null }) : null;
+  // Every alternative cancelled: the first recorded time; the receipts are per alternative (a set cancelled whole before cancels named one kept its one receipt here).
+  const stored = set.cancel_json ? (JSON.parse(set.cancel_json) as { recorded_at: number; receipt?: { key_version: number; pubkey: string; message: string; signature: string } | null }) : null;
+  const cancel = stored ? { recorded_at: stored.recorded_at, receipt: stored.receipt ?? null } : null;
   return {
     funding_set_id: set.id,
     protocol_version: POLICY_PROTOCOL_VERSION,

@@ -32,6 +32,7 @@ import * as m035 from './035_policy_preflight_holds.js';
 import * as m050 from './050_seller_listings.js';
 import * as m060 from './060_listings_exposed.js';
 import * as m070 from './070_holding_totals.js';
+import * as m065 from './065_policy_offer_cancels.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '050_seller_listings': m050,
   '060_listings_exposed': m060,
   '070_holding_totals': m070,
+  '065_policy_offer_cancels': m065,
 };
