@@ -138,7 +138,12 @@ export class BitcoinCoreBackend implements BitcoinBackend {
     if (confirmations <= 0 || !tx.blockhash) {
       return { txid: tx.txid, hex: tx.hex, confirmations: 0, block_hash: null, block_height: null };
     }
-    const header = await this.read<GetBlockHeaderReply>('getblockheader', [tx.blockhash, true]);
+    // Two reads, and a reorganization can fall between them: the block left the active chain
+    // (Core answers its header with confirmations -1; a node that forgot it, -5). The
+    // transaction is then unconfirmed, as a read after the reorg says (seed 6007: a 500 on a
+    // listing preflight during a reorg).
+    const header = await this.read<GetBlockHeaderReply>('getblockheader', [tx.blockhash, true]).catch((e) => nullIfMissing(e, [RPC.INVALID_ADDRESS_OR_KEY]));
+    if (!header || header.confirmations < 1) return { txid: tx.txid, hex: tx.hex, confirmations: 0, block_hash: null, block_height: null };
     return { txid: tx.txid, hex: tx.hex, confirmations, block_hash: tx.blockhash, block_height: header.height };
   }
 

@@ -6,10 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BitcoinCoreBackend } from '../../../src/chain/bitcoin-core/index.js';
-import { errorReply, fixture, rpcHandler, txs, type RpcTable } from './bitcoin-core-replay.js';
+import { errorReply, fixture, rpcHandler, txs, type RpcFixture, type RpcTable } from './bitcoin-core-replay.js';
 import { startReplayServer, type ReplayServer } from './replay-server.js';
 
 const H870 = (fixture('getblockhash').result as string);
+
+const FORGOTTEN = { txid: 'cc'.repeat(32), block: 'dd'.repeat(32) };
+const STALE = { txid: 'ee'.repeat(32), block: 'ff'.repeat(32) };
+const patched = (name: string, fields: object): RpcFixture => {
+  const f = fixture(name);
+  return { ...f, result: { ...(f.result as object), ...fields } };
+};
 
 const table: RpcTable = {
   getblockchaininfo: () => fixture('getblockchaininfo'),
@@ -24,9 +31,11 @@ const table: RpcTable = {
     assert.equal(verbose, true);
     if (txid === txs.tx_a.txid) return fixture('getrawtransaction-confirmed');
     if (txid === txs.tx_b.txid) return fixture('getrawtransaction-mempool');
+    // Confirmed in a block that a reorganization took off the active chain before the header read.
+    if (txid === FORGOTTEN.txid || txid === STALE.txid) return patched('getrawtransaction-confirmed', { txid, blockhash: txid === STALE.txid ? STALE.block : FORGOTTEN.block });
     return errorReply('tx_not_found');
   },
-  getblockheader: ([hash]) => (hash === H870 ? fixture('getblockheader') : errorReply('block_not_found')),
+  getblockheader: ([hash]) => (hash === H870 ? fixture('getblockheader') : hash === STALE.block ? patched('getblockheader', { hash, confirmations: -1 }) : errorReply('block_not_found')),
   gettxout: ([txid, n, mempool]) => {
     assert.equal(mempool, true);
     if (txid === txs.tx_a.txid && n === 0) return fixture('gettxout');
@@ -100,6 +109,13 @@ void describe('BitcoinCoreBackend reads', () => {
       block_height: null,
     });
     assert.equal(await btc.getTransaction('22'.repeat(32)), null);
+  });
+
+  void it('getTransaction: a block reorganized away between the two reads (header at -1 confirmations, or unknown) is unconfirmed, not an error', async () => {
+    for (const t of [STALE, FORGOTTEN]) {
+      const got = await btc.getTransaction(t.txid);
+      assert.deepEqual([got?.confirmations, got?.block_hash, got?.block_height], [0, null, null], t.txid);
+    }
   });
 
   void it('getTxOut: exact satoshis, script and address; null when spent', async () => {
