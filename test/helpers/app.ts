@@ -51,7 +51,7 @@ export async function testApp(
   const clock = opts.clock ?? new ManualClock();
   const useRedis = backend === 'postgres' && redisUrl;
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SEED_DEMO: 'false',
     // The in-process signer's own directory (keys, decisions): a fresh one per app, never ./data.
     SIGNER_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-signer-')),

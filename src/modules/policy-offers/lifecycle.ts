@@ -145,6 +145,9 @@ export async function markAccepted(tx: Tx, acceptId: string, settlementId: strin
  * when the alternative had already left `active` (a fill or an expiry won).
  */
 export async function cancelAlternative(tx: Tx, set: FundingSetRow, offer: PolicyOfferRow, cancelJson: string, at: number): Promise<boolean> {
+  // The set's row first, as a fill takes it (set, then its alternatives): the other order
+  // deadlocked an accept racing this cancel on PostgreSQL (a 500 in policy-accept's race test).
+  await tx.updateTable('policy_funding_sets').set((eb) => ({ state: eb.ref('state') })).where('id', '=', set.id).execute();
   const r = await tx
     .updateTable('policy_offers')
     .set({ state: 'cancelled', end_reason: 'cancelled', cancel_json: cancelJson, ended_at: at, updated_at: at })
