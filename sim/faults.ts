@@ -29,6 +29,18 @@ export class FaultInjector {
 
   constructor(private readonly world: World, private readonly rng: Rng, private readonly history: History, readonly enabled: Fault[]) {}
 
+  /** `fn` again until it succeeds or `giveUp(attempt)` says stop (then its error is thrown); each failure noted. */
+  private async retrying(what: string, fn: () => Promise<unknown>, giveUp: (attempt: number) => boolean): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return void (await fn());
+      } catch (e) {
+        this.history.add({ kind: 'note', message: `${what} failed (attempt ${attempt}): ${(e as Error).message.slice(0, 300)}` });
+        if (giveUp(attempt)) throw e;
+      }
+    }
+  }
+
   /** Which faults apply to this world (Redis and PostgreSQL only where they run). */
   private applicable(): Fault[] {
     return this.enabled.filter((f) => (f === 'redis' ? !!this.world.o.redis : f === 'pg' ? this.world.o.backend === 'postgres' : true));
@@ -44,16 +56,7 @@ export class FaultInjector {
       // A fault is undone whatever it takes: a restart that does not come up in time (a loaded
       // machine) is tried again, so a killed instance never stays down for the rest of the day
       // while the traders' failures look like a busy market (seeds 5004 and 5008 did that).
-      const undoing = async (): Promise<void> => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await undo();
-          } catch (e) {
-            this.history.add({ kind: 'note', message: `undoing ${f} failed (attempt ${attempt}): ${(e as Error).message}` });
-            if (this.stopped && attempt >= 3) throw e;
-          }
-        }
-      };
+      const undoing = () => this.retrying(`undoing ${f}`, undo, (attempt) => this.stopped && attempt >= 3);
       const p = new Promise<void>((r) => setTimeout(r, ms)).then(undoing).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} gave up: ${e.message}` }));
       this.pending.add(p);
       void p.finally(() => this.pending.delete(p));
@@ -134,16 +137,7 @@ export class FaultInjector {
     w.proxy.release();
     // As a fault's own undoing, a start that does not come up in time (a loaded machine: seed 6002's
     // instance took over 180 s to catch up) is tried again before the day is given up.
-    const start = async (what: string, fn: () => Promise<unknown>) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return void (await fn());
-        } catch (e) {
-          this.history.add({ kind: 'note', message: `healing: starting ${what} failed (attempt ${attempt}): ${(e as Error).message.slice(0, 300)}` });
-          if (attempt >= 3) throw e;
-        }
-      }
-    };
+    const start = (what: string, fn: () => Promise<unknown>) => this.retrying(`healing: starting ${what}`, fn, (attempt) => attempt >= 3);
     if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
     if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {
