@@ -26,7 +26,9 @@ export type RedisLimiterOptions = {
  */
 export function limiterRedisOptions(timeoutMs = DEFAULT_TIMEOUT_MS): RedisOptions {
   return {
-    commandTimeout: timeoutMs,
+    // Only a backstop that frees a command ioredis would otherwise hold forever: the bound callers
+    // see is withTimeout's, which tells our own event-loop stall from a silent server.
+    commandTimeout: timeoutMs * 3 + 1_000,
     connectTimeout: Math.max(timeoutMs, 1_000),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -149,10 +151,25 @@ function parseReply(reply: unknown, list: Bucket[]): ConsumeResult {
   throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
 }
 
+/**
+ * Bounds how long Redis takes to answer, not how long this process takes to look: a timer that
+ * fires late (the event loop was blocked: a GC pause, a burst of signature checks) fired inside
+ * our own stall, during which the command may not even have been written, and a reply that
+ * arrived meanwhile waits unread behind it. Such a timer re-arms once for the full bound, counted
+ * from when we can look again; a loop that stays blocked still ends at the second firing.
+ */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    const arm = (rearmed: boolean) => {
+      const due = Date.now() + ms;
+      timer = setTimeout(() => {
+        const lateMs = Date.now() - due;
+        if (!rearmed && lateMs > ms / 2) return arm(true);
+        reject(new Error(`timed out after ${ms} ms`));
+      }, ms);
+    };
+    arm(false);
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
