@@ -12,6 +12,17 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * The node arguments that run one of the repository's TypeScript entry points (`src/cli/main.ts`,
+ * `sim/main.ts`): its compiled JavaScript when this tree is the compiled copy `npm test` runs
+ * (scripts/test.mjs builds one), else the TypeScript under tsx. Loading the app through tsx's
+ * module hooks costs about 2 s of CPU per process, and the test rigs start hundreds.
+ */
+export function entryArgs(entry: string): string[] {
+  const js = path.join(REPO_ROOT, entry.replace(/\.ts$/, '.js'));
+  return fs.existsSync(js) ? ['--enable-source-maps', js] : ['--import', 'tsx', entry];
+}
+
 export interface Child {
   url: string;
   proc: ChildProcess;
@@ -89,11 +100,11 @@ export function spawnChild(o: SpawnOptions): Promise<Child> {
 /** True once `url` answers anything below 500. */
 export const answers = (url: string) => async () => (await fetch(url)).status < 500;
 
-/** `src/cli/main.ts <args>` under tsx, up once `probe` answers. */
+/** `src/cli/main.ts <args>` (entryArgs), up once `probe` answers. */
 export function startCli(args: string[], env: Record<string, string>, probe: string, logFile?: string, timeoutMs?: number): Promise<Child> {
   return spawnChild({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/main.ts', ...args],
+    args: [...entryArgs('src/cli/main.ts'), ...args],
     env: { LOG_LEVEL: 'warn', ...env },
     url: probe.replace(/\/[^/]*$/, ''),
     up: answers(probe),

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { dropSchema } from '../src/store/db.js';
-import { freePort, isRunning, REPO_ROOT, startCli, startRedis, type Child } from './processes.js';
+import { entryArgs, freePort, isRunning, REPO_ROOT, startCli, startRedis, type Child } from './processes.js';
 import { rpcProxy } from './rpc-proxy.js';
 import { terminateSessionsOf } from './pg-sessions.js';
 
@@ -125,7 +125,7 @@ export class World {
   async command(args: string[]): Promise<string> {
     const { execFile } = await import('node:child_process');
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...this.marketEnv[0]!, PORT: '1' } }, (err, stdout, stderr) =>
+      execFile(process.execPath, [...entryArgs('src/cli/main.ts'), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...this.marketEnv[0]!, PORT: '1' } }, (err, stdout, stderr) =>
         err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout));
     });
   }

@@ -10,6 +10,7 @@ import { ArtistProfileStore } from '../../src/modules/market/artist-profile-stor
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import demo from '../../src/demo/catalog.json' with { type: 'json' };
+import { entryArgs } from '../../sim/processes.js';
 
 let h: TestStoreHandle;
 before(async () => {
@@ -36,7 +37,7 @@ test('npm run catalog:import -- FILE loads a file into the configured store', ()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-cat-'));
   const file = path.join(dir, 'catalog.json');
   fs.writeFileSync(file, JSON.stringify(demo));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'catalog-import', file], {
+  const r = spawnSync(process.execPath, [...entryArgs('src/cli/main.ts'), 'catalog-import', file], {
     env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent', DATABASE_URL: '' },
     encoding: 'utf8',
     timeout: 60_000,
@@ -74,7 +75,7 @@ test('npm run artist:edits prints the edit record as JSON lines, newest first; b
   await store.close();
 
   const env = { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent', DATABASE_URL: '' };
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'artist-edits', ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const run = (...args: string[]) => spawnSync(process.execPath, [...entryArgs('src/cli/main.ts'), 'artist-edits', ...args], { env, encoding: 'utf8', timeout: 60_000 });
   const all = run();
   assert.equal(all.status, 0, all.stderr);
   const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);

@@ -23,6 +23,7 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 import { signMessageBip322 } from '../helpers/wallets.js';
 import { newBidder } from '../offers/exact-helpers.js';
 import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+import { entryArgs } from '../../sim/processes.js';
 
 /** A pass-through to the signer that, while `dropCosign` is set, lets the signer answer a co-sign and never relays that answer. */
 async function signerProxy(target: string) {
@@ -58,7 +59,7 @@ describe('collection offers with the market signer in its own process', () => {
     const secret = crypto.randomBytes(24).toString('hex');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const start = (): ChildProcess =>
-      spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+      spawn(process.execPath, [...entryArgs('src/cli/main.ts'), 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
     let proc = start();
     const proxy = await signerProxy(`http://127.0.0.1:${port}`);
     const m = await openMarket({ ANCHOR_POOL_SIZE: '2', SIGNER_URL: proxy.url, SIGNER_SECRET: secret });

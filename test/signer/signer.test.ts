@@ -25,6 +25,7 @@ import { alternativeReceiptMessage, cancelMessage } from '../../src/signer/messa
 import { cosignedOutput } from '../../src/counterparty/cosigned-listing.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { testApp } from '../helpers/app.js';
+import { entryArgs } from '../../sim/processes.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -295,7 +296,7 @@ describe('market signer (its own process)', () => {
     const secret = crypto.randomBytes(24).toString('hex');
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const start = () => {
-      const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+      const p = spawn(process.execPath, [...entryArgs('src/cli/main.ts'), 'signer'], { cwd: REPO_ROOT, env: { ...process.env, NETWORK: 'regtest', SIGNER_DIR: dir, SIGNER_SECRET: secret, SIGNER_PORT: String(port), LOG_LEVEL: 'silent' }, stdio: 'ignore' });
       return p;
     };
     const url = `http://127.0.0.1:${port}`;

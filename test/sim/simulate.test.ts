@@ -12,13 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { backend, pgUrl, redisUrl } from '../helpers/store.js';
-import { REPO_ROOT } from '../../sim/processes.js';
+import { entryArgs, REPO_ROOT } from '../../sim/processes.js';
 
 const SEED = backend === 'postgres' ? 3201 : 3202;
 
 void test(`a seeded market day under faults holds every invariant (seed ${SEED}, ${backend})`, { timeout: 900_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-sim-'));
-  const args = ['--import', 'tsx', 'sim/main.ts', '--seed', String(SEED), '--traders', '8', '--minutes', '1', '--faults', 'all', '--json', '--quiet', '--dir', dir,
+  const args = [...entryArgs('sim/main.ts'), '--seed', String(SEED), '--traders', '8', '--minutes', '1', '--faults', 'all', '--json', '--quiet', '--dir', dir,
     ...(backend === 'postgres' && redisUrl ? ['--instances', '2', '--pg-url', pgUrl] : [])];
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, args, { cwd: REPO_ROOT, maxBuffer: 64 << 20 }, (err, out, errOut) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errOut }));

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { entryArgs } from '../../sim/processes.js';
 
 test('defaults make npm start work with no setup', () => {
   const c = loadConfig({});
@@ -51,7 +52,7 @@ test('bad config names every bad variable', () => {
 });
 
 test('the service exits non-zero with a clear message on bad config', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [...entryArgs('src/cli/main.ts'), 'serve'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /Invalid configuration:\n {2}PORT/);
 });
