@@ -32,7 +32,7 @@ import { streamBench } from './stream.js';
 import { clusterStreamBench } from './stream-cluster.js';
 import { STALE_AFTER_TRADE_BOUND_MS } from './stale-after-trade.js';
 import { pgBookBench } from './book-pg.js';
-import { scaleReadBench } from './scale-read.js';
+import { rssProdPart, scaleReadBench } from './scale-read.js';
 import { scaleLiveBench, SCALE_LIVE_PARTS } from './scale-live.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -48,7 +48,7 @@ const GROUPS: Record<string, () => Promise<Record<string, number | string | bool
   'scale-read': scaleReadBench,
 };
 /** Parts of a group, runnable alone with `--only` (not run again in a full run). */
-const PARTS: Record<string, () => Promise<Record<string, number | string | boolean>>> = { ...SCALE_LIVE_PARTS };
+const PARTS: Record<string, () => Promise<Record<string, number | string | boolean>>> = { ...SCALE_LIVE_PARTS, 'rss-prod': rssProdPart };
 
 /** The whole process's peak resident memory so far (getrusage), MB. */
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);

@@ -261,6 +261,13 @@ export async function scaleReadBench(): Promise<Record<string, number | string |
   }
   say.line('');
   printTable(rows);
+  Object.assign(figures, await rssProdPart());
+  return figures;
+}
+
+/** `rss_idle_prod_mb` alone: `npm run -s bench -- --only rss-prod --json` (also the end of `scale-read`). */
+export async function rssProdPart(): Promise<Record<string, number | string | boolean>> {
+  const figures: Record<string, number | string | boolean> = {};
   const rss = await prodIdleRss();
   if ('skipped' in rss) {
     say.line(`start:prod idle memory skipped: ${rss.skipped}`);

@@ -1,7 +1,6 @@
 import os from 'node:os';
 import { notifierFor } from './events/notifier.js';
 import pino, { type Logger } from 'pino';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Context, DevnetHandle } from './context.js';
 import type { Chain } from './chain/ports.js';
@@ -14,9 +13,7 @@ import { requestLogValue } from './http/log-redaction.js';
 import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
 import { MarketGeneration } from './http/cache-generation.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
-import { connectRedisLimiter } from './limits/redis-limiter.js';
 import { MemoryStreamSlots, type StreamSlots } from './limits/stream-slots.js';
-import { RedisStreamSlots } from './limits/redis-stream-slots.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
 import { SettlementJournal } from './settlement/journal.js';
@@ -29,7 +26,6 @@ import type { Area } from './area.js';
 import { AREAS } from './modules/areas.js';
 import { failpointFor } from './failpoint.js';
 import { instanceName, LocalLeadership, type Leadership } from './cluster/leadership.js';
-import { PgLeadership } from './cluster/pg-leadership.js';
 
 export interface Bootstrapped {
   ctx: Context;
@@ -80,6 +76,13 @@ export async function bootstrap(
   let streamSlots: StreamSlots;
   let cache;
   if (config.REDIS_URL) {
+    // ioredis and its command table (~450 kB of source) are loaded only when Redis is configured:
+    // the default single instance never uses them (docs/performance.md, idle memory).
+    const [{ Redis }, { connectRedisLimiter }, { RedisStreamSlots }] = await Promise.all([
+      import('ioredis'),
+      import('./limits/redis-limiter.js'),
+      import('./limits/redis-stream-slots.js'),
+    ]);
     const redisLimiter = connectRedisLimiter({
       url: config.REDIS_URL,
       prefix: config.REDIS_PREFIX,
@@ -122,7 +125,8 @@ export async function bootstrap(
   const instance = instanceName(config.PORT);
   const leadership: Leadership =
     store.dialect === 'postgres'
-      ? new PgLeadership(store.db, store.url, store.schema!, instance, config.LEADERSHIP_INTERVAL_MS, logger, () => clock.now())
+      ? // Loaded only on PostgreSQL: it brings pg, which a SQLite market never needs (docs/performance.md).
+        new (await import('./cluster/pg-leadership.js')).PgLeadership(store.db, store.url, store.schema!, instance, config.LEADERSHIP_INTERVAL_MS, logger, () => clock.now())
       : new LocalLeadership(store.db, instance, () => clock.now());
   const ctx: Context = {
     areas,

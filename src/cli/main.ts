@@ -91,7 +91,7 @@ async function serve(config: Config): Promise<void> {
     await seedDemoMarket(ctx, ctx.devnet);
   }
   if (ctx.devnet && config.DEVNET_BLOCK_INTERVAL_MS > 0) ctx.devnet.startMining(config.DEVNET_BLOCK_INTERVAL_MS);
-  // Every route's schemas compiled before the first request unless the operator chose a fast start (see http/lazy-schemas.ts).
+  // Every route's schemas compiled before the first request when the operator asks (see config.ts and http/lazy-schemas.ts).
   await app.ready();
   if (config.SCHEMAS_AT_START === 'compile') app.compileSchemas();
   await app.listen({ port: config.PORT, host: config.HOST });

@@ -1,5 +1,3 @@
-import pg from 'pg';
-
 /**
  * Runs one critical section at a time per key. Within the process, callers of the same key
  * queue in order. With PostgreSQL (several instances), the section also holds a session
@@ -36,6 +34,9 @@ export class KeyedLock {
   }
 
   private async acrossInstances<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    // pg is imported here, not with the module: a SQLite market (the default) never loads it
+    // (docs/performance.md, idle memory). After the first call this is a cached module lookup.
+    const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: this.pgUrl!, ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}) });
     // A session the server ends mid-section must not end the process (an unheard 'error' does).
     // Its advisory lock is gone with it; the section's own writes are still guarded by their

@@ -1,19 +1,9 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
+import { PREPARED_MARK } from './prepared-mark.js';
 
-/**
- * A query that opts in with `PREPARED_MARK` (a marker comment in its SQL) is sent to
- * PostgreSQL as a named prepared statement: parsed and planned once per connection, then only
- * bound and run. Kysely sends every query unnamed, so PostgreSQL parses and plans each one every
- * time; for the collection book (one statement of a dozen subqueries) planning alone was most of
- * a read. Opt-in, not for every query: after five runs PostgreSQL may keep a generic plan, which
- * suits the few hot reads marked, each with the same shape whatever its parameters.
- *
- * The name is a hash of the text, so two texts never share one (PostgreSQL refuses a name
- * prepared with other text on the same connection), and the same text has the same name on
- * every connection of the pool.
- */
-export const PREPARED_MARK = '/*prepared*/';
+// The mark and why: prepared-mark.ts.
+export { PREPARED_MARK };
 
 /** pg's Client, with the marked queries named. */
 export class PreparingClient extends pg.Client {

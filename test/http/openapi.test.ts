@@ -175,9 +175,10 @@ void test("every route's schemas compile: the ones no request has used yet are c
     assert.equal((await m.app.inject({ method: 'GET', url: '/v1/collections' })).statusCode, 200);
     const compiled = m.app.compileSchemas();
     // Every route's params, query, body and response schemas (about a hundred routes, most with
-    // several of each), except the ones that request compiled; response schemas that are the same
-    // (the error envelopes of each status) compile once (http/lazy-schemas.ts).
-    assert.ok(compiled > 200, `compiled ${compiled}`);
+    // several of each), except the ones that request compiled; schemas that are the same (the error
+    // envelopes of each status, the same params or page query on many routes) compile once
+    // (http/lazy-schemas.ts): 166 on 2026-11-27.
+    assert.ok(compiled > 150, `compiled ${compiled}`);
     assert.equal(m.app.compileSchemas(), 0, 'a second call has nothing left to compile');
     // And the routes answer as before once compiled.
     assert.equal((await m.app.inject({ method: 'GET', url: '/v1/fee-rate' })).statusCode, 200);

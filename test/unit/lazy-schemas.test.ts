@@ -31,3 +31,33 @@ test('routes with equal response schemas share one compiled serializer; a differ
   assert.equal(c({}), 'book:{}');
   assert.equal(built.length, 2);
 });
+
+test('routes with equal validator schemas for the same request part share one Ajv validator, which still reports each call its own errors', async () => {
+  const { AjvCompiler } = await import('@fastify/ajv-compiler');
+  const buildValidator = AjvCompiler() as unknown as (e: unknown, o: unknown) => (r: unknown) => unknown;
+  let compiled = 0;
+  const counting = ((ext: unknown, opts: unknown) => {
+    const build = buildValidator(ext, opts);
+    return (route: unknown) => {
+      compiled++;
+      return build(route);
+    };
+  }) as never;
+  const schemas = new LazySchemas();
+  const compile = schemas.validators(counting)({}, { customOptions: {} }) as (route: unknown) => ((d: unknown) => boolean) & { errors?: { instancePath: string }[] | null };
+  const id = () => ({ type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[a-z]+$' } } });
+  const a = compile({ schema: id(), method: 'GET', url: '/a/:id', httpPart: 'params' });
+  const b = compile({ schema: id(), method: 'DELETE', url: '/b/:id', httpPart: 'params' });
+  const q = compile({ schema: id(), method: 'GET', url: '/c', httpPart: 'querystring' });
+  assert.equal(a, b, 'one validator for the same schema and part');
+  assert.notEqual(a, q, 'another part gets its own');
+  assert.equal(compiled, 0, 'nothing is compiled before use');
+  assert.equal(a({ id: 'x1' }), false);
+  assert.equal(a.errors?.[0]?.instancePath, '/id');
+  assert.equal(b({ id: 'ok' }), true);
+  assert.equal(b.errors ?? null, null, "a passing call does not show the previous call's errors");
+  assert.equal(compiled, 1);
+  assert.equal(schemas.compileAll(), 1);
+  assert.equal(q({}), false);
+  assert.equal(compiled, 2);
+});

@@ -22,7 +22,7 @@ import { sql, SqliteAdapter } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Db } from '../../store/db.js';
-import { PREPARED_MARK } from '../../store/pg-prepared.js';
+import { PREPARED_MARK } from '../../store/prepared-mark.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
 import { ROW_FIELDS } from '../../store/migrations/027_book_ask_row_json.js';
 import { FILL_COLUMNS, LISTING_COLUMNS, bookListingOf, fillRow, mediaKindOf, type BookListing, type Fill } from './public-rows.js';
@@ -96,7 +96,7 @@ export class BookStore {
         jsonArrayFrom(bids.picked).as('bids'),
         bids.topCollection.as('top_collection'),
       ])
-      // The same text for every collection: planned once per connection (store/pg-prepared.ts).
+      // The same text for every collection: planned once per connection (store/prepared-mark.ts).
       .modifyFront(sql.raw(PREPARED_MARK))
       .executeTakeFirstOrThrow();
     return {

@@ -6,7 +6,7 @@
  * and the rest discarded (only the status matters).
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { DeliveryOutcome } from './tables.js';
 import { checkLiteralHost, guardedLookup, UrlRefused, type UrlRules } from './url-rules.js';
 import { honoursRetryAfter, parseRetryAfter } from './retry-policy.js';
@@ -37,19 +37,33 @@ function refusal(e: unknown): UrlRefused | null {
   return null;
 }
 
+/**
+ * undici is loaded at the first attempt, not with the process: about 3 MB of heap (its ~100
+ * modules) that a market with no webhook registered would hold idle for nothing
+ * (docs/performance.md, idle memory).
+ */
+const importUndici = () => import('undici');
+let undici: ReturnType<typeof importUndici> | undefined;
+const loadUndici = () => (undici ??= importUndici());
+
 export class WebhookSender {
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | undefined;
 
   constructor(
     private readonly rules: UrlRules,
     private readonly opts: SenderOptions,
-  ) {
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(rules), timeout: opts.timeoutMs },
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      keepAliveTimeout: 4_000,
-    });
+  ) {}
+
+  private agentOf(): Promise<Agent> {
+    return (this.agent ??= loadUndici().then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { lookup: guardedLookup(this.rules), timeout: this.opts.timeoutMs },
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+          keepAliveTimeout: 4_000,
+        }),
+    ));
   }
 
   /** POSTs `body` with `headers`; never throws: every way to fail is an outcome. */
@@ -58,9 +72,10 @@ export class WebhookSender {
     const took = () => Math.round(performance.now() - t0);
     try {
       checkLiteralHost(new URL(url), this.rules);
+      const { request } = await loadUndici();
       const res = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: await this.agentOf(),
         headers: { 'content-type': 'application/json', 'user-agent': this.opts.userAgent, ...headers },
         body,
         maxRedirections: 0,
@@ -82,7 +97,7 @@ export class WebhookSender {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    if (this.agent) await (await this.agent).close();
   }
 }
