@@ -98,8 +98,10 @@ const observe = observed ? { CONFORMANCE_OBSERVED: observed } : {};
 
 // The cookbook runs the packed client: build, pack and install it once before the timed files
 // (test/client/cookbook-prepare.ts), as a fixture, not inside a file's time limit.
+// It runs beside the pure tests (they take no store and little time) and is awaited before the store runs.
+let prepared = Promise.resolve();
 if (files.some((f) => f.startsWith('test/client/cookbook-'))) {
-  await new Promise((resolve) => {
+  prepared = new Promise((resolve) => {
     const prep = spawn(process.execPath, [...loader, runnable('test/client/cookbook-prepare.ts')], { cwd: base, stdio: ['ignore', 'inherit', 'inherit'] });
     prep.on('close', (status) => {
       if (status !== 0) totals.fail += 1;
@@ -108,6 +110,7 @@ if (files.some((f) => f.startsWith('test/client/cookbook-'))) {
   });
 }
 await run('pure core', pure, { TEST_BACKEND: 'sqlite' });
+await prepared;
 // The lane runs its files one after the other: each starts a bitcoind of its own.
 if (coreLane) {
   await run('real Bitcoin Core lane (SQLite store)', stored, { TEST_BACKEND: 'sqlite', TEST_REDIS_URL: '' }, ['--test-concurrency=1']);
