@@ -74,7 +74,8 @@ function run(label, list, env, extra = []) {
     child.stderr.on('data', (c) => chunks.push(c));
     child.on('close', (status) => {
       // Paths in the compiled copy are printed as the repository's.
-      const out = tree ? Buffer.concat(chunks).toString('utf8').split(tree + path.sep).join('') : Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const out = tree ? raw.split(tree + path.sep).join('') : raw;
       process.stdout.write(`\n=== ${label}: ${list.length} files ===\n${out}`);
       const num = (re) => Number((out.match(re) ?? [])[1] ?? 0);
       const pass = num(/ℹ pass (\d+)/);
