@@ -44,6 +44,40 @@ export async function freePort(): Promise<number> {
 
 export const isRunning = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
 
+/**
+ * True when process `pid` holds the listening TCP socket on `port` (Linux's /proc; elsewhere
+ * assumed). A port from `freePort` is free only when asked: another test file's child can bind it
+ * first, answer our readiness probe, and leave ours to die later with EADDRINUSE — so a child is
+ * up only once the socket that answers is its own.
+ */
+export function ownsListeningPort(pid: number, port: number): boolean {
+  const inodes = new Set<string>();
+  try {
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const f = line.trim().split(/\s+/);
+        // local_address is HEXIP:HEXPORT, st 0A is LISTEN, the inode is the tenth field.
+        if (f.length > 9 && f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+      }
+    }
+  } catch {
+    return true;
+  }
+  if (inodes.size === 0) return false;
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1]!);
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 async function until(up: () => Promise<boolean>, child: ChildProcess, out: () => string, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -64,6 +98,8 @@ export interface SpawnOptions {
   up: () => Promise<boolean>;
   logFile?: string;
   timeoutMs?: number;
+  /** The TCP port the child listens on: up also means the child itself holds it (ownsListeningPort). */
+  port?: number;
 }
 
 export function spawnChild(o: SpawnOptions): Promise<Child> {
@@ -88,7 +124,9 @@ export function spawnChild(o: SpawnOptions): Promise<Child> {
       await exited;
     },
   };
-  return until(o.up, proc, child.output, `${o.command} ${o.args.join(' ')}`, o.timeoutMs ?? 120_000).then(
+  const port = o.port;
+  const up = port === undefined ? o.up : async () => (await o.up()) && ownsListeningPort(proc.pid!, port);
+  return until(up, proc, child.output, `${o.command} ${o.args.join(' ')}`, o.timeoutMs ?? 120_000).then(
     () => child,
     async (e: unknown) => {
       await child.kill();
@@ -108,9 +146,31 @@ export function startCli(args: string[], env: Record<string, string>, probe: str
     env: { LOG_LEVEL: 'warn', ...env },
     url: probe.replace(/\/[^/]*$/, ''),
     up: answers(probe),
+    ...(new URL(probe).port ? { port: Number(new URL(probe).port) } : {}),
     ...(logFile ? { logFile } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
   });
+}
+
+/**
+ * `startCli` on a port from `freePort`, again on another port when that one was taken between
+ * asking and binding (the child exits with EADDRINUSE): `at(port)` gives the arguments, the
+ * environment and the probe URL for a port.
+ */
+export async function startCliOnFreePort(
+  at: (port: number) => { args: string[]; env: Record<string, string>; probe: string },
+  logFile?: string,
+  timeoutMs?: number,
+): Promise<Child & { port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const { args, env, probe } = at(port);
+    try {
+      return Object.assign(await startCli(args, env, probe, logFile, timeoutMs), { port });
+    } catch (e) {
+      if (attempt >= 4 || !String((e as Error).message).includes('EADDRINUSE')) throw e;
+    }
+  }
 }
 
 /** A redis-server of its own on `port` (no persistence), up once it accepts a connection. */

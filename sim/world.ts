@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { dropSchema } from '../src/store/db.js';
-import { entryArgs, freePort, isRunning, REPO_ROOT, startCli, startRedis, type Child } from './processes.js';
+import { entryArgs, freePort, isRunning, REPO_ROOT, startCli, startCliOnFreePort, startRedis, type Child } from './processes.js';
 import { rpcProxy } from './rpc-proxy.js';
 import { terminateSessionsOf } from './pg-sessions.js';
 
@@ -66,14 +66,16 @@ export class World {
   }
 
   private async boot(): Promise<void> {
-    const port = await freePort();
-    this.devnet = Object.assign(
-      await startCli(['devnet'], {
+    const devnet = await startCliOnFreePort((port) => ({
+      args: ['devnet'],
+      env: {
         DEVNET_PORT: String(port), DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0',
         DEVNET_DATABASE_URL: `sqlite:${path.join(this.o.dir, 'devnet.sqlite')}`, DATA_DIR: path.join(this.o.dir, 'devnet'), LOG_LEVEL: 'info',
-      }, `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`, this.log('devnet'), START_TIMEOUT_MS),
-      { url: `http://127.0.0.1:${port}`, rpcUrl: `http://127.0.0.1:${port}/devnet/rpc`, apiUrl: `http://127.0.0.1:${port}/devnet/counterparty` },
-    );
+      },
+      probe: `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`,
+    }), this.log('devnet'), START_TIMEOUT_MS);
+    const base = `http://127.0.0.1:${devnet.port}`;
+    this.devnet = Object.assign(devnet, { url: base, rpcUrl: `${base}/devnet/rpc`, apiUrl: `${base}/devnet/counterparty` });
     this.proxy = await rpcProxy(this.devnet.rpcUrl);
     this.signerPort = await freePort();
     await this.startSigner();
@@ -114,9 +116,8 @@ export class World {
   }
 
   async startMarket(i: number): Promise<Child> {
-    const port = await freePort();
-    const m = await startCli(['serve'], { ...this.marketEnv[i]!, PORT: String(port) }, `http://127.0.0.1:${port}/healthz`, this.log(`market-${i}`), START_TIMEOUT_MS);
-    m.url = `http://127.0.0.1:${port}`;
+    const m = await startCliOnFreePort((port) => ({ args: ['serve'], env: { ...this.marketEnv[i]!, PORT: String(port) }, probe: `http://127.0.0.1:${port}/healthz` }), this.log(`market-${i}`), START_TIMEOUT_MS);
+    m.url = `http://127.0.0.1:${m.port}`;
     this.markets[i] = m;
     return m;
   }

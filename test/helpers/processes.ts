@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dropSchema } from '../../src/store/db.js';
 import { backend, pgUrl } from './store.js';
-import { freePort, startCli, type Child } from '../../sim/processes.js';
+import { startCliOnFreePort, type Child } from '../../sim/processes.js';
 
 export { freePort, type Child } from '../../sim/processes.js';
 
@@ -29,25 +29,25 @@ export function childStore(name: string, on: typeof backend = backend): { env: R
   };
 }
 
-const start = (args: string[], env: Record<string, string>, probe: string): Promise<Child> => startCli(args, env, probe);
-
 /** `npm run devnet` on its own store. */
 export async function startDevnet(store: Record<string, string>): Promise<Child & { rpcUrl: string; apiUrl: string }> {
-  const port = await freePort();
-  const env: Record<string, string> = { DEVNET_PORT: String(port), DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0' };
+  const env: Record<string, string> = { DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0' };
   if (store.DATABASE_URL) env.DEVNET_DATABASE_URL = store.DATABASE_URL;
   if (store.DATABASE_SCHEMA) env.DEVNET_DATABASE_SCHEMA = store.DATABASE_SCHEMA;
-  const child = await start(['devnet'], env, `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`);
-  const base = `http://127.0.0.1:${port}`;
+  const child = await startCliOnFreePort((port) => ({
+    args: ['devnet'],
+    env: { ...env, DEVNET_PORT: String(port) },
+    probe: `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`,
+  }));
+  const base = `http://127.0.0.1:${child.port}`;
   return { ...child, url: base, rpcUrl: `${base}/devnet/rpc`, apiUrl: `${base}/devnet/counterparty` };
 }
 
 /** The market (`serve`) against a running devnet, through the production adapters. */
 export async function startMarket(store: Record<string, string>, devnet: { rpcUrl: string; apiUrl: string }, env: Record<string, string> = {}): Promise<Child> {
-  const port = await freePort();
-  const child = await start(
-    ['serve'],
-    {
+  const child = await startCliOnFreePort((port) => ({
+    args: ['serve'],
+    env: {
       ...store,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -60,14 +60,17 @@ export async function startMarket(store: Record<string, string>, devnet: { rpcUr
       RECOVERY_INTERVAL_MS: '200',
       ...env,
     },
-    `http://127.0.0.1:${port}/healthz`,
-  );
-  return { ...child, url: `http://127.0.0.1:${port}` };
+    probe: `http://127.0.0.1:${port}/healthz`,
+  }));
+  return { ...child, url: `http://127.0.0.1:${child.port}` };
 }
 
 /** The market as `npm start` runs it: the devnet inside (CHAIN=devnet), on its own store and port. */
 export async function startDevnetMarket(store: Record<string, string>, env: Record<string, string> = {}, timeoutMs?: number): Promise<Child> {
-  const port = await freePort();
-  const child = await startCli(['serve'], { ...store, PORT: String(port), HOST: '127.0.0.1', CHAIN: 'devnet', ...env }, `http://127.0.0.1:${port}/healthz`, undefined, timeoutMs);
-  return { ...child, url: `http://127.0.0.1:${port}` };
+  const child = await startCliOnFreePort((port) => ({
+    args: ['serve'],
+    env: { ...store, PORT: String(port), HOST: '127.0.0.1', CHAIN: 'devnet', ...env },
+    probe: `http://127.0.0.1:${port}/healthz`,
+  }), undefined, timeoutMs);
+  return { ...child, url: `http://127.0.0.1:${child.port}` };
 }
