@@ -9,7 +9,8 @@
  * integer series inside one transaction, the database's own triggers off (PostgreSQL: the
  * session's replication role; SQLite: dropped and recreated from their own text) and the
  * secondary indexes dropped, then the tables the triggers keep (book_asks, book_ask_levels,
- * book_ask_top, book_bids, holding_totals, collection_holding_totals) filled set-wise with the
+ * book_ask_top, book_bids, holding_totals, collection_holding_totals, book_fills,
+ * holder_assets) filled set-wise with the
  * migrations' own backfills, the indexes built
  * again, and ANALYZE. `bulk: false` fills the same rows with the triggers and indexes on (the
  * test compares the two: test/bench/scale-market.test.ts).
@@ -20,6 +21,8 @@ import { fillBookAsks } from '../src/store/migrations/016_book_asks.js';
 import { fillBookAskLevels } from '../src/store/migrations/025_book_ask_levels.js';
 import { fillRowJson } from '../src/store/migrations/027_book_ask_row_json.js';
 import { fillHoldingTotals } from '../src/store/migrations/070_holding_totals.js';
+import { fillBookFills } from '../src/store/migrations/085_book_fills.js';
+import { fillHolderAssets } from '../src/store/migrations/085_holder_assets.js';
 
 export interface MarketSize {
   collections: number;
@@ -67,7 +70,7 @@ const DAY = 86_400;
 
 /** Tables whose rows the load writes (their secondary indexes are built after). */
 const LOADED = ['collections', 'catalog_assets', 'cp_assets', 'cp_holdings', 'cp_view_blocks', 'listings', 'offer_placements', 'offer_slots', 'offers', 'fills'];
-const DERIVED = ['book_asks', 'book_ask_levels', 'book_ask_top', 'book_bids', 'holding_totals', 'collection_holding_totals'];
+const DERIVED = ['book_asks', 'book_ask_levels', 'book_ask_top', 'book_bids', 'holding_totals', 'collection_holding_totals', 'book_fills', 'holder_assets'];
 
 const isSqlite = (db: Kysely<any>) => db.getExecutor().adapter instanceof SqliteAdapter;
 
@@ -217,6 +220,8 @@ export async function loadMarket(db: Db, size: MarketSize, now: number, opts: { 
     await fillRowJson(trx);
     await sql.raw(FILL_BOOK_BIDS).execute(trx);
     await fillHoldingTotals(trx);
+    await fillBookFills(trx);
+    await fillHolderAssets(trx);
     for (const i of indexes) await sql.raw(i.sql).execute(trx);
     for (const t of triggers) await sql.raw(t).execute(trx);
   });

@@ -215,7 +215,9 @@ export async function scaleReadBench(): Promise<Record<string, number | string |
     ] as Array<[string, MarketSize]>
   ).filter(([l]) => sizes.includes(l));
   for (const [label, size] of markets) {
-    for (const backend of pgWhy ? (['sqlite'] as const) : (['sqlite', 'pg'] as const)) {
+    // BENCH_SCALE_BACKENDS=pg (or sqlite): one backend's markets only (a 1 M build is minutes each).
+    const wanted = (process.env.BENCH_SCALE_BACKENDS ?? 'sqlite,pg').split(',');
+    for (const backend of (pgWhy ? (['sqlite'] as const) : (['sqlite', 'pg'] as const)).filter((b) => wanted.includes(b))) {
       const suffix = backend === 'pg' ? `_pg_${label}` : `_${label}`;
       const t0 = performance.now();
       const built = backend === 'pg' ? await pgMarket(label, size) : await sqliteMarket(label, size);

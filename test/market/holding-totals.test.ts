@@ -8,16 +8,28 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { testStore, type TestStoreHandle } from '../helpers/store.js';
 import type { Db } from '../../src/store/db.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
-import { HoldersService, percentCollected } from '../../src/modules/market/holders-service.js';
+import { ASSETS_PER_HOLDER, HoldersService, percentCollected } from '../../src/modules/market/holders-service.js';
 import { recount, same } from './holding-recount.js';
+import { random } from '../helpers/seeded.js';
 
 const handles: TestStoreHandle[] = [];
 after(async () => {
   for (const h of handles) await h.cleanup();
 });
+
+/** A holder's member assets as the read ranked them before the kept rows: its holdings of the whole catalogue, numbered by units, then asset. */
+async function assetsOf(db: Db, slug: string, address: string, n: number) {
+  const r = await sql<{ asset: string }>`
+    SELECT r.asset FROM (
+      SELECT h.asset, row_number() OVER (PARTITION BY h.address ORDER BY h.units DESC, h.asset) AS rank
+      FROM catalog_assets ca JOIN cp_holdings h ON h.asset = ca.asset WHERE ca.collection_slug = ${slug} AND h.units > 0 AND h.address = ${address}) r
+    WHERE r.rank <= ${n} ORDER BY r.rank`.execute(db);
+  return r.rows.map((x) => x.asset);
+}
 
 /** The holders answer as the read made it before the kept totals: counted from the balance view on each call. */
 async function recountedHolders(db: Db, slug: string, n: number) {
@@ -28,21 +40,10 @@ async function recountedHolders(db: Db, slug: string, n: number) {
     .sort((a, b) => Number(b.units) - Number(a.units) || Number(b.assets) - Number(a.assets) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
     .slice(0, n);
   return {
-    top: top.map((t) => [t.address, t.units, t.assets, percentCollected(Number(t.assets), Number(c?.assets ?? 0))]),
+    top: await Promise.all(
+      top.map(async (t) => [t.address, t.units, t.assets, percentCollected(Number(t.assets), Number(c?.assets ?? 0)), await assetsOf(db, slug, t.address, ASSETS_PER_HOLDER)]),
+    ),
     totals: [c?.holders ?? 0, c?.units ?? 0, c?.assets ?? 0, c?.indexed ?? 0],
-  };
-}
-
-/** A small deterministic generator (the run is the same on every backend and every time). */
-function random(seed: number) {
-  let s = seed >>> 0;
-  // mulberry32: every bit of it varies, so small ranges are all reached.
-  return (n: number) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) % n;
   };
 }
 
@@ -116,7 +117,7 @@ test('the kept holder totals equal a recount after every change to holdings, cat
     const got = await service.holders(slug, 50);
     const want = await recountedHolders(db, slug, 50);
     assert.deepEqual(
-      got.holders.map((x) => [x.address, x.edition_units, x.distinct_assets, x.percent_collected]),
+      got.holders.map((x) => [x.address, x.edition_units, x.distinct_assets, x.percent_collected, x.assets]),
       want.top,
       slug,
     );
@@ -124,6 +125,15 @@ test('the kept holder totals equal a recount after every change to holdings, cat
   }
 
   assert.equal(busiest, SLUGS.length, 'the run counted holders in every collection');
+
+  // A holder of more member assets than the read lists: its first ones by units, then asset.
+  await importCatalog(db, { collections: SLUGS.map((slug) => ({ slug, name: slug })), artists: [], assets: ASSETS.map((asset) => ({ asset, collection: SLUGS[1]! })) });
+  const whale = 'bcrt1qtotalswhale';
+  await db.insertInto('cp_holdings').values(ASSETS.map((asset, i) => ({ asset, address: whale, units: 100 + (i % 3) }))).execute();
+  await same(db, 'a holder of every asset');
+  const listed = (await service.holders(SLUGS[1]!, 50)).holders.find((x) => x.address === whale)!;
+  assert.equal(listed.assets.length, ASSETS_PER_HOLDER);
+  assert.deepEqual(listed.assets, await assetsOf(db, SLUGS[1]!, whale, ASSETS_PER_HOLDER));
 
   // A collection deleted: its members go by cascade, and its totals with them.
   await db.deleteFrom('collections').where('slug', '=', SLUGS[0]!).execute();

@@ -37,6 +37,8 @@ const ORDER: Record<string, string> = {
   book_bids: 'collection_slug, offer_id',
   holding_totals: 'collection_slug, address',
   collection_holding_totals: 'collection_slug',
+  book_fills: 'collection_slug, broadcast_at, fill_id',
+  holder_assets: 'collection_slug, address, asset',
 };
 
 async function derived(db: Db): Promise<Record<string, unknown[]>> {

@@ -16,7 +16,8 @@
  *   kept in `book_ask_levels`. A level whose kept rows cannot cover it (some expired, or more
  *   asked than kept, or a level past that range because earlier ones expired whole) is read from
  *   `book_asks` instead: per-level ranges that each stop after `perLevel`, then the rows by id.
- * - fills: the most recent non-dropped fills of the member assets.
+ * - fills: the most recent non-dropped fills of the member assets, a range of `book_fills`
+ *   (each collection's shown fills by time, kept by triggers: migration 085).
  */
 import { sql, SqliteAdapter } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
@@ -213,15 +214,21 @@ export class BookStore {
     return q;
   }
 
-  /** The most recent fills of the member assets, pending and confirmed (dropped never shows). */
+  /**
+   * The most recent fills of the member assets, pending and confirmed (dropped never shows): a
+   * range of the collection's kept fills (`book_fills`, migration 085, only shown fills of
+   * members) newest first, stopping at `limit`, then each fill by id. CROSS JOIN keeps SQLite's
+   * loops in that order; PostgreSQL plans it as any inner join.
+   */
   private fillsQuery(slug: string, limit: number) {
     return this.db
-      .selectFrom('fills as f')
+      .selectFrom('book_fills as bf')
+      .crossJoin('fills as f')
       .select(FILL_COLUMNS)
-      .where('f.state', 'in', ['pending', 'confirmed'])
-      .where((eb) => eb.exists(eb.selectFrom('catalog_assets as ca').select(sql.lit(1).as('one')).whereRef('ca.asset', '=', 'f.asset').where('ca.collection_slug', '=', slug)))
-      .orderBy('f.broadcast_at', 'desc')
-      .orderBy('f.id', 'desc')
+      .where('bf.collection_slug', '=', slug)
+      .whereRef('f.id', '=', 'bf.fill_id')
+      .orderBy('bf.broadcast_at', 'desc')
+      .orderBy('bf.fill_id', 'desc')
       .limit(limit);
   }
 }

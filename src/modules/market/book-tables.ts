@@ -4,7 +4,8 @@
  * (collection, active listing), keyed for the book's reads. Nothing in the application writes
  * them, so they cannot drift from the listings' state machine. `book_ask_levels` and
  * `book_ask_top` (migration 025) follow `book_asks` the same way: each level's count and its
- * first rows, ready for the read.
+ * first rows, ready for the read. `book_fills` (migration 085) keeps each collection's shown fills
+ * by time, for the recent fills, from `fills` and `catalog_assets` the same way.
  *
  * A bid side is meant to be added the same way: a `book_bids` table of one row per (collection,
  * open offer slot) kept by triggers on the offers tables, read by the same level walk.
@@ -43,6 +44,12 @@ export interface BookTables {
     protocol_subtype: ListingSubtype;
     /** The public row (BookListing) as JSON text, written by triggers with the row (migration 027). */
     row_json: string | null;
+  };
+  /** One row per (collection, pending or confirmed fill of a member asset), newest last in key order (migration 085). */
+  book_fills: {
+    collection_slug: string;
+    broadcast_at: number;
+    fill_id: string;
   };
 }
 

@@ -1,10 +1,15 @@
 /**
  * Collection holders from the balance view (cp_holdings): whole units per owner address over
  * the collection's catalogue assets, detached and UTXO-attached balances together (an attached
- * balance counts for the address that owns the UTXO). The totals and the ranking are kept by
- * the database (migration 070); only the ranked holders' own assets are read here, bounded.
+ * balance counts for the address that owns the UTXO). The totals, the ranking (migration 070)
+ * and each holder's member assets (migration 085) are kept by the database; the read is one
+ * statement of bounded index ranges.
  */
+import { sql, SqliteAdapter } from 'kysely';
+import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Db } from '../../store/db.js';
+import { PREPARED_MARK } from '../../store/prepared-mark.js';
 import { notFound } from '../../http/errors.js';
 
 /** The spec caps `holders` at 50 items whatever `limit` asks (1..100 is accepted, then clamped). */
@@ -34,65 +39,73 @@ export const percentCollected = (distinct: number, total: number): number => (to
 export class HoldersService {
   constructor(private readonly db: Db) {}
 
-  /** The collection's holdings: one cp_holdings row per (asset, owner) with at least one whole unit. */
-  private held(slug: string) {
-    return this.db
-      .selectFrom('catalog_assets as ca')
-      .innerJoin('cp_holdings as h', 'h.asset', 'ca.asset')
-      .where('ca.collection_slug', '=', slug)
-      .where('h.units', '>', 0);
-  }
-
   async holders(slug: string, limit: number): Promise<Holders> {
-    if (!(await this.db.selectFrom('collections').select('slug').where('slug', '=', slug).executeTakeFirst())) throw notFound('collection');
     const n = Math.min(limit, MAX_HOLDERS);
+    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
+    const line = (column: 'holders' | 'units' | 'assets' | 'indexed') =>
+      this.db.selectFrom('collection_holding_totals').select(column).where('collection_slug', '=', slug);
 
-    // The totals and the ranking are kept by the database as holdings change (migration 070,
-    // holding-totals-tables.ts): a read of one line and a LIMIT along an index, whatever the
-    // collection's size; the counts they keep are the ones this read made before (a recount
-    // test: test/market/holding-totals.test.ts).
-    const totals = await this.db
-      .selectFrom('collection_holding_totals')
-      .select(['holders', 'units', 'assets', 'indexed'])
-      .where('collection_slug', '=', slug)
-      .executeTakeFirst();
-    const top = await this.db
-      .selectFrom('holding_totals')
-      .select(['address', 'units', 'assets as distinct'])
-      .where('collection_slug', '=', slug)
-      .orderBy('units', 'desc')
-      .orderBy('assets', 'desc')
-      .orderBy('address')
-      .limit(n)
-      .execute();
+    // One statement (on PostgreSQL each is a round trip, and five of them were most of the read),
+    // every part read from what the database keeps as holdings change (migrations 070 and 085,
+    // holding-totals-tables.ts), each bounded by what is shown whatever the collection's size:
+    // the collection's line; its first `n` holders, a LIMIT along `holding_totals_rank`; each
+    // listed holder's first assets, most units first, a range of `holder_assets_rank` that stops
+    // at ASSETS_PER_HOLDER. The counts are the ones this read made before (recount test:
+    // test/market/holding-totals.test.ts).
+    const top = this.db
+      .selectFrom('holding_totals as t')
+      .select((eb) => [
+        't.address',
+        't.units',
+        't.assets as distinct',
+        jsonArrayFrom(
+          eb
+            .selectFrom('holder_assets as ha')
+            .select('ha.asset')
+            .whereRef('ha.collection_slug', '=', 't.collection_slug')
+            .whereRef('ha.address', '=', 't.address')
+            .orderBy('ha.units', 'desc')
+            .orderBy('ha.asset')
+            .limit(ASSETS_PER_HOLDER),
+        ).as('held'),
+      ])
+      .where('t.collection_slug', '=', slug)
+      .orderBy('t.units', 'desc')
+      .orderBy('t.assets', 'desc')
+      .orderBy('t.address')
+      .limit(n);
+    const row = await this.db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('collections').select('slug').where('slug', '=', slug).as('found'),
+        line('holders').as('holders'),
+        line('units').as('units'),
+        line('assets').as('assets'),
+        line('indexed').as('indexed'),
+        eb.selectFrom('cp_view_blocks').select('as_of_event_index').orderBy('height', 'desc').limit(1).as('as_of'),
+        jsonArrayFrom(top).as('top'),
+      ])
+      // The same text for every collection: planned once per connection (store/prepared-mark.ts).
+      .modifyFront(sql.raw(PREPARED_MARK))
+      .executeTakeFirstOrThrow();
+    if (row.found === null) throw notFound('collection');
 
-    const assets = new Map<string, string[]>();
-    if (top.length) {
-      const ranked = this.held(slug)
-        .select(['h.address', 'h.asset'])
-        .select((eb) => eb.fn.agg<number>('row_number').over((o) => o.partitionBy('h.address').orderBy('h.units', 'desc').orderBy('h.asset')).as('rank'))
-        .where('h.address', 'in', top.map((t) => t.address))
-        .as('r');
-      const rows = await this.db.selectFrom(ranked).select(['r.address', 'r.asset']).where('r.rank', '<=', ASSETS_PER_HOLDER).orderBy('r.address').orderBy('r.rank').execute();
-      for (const r of rows) assets.set(r.address, [...(assets.get(r.address) ?? []), r.asset]);
-    }
-
-    const asOf = await this.db.selectFrom('cp_view_blocks').select('as_of_event_index').orderBy('height', 'desc').limit(1).executeTakeFirst();
-    const collectionAssets = Number(totals?.assets ?? 0);
+    const collectionAssets = Number(row.assets ?? 0);
     return {
-      holders: top.map((t) => ({
+      holders: arrayOf<{ address: string; units: unknown; distinct: unknown; held: unknown }>(row.top).map((t) => ({
         address: t.address,
         edition_units: Number(t.units),
         percent_collected: percentCollected(Number(t.distinct), collectionAssets),
         distinct_assets: Number(t.distinct),
-        assets: assets.get(t.address) ?? [],
+        assets: arrayOf<{ asset: string }>(t.held).map((a) => a.asset),
       })),
-      holder_count: Number(totals?.holders ?? 0),
-      total_edition_units: Number(totals?.units ?? 0),
+      holder_count: Number(row.holders ?? 0),
+      total_edition_units: Number(row.units ?? 0),
       collection_assets: collectionAssets,
-      indexed_assets: Number(totals?.indexed ?? 0),
-      as_of_event_index: asOf?.as_of_event_index == null ? null : Number(asOf.as_of_event_index),
+      indexed_assets: Number(row.indexed ?? 0),
+      as_of_event_index: row.as_of == null ? null : Number(row.as_of),
     };
   }
 }
 
+/** A JSON array column: PostgreSQL's driver parses json itself, SQLite hands over the text (also a nested array's, which reaches the outer one as text). */
+const arrayOf = <T>(v: unknown): T[] => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as T[];

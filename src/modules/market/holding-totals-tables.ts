@@ -1,5 +1,5 @@
 /**
- * The holders read's totals, kept by the database's triggers (migration 070) on every write to
+ * The holders read's totals (migration 070) and each holder's member assets (migration 085), kept by the database's triggers on every write to
  * `cp_holdings`, `catalog_assets` and `cp_assets`, whoever makes it: nothing in the application
  * writes them, so they cannot drift from the balance view they count.
  */
@@ -18,6 +18,13 @@ export interface HoldingTotalsTables {
     units: number;
     assets: number;
     indexed: number;
+  };
+  /** Per (collection, address, member asset held with a whole unit): its units, ranked per holder for the listed holders' assets (migration 085). */
+  holder_assets: {
+    collection_slug: string;
+    address: string;
+    units: number;
+    asset: string;
   };
 }
 

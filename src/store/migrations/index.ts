@@ -33,6 +33,7 @@ import * as m050 from './050_seller_listings.js';
 import * as m060 from './060_listings_exposed.js';
 import * as m070 from './070_holding_totals.js';
 import * as m065 from './065_policy_offer_cancels.js';
+import * as m085 from './085_kept_reads.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '060_listings_exposed': m060,
   '070_holding_totals': m070,
   '065_policy_offer_cancels': m065,
+  '085_kept_reads': m085,
 };
