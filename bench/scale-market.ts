@@ -9,11 +9,10 @@
  * integer series inside one transaction, the database's own triggers off (PostgreSQL: the
  * session's replication role; SQLite: dropped and recreated from their own text) and the
  * secondary indexes dropped, then the tables the triggers keep (book_asks, book_ask_levels,
- * book_ask_top, book_bids, holding_totals, collection_holding_totals, book_fills,
- * holder_assets) filled set-wise with the
- * migrations' own backfills, the indexes built
- * again, and ANALYZE. `bulk: false` fills the same rows with the triggers and indexes on (the
- * test compares the two: test/bench/scale-market.test.ts).
+ * book_ask_top, book_bids, holding_totals, collection_holding_totals, book_fills, holder_assets
+ * and the analytics read's analytics_* ones) filled set-wise with the migrations' own backfills, the
+ * indexes built again, and ANALYZE. `bulk: false` fills the same rows with the triggers and indexes
+ * on (the test compares the two: test/store/bulk-market.test.ts).
  */
 import { sql, SqliteAdapter, type Kysely, type Transaction } from 'kysely';
 import type { Db } from '../src/store/db.js';
@@ -23,6 +22,7 @@ import { fillRowJson } from '../src/store/migrations/027_book_ask_row_json.js';
 import { fillHoldingTotals } from '../src/store/migrations/070_holding_totals.js';
 import { fillBookFills } from '../src/store/migrations/085_book_fills.js';
 import { fillHolderAssets } from '../src/store/migrations/085_holder_assets.js';
+import { fillAnalyticsTotals } from '../src/store/migrations/080_analytics_totals.js';
 
 export interface MarketSize {
   collections: number;
@@ -68,9 +68,24 @@ const PER_SLOT = 10;
 const SLOTS_PER_PLACEMENT = 20;
 const DAY = 86_400;
 
+/** The analytics read's kept tables (migration 080). */
+export const ANALYTICS_TOTALS = [
+  'analytics_sellers',
+  'analytics_ask_levels',
+  'analytics_backing_prices',
+  'analytics_backings',
+  'analytics_bid_levels',
+  'analytics_bidders',
+  'analytics_counts',
+  'analytics_sales_hours',
+  'analytics_sales_minutes',
+  'analytics_sale_last',
+  'analytics_sale_last_hours',
+  'analytics_sale_last_minutes',
+];
 /** Tables whose rows the load writes (their secondary indexes are built after). */
 const LOADED = ['collections', 'catalog_assets', 'cp_assets', 'cp_holdings', 'cp_view_blocks', 'listings', 'offer_placements', 'offer_slots', 'offers', 'fills'];
-const DERIVED = ['book_asks', 'book_ask_levels', 'book_ask_top', 'book_bids', 'holding_totals', 'collection_holding_totals', 'book_fills', 'holder_assets'];
+const DERIVED = ['book_asks', 'book_ask_levels', 'book_ask_top', 'book_bids', 'holding_totals', 'collection_holding_totals', 'book_fills', 'holder_assets', ...ANALYTICS_TOTALS];
 
 const isSqlite = (db: Kysely<any>) => db.getExecutor().adapter instanceof SqliteAdapter;
 
@@ -222,6 +237,7 @@ export async function loadMarket(db: Db, size: MarketSize, now: number, opts: { 
     await fillHoldingTotals(trx);
     await fillBookFills(trx);
     await fillHolderAssets(trx);
+    await fillAnalyticsTotals(trx);
     for (const i of indexes) await sql.raw(i.sql).execute(trx);
     for (const t of triggers) await sql.raw(t).execute(trx);
   });

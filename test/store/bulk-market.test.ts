@@ -2,7 +2,8 @@
  * The bench's bulk load (bench/scale-market.ts: triggers off, indexes after, the derived tables
  * filled set-wise by the migrations' own backfills) leaves exactly the rows the triggers write
  * when the same market is inserted with them on: the book read at a million rows reads what a
- * live market would hold. Also the backfills that migrations 016, 025 and 027 now export.
+ * live market would hold. Also the backfills that migrations 016, 025 and 027 now export, and
+ * the analytics read over both (the kept aggregates of migration 080).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { loadMarket, MARKET_10K, slugOf, type MarketSize } from '../../bench/sca
 import type { Db } from '../../src/store/db.js';
 import { BookService } from '../../src/modules/market/book-service.js';
 import { BookStore } from '../../src/modules/market/book-store.js';
+import { AnalyticsService } from '../../src/modules/market/analytics-service.js';
 
 const handles: TestStoreHandle[] = [];
 after(async () => {
@@ -39,6 +41,18 @@ const ORDER: Record<string, string> = {
   collection_holding_totals: 'collection_slug',
   book_fills: 'collection_slug, broadcast_at, fill_id',
   holder_assets: 'collection_slug, address, asset',
+  analytics_sellers: 'seller',
+  analytics_ask_levels: 'price_sats',
+  analytics_backing_prices: 'backing, price_sats',
+  analytics_backings: 'backing',
+  analytics_bid_levels: 'price_sats',
+  analytics_bidders: 'bidder',
+  analytics_counts: 'name',
+  analytics_sales_hours: 'hour, kind',
+  analytics_sales_minutes: 'minute, kind',
+  analytics_sale_last: 'role, key',
+  analytics_sale_last_hours: 'role, hour',
+  analytics_sale_last_minutes: 'role, minute',
 };
 
 async function derived(db: Db): Promise<Record<string, unknown[]>> {
@@ -67,6 +81,8 @@ test('the bulk load leaves the rows the triggers write, and the triggers and ind
   // The book reads the same from both.
   const book = (db: Db) => new BookService(new BookStore(db), () => now).book(slugOf(0));
   assert.deepEqual(await book(bulk.store.db), await book(rows.store.db));
+  const analytics = (db: Db) => new AnalyticsService(db, () => now).snapshot();
+  assert.deepEqual(await analytics(bulk.store.db), await analytics(rows.store.db));
   // The triggers are back: a new listing of the largest collection's cheapest asset reaches its book.
   const asset = (await bulk.store.db.selectFrom('catalog_assets').select('asset').where('collection_slug', '=', slugOf(0)).orderBy('asset').executeTakeFirstOrThrow()).asset;
   await bulk.store.db

@@ -32,6 +32,7 @@ import * as m035 from './035_policy_preflight_holds.js';
 import * as m050 from './050_seller_listings.js';
 import * as m060 from './060_listings_exposed.js';
 import * as m070 from './070_holding_totals.js';
+import * as m080 from './080_analytics_totals.js';
 import * as m065 from './065_policy_offer_cancels.js';
 import * as m085 from './085_kept_reads.js';
 
@@ -71,5 +72,6 @@ export const migrations: Record<string, Migration> = {
   '060_listings_exposed': m060,
   '070_holding_totals': m070,
   '065_policy_offer_cancels': m065,
+  '080_analytics_totals': m080,
   '085_kept_reads': m085,
 };
