@@ -66,6 +66,30 @@ function meterDevnet(devnet: Devnet, sig?: SignatureMeter): { take(): number } {
   };
 }
 
+/**
+ * BENCH_CPU_PROFILE=dir: a V8 CPU profile of the measured completions alone (setup and warm-up
+ * left out), written as `<dir>/<label>.cpuprofile` for Chrome's DevTools or speedscope.
+ */
+async function startProfile(label: string): Promise<{ stop(): Promise<void> }> {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return { stop: () => Promise.resolve() };
+  const { Session } = await import('node:inspector/promises');
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      await mkdir(dir, { recursive: true });
+      await writeFile(`${dir}/${label}.cpuprofile`, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -152,6 +176,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     const r = await client.request('POST', `${api}/v1/checkout/quotes/${c.id}/complete`, { 'content-type': 'application/json', 'x-session-token': c.token }, JSON.stringify({ psbt_hex: c.psbt }));
     if (r.status !== 200) throw new Error(`complete ${c.id}: ${r.status} ${r.text}`);
   }
+  const prof = await startProfile(label);
   const started = performance.now();
   for (const c of signedCarts.slice(warmup)) {
     const t0 = performance.now();
@@ -169,6 +194,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     devnetCpu.push(relay);
     took.push(performance.now() - t0);
   }
+  await prof.stop();
   client.close();
   sig.restore();
   verifyCpu.sort((a, b) => a - b);

@@ -23,6 +23,7 @@
 import crypto from 'node:crypto';
 import type { Db, Tx } from '../store/db.js';
 import { afterCommit, beforeCommit, storeOf } from '../store/tx-hooks.js';
+import { compiledOnce } from '../store/compiled.js';
 import type { EventLogTables } from './tables.js';
 
 export type Feed = 'public' | 'owner';
@@ -77,16 +78,22 @@ function queue(tx: Tx, row: Omit<Row, 'seq' | 'recorded_at'>): void {
   rows.push(row);
 }
 
+// Compiled once: every write that appends events runs it.
+const takeSeq = compiledOnce((tx, n: number) =>
+  tx
+    .updateTable('event_seq')
+    .set((eb) => ({ last: eb('last', '+', n) }))
+    .where('id', '=', 1)
+    .returning('last'),
+);
+
 async function flush(tx: Tx, rows: Omit<Row, 'seq' | 'recorded_at'>[]): Promise<void> {
   queued.delete(tx);
   if (!rows.length) return;
   const recorded_at = Math.floor(Date.now() / 1000);
-  const { last } = await tx
-    .updateTable('event_seq')
-    .set((eb) => ({ last: eb('last', '+', rows.length) }))
-    .where('id', '=', 1)
-    .returning('last')
-    .executeTakeFirstOrThrow();
+  const taken = (await takeSeq(tx, rows.length)).rows[0] as { last: number | string } | undefined;
+  if (!taken) throw new Error('event log: no event_seq row');
+  const { last } = taken;
   const first = Number(last) - rows.length + 1;
   const numbered = rows.map((r, i) => ({ ...r, seq: first + i, recorded_at }));
   // SQLite caps the bound parameters of one statement; an indexer block may end many listings.

@@ -3,6 +3,7 @@ import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer/script.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
+import { compiledOnce } from '../store/compiled.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
@@ -53,6 +54,15 @@ export class ClaimLost extends Error {
 
 const LIVE: SettlementState[] = ['journaled', 'relayed'];
 
+// Compiled once: every settlement runs them (store/compiled.ts).
+const settlementByTxid = compiledOnce((db, txid: string) => db.selectFrom('settlements').selectAll().where('txid', '=', txid));
+const markRelayed = compiledOnce((tx, id: string, now: number) =>
+  tx.updateTable('settlements').set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null }).where('id', '=', id).where('state', '=', 'journaled'),
+);
+const markMembersRelayed = compiledOnce((tx, id: string, now: number) =>
+  tx.updateTable('settlement_members').set({ state: 'relayed', updated_at: now }).where('settlement_id', '=', id).where('state', '=', 'pending'),
+);
+
 /**
  * The settlement journal. A signed settlement is stored, with the claims on
  * every outpoint it spends, in the same database transaction as the domain
@@ -77,7 +87,7 @@ export class SettlementJournal {
   }
 
   async byTxid(db: Db | Tx, txid: string): Promise<SettlementRow | undefined> {
-    return db.selectFrom('settlements').selectAll().where('txid', '=', txid).executeTakeFirst();
+    return (await settlementByTxid(db, txid)).rows[0] as SettlementRow | undefined;
   }
 
   async byId(id: string): Promise<SettlementRow | undefined> {
@@ -99,7 +109,7 @@ export class SettlementJournal {
    * its claims: the collection-offer accept), then the settlement row is written — all in the
    * caller's transaction, so a failure anywhere leaves nothing behind.
    */
-  async journalWith(tx: Tx, input: { kind: string; ref_id: string; claims: string[] }, sign: () => Promise<SignedTx[]>): Promise<SettlementRow> {
+  async journalWith(tx: Tx, input: { kind: string; ref_id: string; claims: string[]; relayNext?: boolean }, sign: () => Promise<SignedTx[]>): Promise<SettlementRow> {
     const now = this.clock.now();
     const id = `stl_${crypto.randomBytes(12).toString('hex')}`;
     // One statement takes every claim. Sorted, so two settlements over the same outpoints lock
@@ -129,7 +139,10 @@ export class SettlementJournal {
       txs: JSON.stringify(txs),
       txid: main.txid,
       is_package: txs.length > 1 ? 1 : 0,
-      attempts: 0,
+      // `relayNext`: the caller relays right after its commit (relayJournaled), so the first
+      // attempt is counted here rather than by a write of its own (attempts is a count for
+      // operators; a crash before that relay counts one attempt never made).
+      attempts: input.relayNext ? 1 : 0,
       last_error: null,
       mempool_reason: null,
       created_at: now,
@@ -172,6 +185,21 @@ export class SettlementJournal {
   }
 
   /**
+   * The first relay of a settlement this process has just journaled and committed (journalWith
+   * with `relayNext`), from the row as written: relay() less its read of the row and its write of
+   * the attempt count, and a commit less. A release by recovery meanwhile is no worse off than
+   * with relay(): its read, too, comes after the commit and before the broadcast, and nothing
+   * holds the row between the two. Returns the outcome and, when this relay moved it to
+   * `relayed`, the row as it now stands (undefined when another writer got there first: read it).
+   */
+  async relayJournaled(s: SettlementRow): Promise<{ outcome: RelayOutcome; after?: SettlementRow }> {
+    if (s.state !== 'journaled') throw new Error(`journal: settlement ${s.id} is ${s.state}, not just journaled`);
+    const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
+    const after = await this.apply(s, outcome, false);
+    return after ? { outcome, after } : { outcome };
+  }
+
+  /**
    * The transactions of a settlement still worth relaying: all of them, less the package members
    * the node refused while others landed (re-sending a refused child with its parent is the same
    * refusal; the parent alone is what must stay on the network).
@@ -189,22 +217,23 @@ export class SettlementJournal {
     return db.selectFrom('settlement_members').select(['position', 'txid', 'state', 'reason']).where('settlement_id', '=', id).orderBy('position').execute();
   }
 
-  /** `lease`: recovery on the elected instance; its state writes are fenced (a stale leader's fail). */
-  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean, lease?: Lease): Promise<void> {
+  /**
+   * `lease`: recovery on the elected instance; its state writes are fenced (a stale leader's fail).
+   * Returns the row as written when this call moved it from `journaled` to `relayed`.
+   */
+  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean, lease?: Lease): Promise<SettlementRow | undefined> {
     const now = this.clock.now();
     if (outcome.status === 'relayed') {
-      await this.db.transaction().execute(async (tx) => {
+      return this.db.transaction().execute(async (tx) => {
         await lease?.check(tx);
-        const res = await tx
-          .updateTable('settlements')
-          .set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null })
-          .where('id', '=', s.id)
-          .where('state', '=', 'journaled')
-          .executeTakeFirst();
-        await tx.updateTable('settlement_members').set({ state: 'relayed', updated_at: now }).where('settlement_id', '=', s.id).where('state', '=', 'pending').execute();
-        if (Number(res.numUpdatedRows) === 1) await this.handlers.get(s.kind)?.onRelayed?.(tx, { ...s, state: 'relayed' });
+        const res = await markRelayed(tx, s.id, now);
+        await markMembersRelayed(tx, s.id, now);
+        if (Number(res.numAffectedRows) !== 1) return undefined;
+        await this.handlers.get(s.kind)?.onRelayed?.(tx, { ...s, state: 'relayed' });
+        return { ...s, state: 'relayed' as const, relayed_at: now, updated_at: now, last_error: null };
       });
-    } else if (outcome.status === 'partial') {
+    }
+    if (outcome.status === 'partial') {
       await this.applyPartial(s, outcome, lease);
     } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
@@ -214,6 +243,7 @@ export class SettlementJournal {
       const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;
       await this.db.updateTable('settlements').set({ last_error: error.slice(0, 500), updated_at: now }).where('id', '=', s.id).execute();
     }
+    return undefined;
   }
 
   /**

@@ -21,13 +21,19 @@ export type FillRecord = FillTables['fills'];
 /** Stable id of a sale: the same (txid, listing or offer) is always the same fill. */
 export const fillId = (txid: string, refId: string) => `fill_${crypto.createHash('sha256').update(`${txid}\n${refId}`).digest('hex').slice(0, 32)}`;
 
-/** The sale as the settlement is journaled: pending until a block confirms it. */
-export async function recordFills(tx: Tx, rows: Omit<FillRecord, 'id' | 'state' | 'confirmed_at' | 'block_index' | 'created_at' | 'updated_at'>[], at: number): Promise<void> {
+type SoldUnit = { id: string; state: string; utxo_txid: string; utxo_vout: number };
+
+/**
+ * The sale as the settlement is journaled: pending until a block confirms it. `units`: the sold
+ * listings as they stand in `tx` now, when the caller holds them already (a checkout has just
+ * claimed them); otherwise they are read.
+ */
+export async function recordFills(tx: Tx, rows: Omit<FillRecord, 'id' | 'state' | 'confirmed_at' | 'block_index' | 'created_at' | 'updated_at'>[], at: number, units?: SoldUnit[]): Promise<void> {
   if (!rows.length) return;
   const fills = rows.map((r) => ({ ...r, id: fillId(r.txid, r.ref_id), state: 'pending' as const, confirmed_at: null, block_index: null, created_at: at, updated_at: at }));
   await tx.insertInto('fills').values(fills).execute();
   const listingIds = fills.filter((f) => f.kind === 'listing').map((f) => f.ref_id);
-  const listings = listingIds.length ? await tx.selectFrom('listings').select(['id', 'state', 'utxo_txid', 'utxo_vout']).where('id', 'in', listingIds).execute() : [];
+  const listings = units ?? (listingIds.length ? await tx.selectFrom('listings').select(['id', 'state', 'utxo_txid', 'utxo_vout']).where('id', 'in', listingIds).execute() : []);
   const byId = new Map(listings.map((l) => [l.id, l]));
   for (const f of fills) {
     logSale(tx, f);

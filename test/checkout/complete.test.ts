@@ -197,6 +197,10 @@ void test('the same signed bytes again are idempotent (one settlement); other by
   const signed = signQuote(q, buyer.w);
   const first = await complete(m, buyer, q.id, signed);
   assert.equal(first.status, 200, JSON.stringify(first.body));
+  // The answer is built from the rows the completion wrote (not read back): it is what a read says.
+  assert.deepEqual((await readOp(m, buyer, q.id)).body, first.body);
+  // The first relay is counted in the journal row itself, once.
+  assert.deepEqual((await settlementsFor(q.id)).map((s) => [s.state, s.attempts]), [['relayed', 1]]);
   const again = await complete(m, buyer, q.id, signed);
   assert.equal(again.status, 200, JSON.stringify(again.body));
   assert.deepEqual(again.body, first.body);

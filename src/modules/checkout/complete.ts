@@ -25,10 +25,20 @@ import type { ListingRow } from '../listings/index.js';
 import { addSellers, buyerSigned, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
+import { compiledOnce } from '../../store/compiled.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../../trade/fills.js';
 import { claimListing } from '../listings/index.js';
 import { operationView, type OperationView } from './view.js';
+
+// Compiled once (store/compiled.ts): quoted → completed, guarded.
+const completeQuote = compiledOnce((tx, id: string, settlementId: string, digest: string, now: number) =>
+  tx
+    .updateTable('checkout_quotes')
+    .set({ status: 'completed', settlement_id: settlementId, signed_sha256: digest, completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'quoted'),
+);
 
 const changed = (l: QuoteLine, why: string) =>
   new ApiError('checkout_changed', `listing ${l.listing_id} ${why} since the quote; request a new quote and sign again`, { listing_id: l.listing_id });
@@ -71,7 +81,7 @@ export class CheckoutCompletion {
     const network = this.ctx.config.NETWORK;
     const lines = quoteLines(q);
 
-    let settlementId: string;
+    let journaled: { s: SettlementRow; at: number };
     try {
       const now = this.now();
       // The cheap check first: under contention (many buyers, one listing) every loser is
@@ -96,7 +106,7 @@ export class CheckoutCompletion {
         const signed = withSellers(merged, sellers, q.expected_txid, network);
         sign = () => Promise.resolve(signed);
       }
-      settlementId = await this.commit(q, lines, q.expected_txid, sign, digest, now);
+      journaled = { s: await this.commit(q, lines, q.expected_txid, sign, digest, now), at: now };
     } catch (e) {
       // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.
       if (!(e instanceof ApiError) || e.code !== 'checkout_changed') throw e;
@@ -104,12 +114,18 @@ export class CheckoutCompletion {
       if (again?.status === 'completed') return this.repeat(again, digest);
       throw e;
     }
-    const outcome = await this.ctx.journal.relay(settlementId);
-    if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, settlementId);
-    return this.view((await this.store.quote(q.id))!);
+    const { s, at } = journaled;
+    const { outcome, after } = await this.ctx.journal.relayJournaled(s);
+    if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, s.id);
+    // The answer from the rows as this request wrote them (the quote's guarded UPDATE matched in
+    // the commit; the relay moved the settlement to relayed), not read back; a settlement another
+    // writer moved meanwhile (recovery, a block) is read.
+    const done: QuoteRow = { ...q, status: 'completed', settlement_id: s.id, signed_sha256: digest, completed_at: at, updated_at: at };
+    const tip = await this.ctx.indexer.cursor();
+    return operationView(done, after ?? (await this.ctx.journal.byId(s.id)), this.now(), tip?.height ?? null);
   }
 
-  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<string> {
+  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
       // Claimed one by one, each by its primary key (one UPDATE over an id list lets SQLite pick the
@@ -128,7 +144,7 @@ export class CheckoutCompletion {
       let s: SettlementRow;
       try {
         // With the claims held: a co-signed line is signed by the market only for a checkout that won them.
-        s = await this.ctx.journal.journalWith(tx, { kind: 'checkout', ref_id: q.id, claims }, async () => [await sign(tx)]);
+        s = await this.ctx.journal.journalWith(tx, { kind: 'checkout', ref_id: q.id, claims, relayNext: true }, async () => [await sign(tx)]);
       } catch (e) {
         if (e instanceof ClaimLost) {
           throw new ApiError('checkout_changed', `outpoint ${e.outpoint} is already claimed by another settlement; request a new quote`, { outpoint: e.outpoint });
@@ -151,16 +167,13 @@ export class CheckoutCompletion {
         delivery_mode: q.delivery_mode,
         broadcast_at: now,
       }));
-      await recordFills(tx, fills, now);
-      const done = await tx
-        .updateTable('checkout_quotes')
-        .set({ status: 'completed', settlement_id: s.id, signed_sha256: digest, completed_at: now, updated_at: now })
-        .where('id', '=', q.id)
-        .where('status', '=', 'quoted')
-        .executeTakeFirst();
-      if (Number(done.numUpdatedRows) !== 1) throw new ApiError('checkout_changed', 'the quote was completed meanwhile');
+      // The units as claimed above: reserved, at the outpoints just read.
+      const units = lines.map((l) => ({ id: l.listing_id, state: 'reserved', utxo_txid: rows.get(l.listing_id)!.utxo_txid, utxo_vout: rows.get(l.listing_id)!.utxo_vout }));
+      await recordFills(tx, fills, now, units);
+      const done = await completeQuote(tx, q.id, s.id, digest, now);
+      if (Number(done.numAffectedRows) !== 1) throw new ApiError('checkout_changed', 'the quote was completed meanwhile');
       this.ctx.failpoint('checkout-claim-before-commit');
-      return s.id;
+      return s;
     });
   }
 

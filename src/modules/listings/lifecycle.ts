@@ -37,6 +37,7 @@
  * transition that changes what it says: an ending, an unrotate, a restore to exposed.
  */
 import type { Db, Tx } from '../../store/db.js';
+import { compiledOnce } from '../../store/compiled.js';
 import type { ListingRow } from './store.js';
 import { isPublicListing, logDelisted, logFillOwnerEvent, logListingEvent, retractPublicEvent } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
@@ -77,17 +78,13 @@ export async function setListingUtxoHeight(tx: Tx, l: ListingRow, height: number
  * or delisted, or it expired: the caller refuses with 409.
  */
 export async function claimListing(tx: Tx, id: string, version: number, at: number): Promise<boolean> {
-  return changed(
-    await tx
-      .updateTable('listings')
-      .set({ state: 'reserved', updated_at: at })
-      .where('id', '=', id)
-      .where('state', '=', 'active')
-      .where('version', '=', version)
-      .where('expires_at', '>', at)
-      .executeTakeFirst(),
-  );
+  return Number((await claimStatement(tx, id, version, at)).numAffectedRows) === 1;
 }
+
+// Compiled once (a checkout runs it for each line of a cart).
+const claimStatement = compiledOnce((tx, id: string, version: number, at: number) =>
+  tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('id', '=', id).where('state', '=', 'active').where('version', '=', version).where('expires_at', '>', at),
+);
 
 /**
  * pending | active → reserved for a settlement that takes the unit by its outpoint (an
