@@ -13,6 +13,7 @@ import { backend, testStore, type TestStoreHandle } from '../helpers/store.js';
 import type { Db } from '../../src/store/db.js';
 import { AnalyticsService, WINDOW_DAYS } from '../../src/modules/market/analytics-service.js';
 import { RecountedAnalytics } from './analytics-recount.js';
+import { random } from '../helpers/seeded.js';
 import { insertFill, insertListing } from './rows.js';
 
 const handles: TestStoreHandle[] = [];
@@ -23,18 +24,6 @@ after(async () => {
 const DAY = 86_400;
 const HOUR = 3600;
 const NOW = 1_800_000_000 - (1_800_000_000 % HOUR) + 1234;
-
-/** A small deterministic generator (the run is the same on every backend and every time). */
-function random(seed: number) {
-  let s = seed >>> 0;
-  return (n: number) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const sorted = (rows: unknown[][]) => rows.map((r) => r.map((v) => (typeof v === 'string' && !/^-?\d+$/.test(v) ? v : num(v)))).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
