@@ -9,7 +9,7 @@
  * summed across them.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
 import type { PolicyTarget, TargetKind, TargetScope } from './policy-predicate.js';
 
 export const BOOK_OFFER_LEVELS = 50;
@@ -73,7 +73,7 @@ export interface OfferRows {
 }
 
 /** The bid side's three walks of `book_bids`, each bounded: levels, the offers shown, the best collection or trait bid. */
-export function offerQueries(db: Db, slug: string, now: number) {
+export function offerQueries(db: Db | Tx, slug: string, now: number) {
   const live = db.selectFrom('book_bids as b').where('b.collection_slug', '=', slug).where('b.expires_at', '>', now);
   return {
     levels: live

@@ -22,7 +22,8 @@
 import { sql, SqliteAdapter } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
-import type { Db } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
+import { compiledOnce } from '../../store/compiled.js';
 import { PREPARED_MARK } from '../../store/prepared-mark.js';
 import { TOP } from '../../store/migrations/025_book_ask_levels.js';
 import { ROW_FIELDS } from '../../store/migrations/027_book_ask_row_json.js';
@@ -79,27 +80,9 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 export class BookStore {
   constructor(readonly db: Db) {}
 
-  /**
-   * Every read of the book in one statement: whether the collection exists, its first `levels`
-   * ask levels (+ 1), their kept rows, its recent `fills`, and the bid side's walks
-   * (book-offers.ts). Each subquery is the bounded, index-driven read it would be alone.
-   */
+  /** Every read of the book in one statement (snapshotStatement, below). */
   async snapshot(slug: string, now: number, levels: number, fills: number): Promise<BookSnapshot> {
-    const jsonArrayFrom = this.db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
-    const bids = offerQueries(this.db, slug, now);
-    const row = await this.db
-      .selectNoFrom((eb) => [
-        eb.selectFrom('collections').select('slug').where('slug', '=', slug).as('found'),
-        jsonArrayFrom(this.levelsQuery(slug, now, levels + 1)).as('levels'),
-        this.keptText(slug, now, levels).as('kept'),
-        jsonArrayFrom(this.fillsQuery(slug, fills)).as('fills'),
-        jsonArrayFrom(bids.levels).as('bid_levels'),
-        jsonArrayFrom(bids.picked).as('bids'),
-        bids.topCollection.as('top_collection'),
-      ])
-      // The same text for every collection: planned once per connection (store/prepared-mark.ts).
-      .modifyFront(sql.raw(PREPARED_MARK))
-      .executeTakeFirstOrThrow();
+    const row = (await snapshotStatement(this.db, slug, now, levels + 1, levels, fills)).rows[0] as Record<string, unknown>;
     return {
       exists: row.found !== null,
       levels: arrayOf<{ price_sats: number; depth: number }>(row.levels).map((l) => ({ price_sats: Number(l.price_sats), depth: Number(l.depth) })),
@@ -111,19 +94,8 @@ export class BookStore {
 
   /** Price levels of live asks, cheapest first; at most `limit` of them. */
   async levels(slug: string, now: number, limit: number): Promise<Level[]> {
-    const rows = await this.levelsQuery(slug, now, limit).execute();
+    const rows = await levelsQuery(this.db, slug, now, limit).execute();
     return rows.map((r) => ({ price_sats: Number(r.price_sats), depth: Number(r.depth) }));
-  }
-
-  private levelsQuery(slug: string, now: number, limit: number) {
-    const counted = this.db
-      .selectFrom('book_ask_levels as lv')
-      .select([
-        'lv.price_sats',
-        sql<number>`lv.depth - (SELECT count(*) FROM book_asks b WHERE b.collection_slug = lv.collection_slug AND b.price_sats = lv.price_sats AND b.expires_at <= ${now})`.as('depth'),
-      ])
-      .where('lv.collection_slug', '=', slug);
-    return this.db.selectFrom(counted.as('x')).select(['x.price_sats', 'x.depth']).where('x.depth', '>', 0).orderBy('x.price_sats').limit(limit);
   }
 
   /**
@@ -167,32 +139,6 @@ export class BookStore {
     return out.sort(bookOrder);
   }
 
-  /**
-   * The live kept rows of the collection's first `levels` kept levels, in book order, as one
-   * text: each kept row holds its public row as JSON text (migration 027), so the database only
-   * joins ready text in order and the driver hands over one string (keptRowsOf parses it):
-   * building an object per row, in SQL or in the driver, cost more than the rest of the book.
-   * string_agg: PostgreSQL, and SQLite since 3.44 (better-sqlite3 bundles its own). Its input is
-   * the index range in order; SQLite would sort again (a temp b-tree over the text) for an ORDER
-   * BY inside the aggregate, so keptRowsOf checks the order instead.
-   */
-  private keptText(slug: string, now: number, levels: number) {
-    // The levels first, then their kept rows: an index range per level on both backends (a price
-    // bound computed in the statement left PostgreSQL guessing, and scanning the table). CROSS
-    // JOIN makes SQLite keep that loop order; PostgreSQL plans it as any inner join. No ORDER BY:
-    // levels in price order, each read along the primary key (price, created_at, listing_id), come
-    // out in book order already, and sorting them again was a tenth of PostgreSQL's read; the
-    // order is checked where the text is parsed (keptRowsOf) and sorted there if it ever is not.
-    return sql<string | null>`(
-      SELECT string_agg(x.row_json, ',') FROM (
-        SELECT t.row_json
-        FROM (SELECT lv.price_sats FROM book_ask_levels lv WHERE lv.collection_slug = ${slug} ORDER BY lv.price_sats LIMIT ${levels}) y
-        CROSS JOIN book_ask_top t
-        WHERE t.collection_slug = ${slug} AND t.price_sats = y.price_sats AND (t.expires_at IS NULL OR t.expires_at > ${now})
-      ) x
-    )`;
-  }
-
   firstOfEachLevelQuery(slug: string, now: number, prices: readonly number[], perLevel: number) {
     const level = (price: number) =>
       this.db
@@ -214,26 +160,90 @@ export class BookStore {
     return q;
   }
 
-  /**
-   * The most recent fills of the member assets, pending and confirmed (dropped never shows): a
-   * range of the collection's kept fills (`book_fills`, migration 085, only shown fills of
-   * members) newest first, stopping at `limit`, then each fill by id. CROSS JOIN keeps SQLite's
-   * loops in that order; PostgreSQL plans it as any inner join.
-   */
-  private fillsQuery(slug: string, limit: number) {
-    return this.db
-      .selectFrom('book_fills as bf')
-      .crossJoin('fills as f')
-      .select(FILL_COLUMNS)
-      .where('bf.collection_slug', '=', slug)
-      .whereRef('f.id', '=', 'bf.fill_id')
-      .orderBy('bf.broadcast_at', 'desc')
-      .orderBy('bf.fill_id', 'desc')
-      .limit(limit);
-  }
 }
 
-/** The kept rows' text (BookStore.keptText) as public rows, in book order. */
+function levelsQuery(db: Db | Tx, slug: string, now: number, limit: number) {
+  const counted = db
+    .selectFrom('book_ask_levels as lv')
+    .select([
+      'lv.price_sats',
+      sql<number>`lv.depth - (SELECT count(*) FROM book_asks b WHERE b.collection_slug = lv.collection_slug AND b.price_sats = lv.price_sats AND b.expires_at <= ${now})`.as('depth'),
+    ])
+    .where('lv.collection_slug', '=', slug);
+  return db.selectFrom(counted.as('x')).select(['x.price_sats', 'x.depth']).where('x.depth', '>', 0).orderBy('x.price_sats').limit(limit);
+}
+
+/**
+ * The live kept rows of the collection's first `levels` kept levels, in book order, as one
+ * text: each kept row holds its public row as JSON text (migration 027), so the database only
+ * joins ready text in order and the driver hands over one string (keptRowsOf parses it):
+ * building an object per row, in SQL or in the driver, cost more than the rest of the book.
+ * string_agg: PostgreSQL, and SQLite since 3.44 (better-sqlite3 bundles its own). Its input is
+ * the index range in order; SQLite would sort again (a temp b-tree over the text) for an ORDER
+ * BY inside the aggregate, so keptRowsOf checks the order instead.
+ */
+function keptText(slug: string, now: number, levels: number) {
+  // The levels first, then their kept rows: an index range per level on both backends (a price
+  // bound computed in the statement left PostgreSQL guessing, and scanning the table). CROSS
+  // JOIN makes SQLite keep that loop order; PostgreSQL plans it as any inner join. No ORDER BY:
+  // levels in price order, each read along the primary key (price, created_at, listing_id), come
+  // out in book order already, and sorting them again was a tenth of PostgreSQL's read; the
+  // order is checked where the text is parsed (keptRowsOf) and sorted there if it ever is not.
+  return sql<string | null>`(
+    SELECT string_agg(x.row_json, ',') FROM (
+      SELECT t.row_json
+      FROM (SELECT lv.price_sats FROM book_ask_levels lv WHERE lv.collection_slug = ${slug} ORDER BY lv.price_sats LIMIT ${levels}) y
+      CROSS JOIN book_ask_top t
+      WHERE t.collection_slug = ${slug} AND t.price_sats = y.price_sats AND (t.expires_at IS NULL OR t.expires_at > ${now})
+    ) x
+  )`;
+}
+
+/**
+ * The most recent fills of the member assets, pending and confirmed (dropped never shows): a
+ * range of the collection's kept fills (`book_fills`, migration 085, only shown fills of
+ * members) newest first, stopping at `limit`, then each fill by id. CROSS JOIN keeps SQLite's
+ * loops in that order; PostgreSQL plans it as any inner join.
+ */
+function fillsQuery(db: Db | Tx, slug: string, limit: number) {
+  return db
+    .selectFrom('book_fills as bf')
+    .crossJoin('fills as f')
+    .select(FILL_COLUMNS)
+    .where('bf.collection_slug', '=', slug)
+    .whereRef('f.id', '=', 'bf.fill_id')
+    .orderBy('bf.broadcast_at', 'desc')
+    .orderBy('bf.fill_id', 'desc')
+    .limit(limit);
+}
+
+/**
+ * Every read of the book in one statement: whether the collection exists, its first `levels`
+ * ask levels (+ 1), their kept rows, its recent `fills`, and the bid side's walks
+ * (book-offers.ts). Each subquery is the bounded, index-driven read it would be alone. Built and
+ * compiled once per store (store/compiled.ts): building this statement's dozen subqueries with
+ * Kysely on every read cost a tenth of the book's client time.
+ */
+const snapshotStatement = compiledOnce((db, slug: string, now: number, levelsPlusOne: number, levels: number, fills: number) => {
+  const jsonArrayFrom = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteJsonArrayFrom : pgJsonArrayFrom;
+  const bids = offerQueries(db, slug, now);
+  return (
+    db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('collections').select('slug').where('slug', '=', slug).as('found'),
+        jsonArrayFrom(levelsQuery(db, slug, now, levelsPlusOne)).as('levels'),
+        keptText(slug, now, levels).as('kept'),
+        jsonArrayFrom(fillsQuery(db, slug, fills)).as('fills'),
+        jsonArrayFrom(bids.levels).as('bid_levels'),
+        jsonArrayFrom(bids.picked).as('bids'),
+        bids.topCollection.as('top_collection'),
+      ])
+      // The same text for every collection: planned once per connection (store/prepared-mark.ts).
+      .modifyFront(sql.raw(PREPARED_MARK))
+  );
+});
+
+/** The kept rows' text (keptText) as public rows, in book order. */
 function keptRowsOf(text: unknown): BookListing[] {
   if (typeof text !== 'string' || text === '') return [];
   const out = (JSON.parse(`[${text}]`) as unknown[][]).map(listingOfRow);
