@@ -16,6 +16,7 @@ import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { BookStore } from '../../src/modules/market/book-store.js';
 import { FILL_COLUMNS, fillRow } from '../../src/modules/market/public-rows.js';
 import { confirmFills, dropFills, recordFills, unconfirmFills } from '../../src/trade/fills.js';
+import { FillStore } from '../../src/modules/fills/store.js';
 
 const handles: TestStoreHandle[] = [];
 after(async () => {
@@ -54,12 +55,42 @@ async function walked(db: Db, slug: string, limit: number) {
   return rows.map(fillRow);
 }
 
+/** Every fill id of `GET /v1/fills?collection=` (and `&status=confirmed`), newest first, as the walk over the market's fills finds them. */
+async function walkedIds(db: Db, slug: string, status: 'confirmed' | undefined) {
+  const rows = await db
+    .selectFrom('fills as f')
+    .select(['f.id', 'f.state'])
+    .where('f.state', 'in', status ? [status] : ['pending', 'confirmed'])
+    .where((eb) => eb.exists(eb.selectFrom('catalog_assets as ca').select('ca.asset').whereRef('ca.asset', '=', 'f.asset').where('ca.collection_slug', '=', slug)))
+    .orderBy('f.broadcast_at', 'desc')
+    .orderBy('f.id', 'desc')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The fills route's collection pages (FillStore, a range of `book_fills`), three at a time, every page after the cursor of the last. */
+async function pagedIds(db: Db, slug: string, status: 'confirmed' | undefined) {
+  const store = new FillStore(db);
+  const ids: string[] = [];
+  let after: [number, string] | undefined;
+  for (;;) {
+    const page = await store.page({ role: 'any', collection: slug, ...(status ? { status } : {}) }, 3, after);
+    ids.push(...page.map((r) => r.id));
+    if (page.length < 3) return ids;
+    const last = page[page.length - 1]!;
+    after = [Number(last.broadcast_at), last.id];
+  }
+}
+
 async function same(db: Db, step: string) {
   assert.deepEqual(await kept(db), await recount(db), `book_fills after ${step}`);
   const book = new BookStore(db);
   for (const slug of SLUGS) {
     const snap = await book.snapshot(slug, 1_000, 5, SHOWN);
     assert.deepEqual(snap.fills, await walked(db, slug, SHOWN), `${slug}'s recent fills after ${step}`);
+    for (const status of [undefined, 'confirmed'] as const) {
+      assert.deepEqual(await pagedIds(db, slug, status), await walkedIds(db, slug, status), `${slug}'s fills pages (${status ?? 'any status'}) after ${step}`);
+    }
   }
 }
 

@@ -58,6 +58,7 @@ export class FillStore {
    * Exported for the query-plan test.
    */
   branches(f: FillFilters, limit: number, after: KeysetPosition | undefined) {
+    if (f.collection !== undefined && f.address === undefined && f.asset === undefined && f.status !== 'pending') return [this.collectionBranch(f.collection, f.status, limit, after)];
     const base = () => {
       let q = this.db
         .selectFrom('fills as f')
@@ -84,5 +85,26 @@ export class FillStore {
             : // A fill where the address is both sides is read once, by the seller branch.
               [base().where('f.seller', '=', a), base().where('f.buyer', '=', a).where('f.seller', '!=', a)];
     return parts.map((q) => q.orderBy('f.broadcast_at', 'desc').orderBy('f.id', 'desc').limit(limit));
+  }
+
+  /**
+   * A collection's fills, newest first: a range of `book_fills` (its member assets' shown fills
+   * by time, kept by triggers: migration 085) from the position, each fill joined by id, stopping
+   * at `limit`. Without it a collection of a few assets in a market of many sales walked the
+   * market's fills newest first until enough were its own. Shown is pending or confirmed, as the
+   * route's `!= dropped`; `confirmed` is tested on the way (most shown fills are confirmed), while
+   * `pending`, an address or an asset narrow the read further and keep their own indexes.
+   * CROSS JOIN keeps SQLite's loops in that order; PostgreSQL plans it as any inner join.
+   */
+  private collectionBranch(slug: string, status: 'confirmed' | undefined, limit: number, after: KeysetPosition | undefined) {
+    let q = this.db
+      .selectFrom('book_fills as bf')
+      .crossJoin('fills as f')
+      .select([...COLUMNS])
+      .where('bf.collection_slug', '=', slug)
+      .whereRef('f.id', '=', 'bf.fill_id');
+    if (status) q = q.where('f.state', '=', status);
+    if (after) q = q.where(before(sql.ref('bf.broadcast_at'), sql.ref('bf.fill_id'), after));
+    return q.orderBy('bf.broadcast_at', 'desc').orderBy('bf.fill_id', 'desc').limit(limit);
   }
 }
