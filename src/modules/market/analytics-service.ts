@@ -8,6 +8,7 @@
  * fills (analytics-sales.ts): no call counts the whole market (test/market/analytics-totals.test.ts
  * compares it with that count).
  */
+import { sql } from 'kysely';
 import type { Db } from '../../store/db.js';
 import { AnalyticsMarket } from './analytics-market.js';
 import { AnalyticsSales } from './analytics-sales.js';
@@ -16,6 +17,9 @@ export const WINDOW_DAYS = 30;
 export const DEPTH_LEVELS = 100;
 export const TOP_SALES = 10;
 const DAY = 86_400;
+/** Rows of the dearest confirmed fills walked before reading the window day by day (AnalyticsService.top). */
+export const TOP_WALK = 100;
+const TOP_COLUMNS = ['f.id', 'f.txid', 'f.ref_id', 'f.asset', 'f.asset_longname', 'f.price_sats', 'f.buyer', 'f.seller', 'f.broadcast_at'] as const;
 export const SALE_KINDS = ['listing', 'offer'] as const;
 
 export interface AnalyticsSnapshot {
@@ -83,19 +87,36 @@ export class AnalyticsService {
     };
   }
 
-  /** From the highest price down along fills_top, stopping at ten in the window. */
+  /**
+   * The window's ten dearest confirmed sales. First the walk along `fills_top` (every confirmed
+   * fill from the highest price down), at most TOP_WALK rows of it: the first ten in the window
+   * are the answer. A market whose dearest sales are older than the window finds fewer there;
+   * then each window day's first ten along `fills_top_day` (migration 090), 31 short ranges
+   * whatever the history, and the best ten of those.
+   */
   private async top(since: number, asOf: number): Promise<AnalyticsSnapshot['top_sales']> {
-    const rows = await this.db
-      .selectFrom('fills as f')
-      .where('f.state', '=', 'confirmed')
-      .where('f.broadcast_at', '>=', since)
-      .where('f.broadcast_at', '<=', asOf)
-      .select(['f.txid', 'f.ref_id', 'f.asset', 'f.asset_longname', 'f.price_sats', 'f.buyer', 'f.seller', 'f.broadcast_at'])
-      .orderBy('f.price_sats', 'desc')
-      .orderBy('f.broadcast_at', 'desc')
-      .orderBy('f.id')
-      .limit(TOP_SALES)
-      .execute();
-    return rows.map((t) => ({ ...t, asset_longname: t.asset_longname ?? null, price_sats: n(t.price_sats), broadcast_at: n(t.broadcast_at) }));
+    const confirmed = () => this.db.selectFrom('fills as f').where('f.state', '=', 'confirmed').select(TOP_COLUMNS);
+    const inWindow = <Q extends { where: (...a: any[]) => Q }>(q: Q) => q.where('broadcast_at', '>=', since).where('broadcast_at', '<=', asOf);
+    const walk = confirmed().orderBy('f.price_sats', 'desc').orderBy('f.broadcast_at', 'desc').orderBy('f.id').limit(TOP_WALK);
+    let rows = await inWindow(this.db.selectFrom(walk.as('w')).selectAll()).orderBy('price_sats', 'desc').orderBy('broadcast_at', 'desc').orderBy('id').limit(TOP_SALES).execute();
+    if (rows.length < TOP_SALES) {
+      const days: number[] = [];
+      for (let d = Math.floor(since / DAY); d <= Math.floor(asOf / DAY); d++) days.push(d);
+      const ofDay = (d: number) =>
+        this.db
+          .selectFrom(
+            inWindow(confirmed().where(sql`f.broadcast_at / 86400`, '=', d))
+              .orderBy('f.price_sats', 'desc')
+              .orderBy('f.broadcast_at', 'desc')
+              .orderBy('f.id')
+              .limit(TOP_SALES)
+              .as(`d${d}`),
+          )
+          .selectAll();
+      let union = ofDay(days[0]!);
+      for (const d of days.slice(1)) union = union.unionAll(ofDay(d));
+      rows = await this.db.selectFrom(union.as('days')).selectAll().orderBy('price_sats', 'desc').orderBy('broadcast_at', 'desc').orderBy('id').limit(TOP_SALES).execute();
+    }
+    return rows.map(({ id: _id, ...t }) => ({ ...t, asset_longname: t.asset_longname ?? null, price_sats: n(t.price_sats), broadcast_at: n(t.broadcast_at) }));
   }
 }

@@ -35,6 +35,7 @@ import * as m070 from './070_holding_totals.js';
 import * as m080 from './080_analytics_totals.js';
 import * as m065 from './065_policy_offer_cancels.js';
 import * as m085 from './085_kept_reads.js';
+import * as m090 from './090_top_sales_days.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '065_policy_offer_cancels': m065,
   '080_analytics_totals': m080,
   '085_kept_reads': m085,
+  '090_top_sales_days': m090,
 };
