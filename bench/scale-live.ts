@@ -7,6 +7,7 @@
 import { ownMarket } from './own-market.js';
 import { say, printTable } from './http-load.js';
 import { tipToBookBench, TIP_TO_BOOK_BOUNDS } from './tip-to-book.js';
+import { coreWorld, coreWorldSkipped } from './tip-to-book-worlds.js';
 import { cartCompletionBench } from './checkout.js';
 import { FANOUT_P99_BOUND_MS, streamScaleBench } from './stream-10k.js';
 import { INDEXER_BOUNDS, mainnetIndexerBench } from './indexer-mainnet.js';
@@ -49,6 +50,24 @@ async function tipToBookPart(): Promise<Figures> {
   f.tip_to_book_p99_bound_ms = TIP_TO_BOOK_BOUNDS.p99_ms;
   f.tip_to_book_max_ms = tip.max_ms;
   f.tip_check_interval_ms = tip.tip_check_ms;
+
+  // The same on a real Bitcoin Core (the real-Core lane's node) where BITCOIND names one.
+  const skipped = coreWorldSkipped();
+  if (skipped) {
+    say.line(`\nTip to market on a real Bitcoin Core: skipped (${skipped})`);
+    f.tip_to_book_core_skipped = skipped;
+    return f;
+  }
+  say.line('\n# The same on a real Bitcoin Core (BITCOIND; CHAIN=bitcoin-core, Counterparty the ledger following the node)\n');
+  const core = await tipToBookBench(Number(process.env.BENCH_TIP_ROUNDS ?? 20), 1_000, coreWorld);
+  printTable([
+    { measure: `block on Core → all three shown, p50 of ${core.rounds} (tip_to_book_core_ms)`, ms: core.p50_ms, bound: `< ${TIP_TO_BOOK_BOUNDS.p50_ms}` },
+    { measure: 'the same, p99 (tip_to_book_core_p99_ms)', ms: core.p99_ms, bound: `< ${TIP_TO_BOOK_BOUNDS.p99_ms}` },
+    { measure: 'the same, slowest', ms: core.max_ms, bound: '' },
+  ]);
+  f.tip_to_book_core_ms = core.p50_ms;
+  f.tip_to_book_core_p99_ms = core.p99_ms;
+  f.tip_to_book_core_max_ms = core.max_ms;
   return f;
 }
 

@@ -8,17 +8,23 @@
  * feed are read every 10 ms over HTTP (through the response cache, as a client reads them) until
  * all three show all three changes. `tip_to_book_ms` is the p50 of those times, `tip_to_book_p99_ms`
  * the p99 (nearest rank). The block comes at a random phase of the tip check's period.
+ *
+ * Two worlds (tip-to-book-worlds.ts): the devnet (`tip_to_book_ms`), and a real Bitcoin Core
+ * (`BITCOIND`, the real-Core lane's node) with the market on CHAIN=bitcoin-core and its
+ * production adapters, Counterparty at the devnet ledger following that node
+ * (`tip_to_book_core_ms`). There the block is Core's own `generatetoaddress`, and the ledger
+ * parses it when the market's indexer first asks Counterparty after it, as Counterparty Core
+ * would have parsed it by then.
  */
 import { SigHash } from '@scure/btc-signer';
 import { startJobs } from '../src/jobs.js';
-import { ownMarket } from './own-market.js';
-import type { Devnet } from '../src/chain/devnet/devnet.js';
 import { importCatalog } from '../src/modules/market/catalog-import.js';
-import { attachFreshUnit } from './units.js';
-import { apiCaller, fanOut } from './race.js';
+import { attachOutputScript } from '../src/counterparty/attach-detach.js';
+import { apiCaller } from './race.js';
 import { signPsbt } from '../test/helpers/market.js';
-import { buildTx, coinOf } from '../test/helpers/devnet.js';
+import { buildTx, mempoolCoin, txidOf } from '../test/helpers/devnet.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
+import { devnetWorld, type TipWorld } from './tip-to-book-worlds.js';
 
 type Json = Record<string, any>;
 
@@ -38,10 +44,9 @@ const nearest = (xs: number[], q: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]! * 10) / 10;
 };
 
-export async function tipToBookBench(rounds = 20, tipCheckMs = 1_000): Promise<TipToBook> {
-  const market = await ownMarket({ INDEXER_INTERVAL_MS: '600000', TIP_CHECK_INTERVAL_MS: String(tipCheckMs) });
-  const { ctx, api } = market;
-  const devnet = ctx.devnet as unknown as Devnet;
+export async function tipToBookBench(rounds = 20, tipCheckMs = 1_000, openWorld: (env: Record<string, string>) => Promise<TipWorld> = devnetWorld): Promise<TipToBook> {
+  const world = await openWorld({ INDEXER_INTERVAL_MS: '600000', TIP_CHECK_INTERVAL_MS: String(tipCheckMs) });
+  const { ctx, api } = world;
   const call = apiCaller(api);
   let reads = 0;
   const read = async (p: string, token?: string) => (await call('GET', p, { ip: ipOf(1_000 + (reads++ % 50_000)), ...(token ? { token } : {}) })).body as Json;
@@ -64,13 +69,34 @@ export async function tipToBookBench(rounds = 20, tipCheckMs = 1_000): Promise<T
     const sellers = Array.from({ length: rounds }, (_, k) => makeWallet('p2wpkh', `tip-seller-${k}`));
     const sTokens: string[] = [];
     for (const [k, w] of sellers.entries()) sTokens.push(await signIn(w, ipOf(2 + k)));
-    const units: Array<{ asset: string; txid: string }> = [];
-    for (let k = 0; k < 2 * rounds; k++) units.push(await attachFreshUnit(devnet, sellers[k >> 1]!));
-    const attachAssets: string[] = [];
-    for (const w of sellers) attachAssets.push((await devnet.issueAsset({ issuer: w.address, quantity_raw: '1', divisible: false })).asset);
     const buyers = Array.from({ length: rounds }, (_, k) => makeWallet('p2wpkh', `tip-buyer-${k}`));
-    await fanOut(devnet, makeWallet('p2wpkh', 'tip-fan'), buyers, 300_000n);
-    await fanOut(devnet, makeWallet('p2wpkh', 'tip-fan-2'), sellers, 300_000n); // the attaches' funding
+    // One payment funds everyone: each buyer 300,000 sats; each seller two 20,000-sat coins (its
+    // two units' attaches) and 300,000 (the attach-mode listing's funding).
+    const payer = makeWallet('p2wpkh', 'tip-fan');
+    const outs = [...buyers.map((b) => ({ script: b.script, amount: 300_000n })), ...sellers.flatMap((s) => [20_000n, 20_000n, 300_000n].map((amount) => ({ script: s.script, amount })))];
+    const total = outs.reduce((t, o) => t + o.amount, 0n);
+    const fee = 10_000n + 100n * BigInt(outs.length);
+    const funding = await world.fund(payer.address, Number(total + fee) + 100_000);
+    const fan = buildTx([{ wallet: payer, coin: funding }], [...outs, { script: payer.script, amount: funding.amount - total - fee }]);
+    await ctx.chain.bitcoin.broadcast(fan);
+    await world.mineAndFollow();
+    // Two units per seller, each a fresh one-unit asset attached to a 330-sat output of its own (unit at output 0).
+    const units: Array<{ asset: string; txid: string; hex: string }> = [];
+    for (let k = 0; k < 2 * rounds; k++) {
+      const w = sellers[k >> 1]!;
+      const asset = await world.issue(w);
+      const coin = mempoolCoin(fan, buyers.length + 3 * (k >> 1) + (k & 1), 20_000n);
+      const hex = buildTx([{ wallet: w, coin }], (input0) => [
+        { script: w.script, amount: 330n },
+        { script: attachOutputScript({ input0Txid: input0, asset, quantity: 1n, destinationVout: 0 }), amount: 0n },
+        { script: w.script, amount: coin.amount - 330n - 1_000n },
+      ]);
+      await ctx.chain.bitcoin.broadcast(hex);
+      units.push({ asset, txid: txidOf(hex), hex });
+    }
+    const attachAssets: string[] = [];
+    for (const w of sellers) attachAssets.push(await world.issue(w));
+    await world.mineAndFollow();
     await importCatalog(ctx.store.db, {
       collections: [{ slug: 'tip-bench', name: 'Tip bench' }], artists: [],
       assets: [...units.map((u) => u.asset), ...attachAssets].map((asset) => ({ asset, collection: 'tip-bench' })),
@@ -101,16 +127,16 @@ export async function tipToBookBench(rounds = 20, tipCheckMs = 1_000): Promise<T
       const done = (await call('POST', `/v1/checkout/quotes/${q.id}/complete`, { body: { psbt_hex: signPsbt(q.psbt_hex as string, buyer, q.inputs_to_sign as number[], SigHash.ALL) }, token: bToken, ip })).body.result as Json;
       const saleTxid = (done.txid ?? q.txid) as string;
       // The spent slot: the seller moves the listed unit's coin to itself, outside the market
-      // (its 330 sats pay the devnet's 0.1 sat/vB relay floor), before the attach picks its coins.
-      const slot = coinOf(devnet, spentUnit.txid, 0);
-      await devnet.bitcoin.broadcast(buildTx([{ wallet: seller, coin: slot }], [{ script: seller.script, amount: slot.amount - 30n }]));
+      // (its 330 sats pay the node's 0.1 sat/vB relay floor), before the attach picks its coins.
+      const slot = mempoolCoin(spentUnit.hex, 0, 330n);
+      await ctx.chain.bitcoin.broadcast(buildTx([{ wallet: seller, coin: slot }], [{ script: seller.script, amount: slot.amount - 30n }]));
       // The attach: an attach-mode listing, its attach signed and relayed, its listing signed.
       const d = (await call('POST', '/v1/listing-preflights', { body: { seller: seller.address, asset: attachAssets[k], quantity_raw: '1', price_sats: 90_000 + k, idempotency_key: `tip-attach-${k}` }, token: sToken, ip })).body.result as Json;
       await call('POST', `/v1/listing-preflights/${d.id}/attach`, { body: { psbt_hex: signPsbt(d.attach.psbt_hex as string, seller, [0], SigHash.ALL) }, token: sToken, ip });
       const attached = ((await call('POST', `/v1/listing-preflights/${d.id}/listing`, { body: { psbt_hex: signPsbt(d.listing.psbt_hex as string, seller, [0], SigHash.SINGLE_ANYONECANPAY), expires_at: expires }, token: sToken, ip })).body.result as Json).id as string;
       // A random phase of the tip check's period.
       await new Promise((r) => setTimeout(r, Math.random() * tipCheckMs));
-      await devnet.mine(1);
+      await world.mineBlock();
       const t0 = performance.now();
       for (;;) {
         const [book, owner, pub] = await Promise.all([
@@ -137,7 +163,7 @@ export async function tipToBookBench(rounds = 20, tipCheckMs = 1_000): Promise<T
     return { rounds, p50_ms: nearest(took, 0.5), p99_ms: nearest(took, 0.99), max_ms: nearest(took, 1), tip_check_ms: tipCheckMs };
   } finally {
     await jobs.stop();
-    await market.close();
+    await world.close();
   }
 }
 
