@@ -29,6 +29,8 @@ export const ConfigSchema = Type.Object({
   CHAIN: Type.Union([Type.Literal('devnet'), Type.Literal('bitcoin-core')], { default: 'devnet' }),
   BITCOIN_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
   COUNTERPARTY_API_URL: Type.Optional(Type.String({ pattern: '^https?://.+' })),
+  /** CHAIN=bitcoin-core: Bitcoin Core's `-zmqpubhashblock` endpoint; each block it announces runs the tip check at once. */
+  BITCOIN_ZMQ_HASHBLOCK: Type.Optional(Type.String({ pattern: '^(tcp|ipc)://.+' })),
   /**
    * Where the market learns a wallet's coins: `counterparty` (Counterparty Core's
    * /v2/bitcoin/addresses/{a}/utxos, which needs Electrs behind Core) or `bitcoin-core`
@@ -171,6 +173,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const raw = withDefaults as RawConfig;
   if (raw.CHAIN === 'bitcoin-core' && (!raw.BITCOIN_RPC_URL || !raw.COUNTERPARTY_API_URL)) {
     throw new ConfigError('Invalid configuration:\n  CHAIN=bitcoin-core needs BITCOIN_RPC_URL and COUNTERPARTY_API_URL');
+  }
+  if (raw.BITCOIN_ZMQ_HASHBLOCK && raw.CHAIN !== 'bitcoin-core') {
+    throw new ConfigError('Invalid configuration:\n  BITCOIN_ZMQ_HASHBLOCK: Bitcoin Core\'s notifications need CHAIN=bitcoin-core (the devnet is read in process)');
   }
   const network: Network = raw.NETWORK ?? (raw.CHAIN === 'devnet' ? 'regtest' : 'mainnet');
   if (raw.CHAIN === 'devnet' && network !== 'regtest') {

@@ -31,7 +31,8 @@ function leased(ctx: Context, job: Job, lease: Lease): Job {
 /**
  * Starts every background job of the service: the ones every instance runs at once, and the
  * singletons (recovery, the indexer, …) on this instance while it leads their role
- * (ctx.leadership: always on SQLite, by election on PostgreSQL). Wires /devnet/sync.
+ * (ctx.leadership: always on SQLite, by election on PostgreSQL). Wires /devnet/sync and the
+ * node's block notices (ctx.chain.blocks) where configured.
  */
 export async function startJobs(ctx: Context): Promise<Jobs> {
   const byName = new Map<string, RunningJob>();
@@ -62,6 +63,28 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
     // A crash between journal and broadcast is finished before anything else; the indexer catches up at once.
     for (const j of mine) if (j.name === 'recovery' || j.name === 'indexer') await byName.get(j.name)?.kick();
   });
+  // Where configured, the node's own block notices run the tip check at once (on the instance
+  // leading the indexer; elsewhere there is no such job and a notice does nothing). The timed
+  // check stays: a notice can be lost. One kick at a time; a notice during a kick asks for one more.
+  const blocks = ctx.chain.blocks;
+  let kicking = false;
+  let again = false;
+  const onBlock = async () => {
+    if (kicking) {
+      again = true;
+      return;
+    }
+    kicking = true;
+    try {
+      do {
+        again = false;
+        await (byName.get('tip-check') ?? byName.get('indexer'))?.kick();
+      } while (again && !closing);
+    } finally {
+      kicking = false;
+    }
+  };
+  if (blocks) await blocks.start(() => void onBlock());
   // /devnet/sync goes through the running jobs so it never overlaps a timed run.
   ctx.sync = async () => {
     for (const name of ['recovery', 'indexer']) await byName.get(name)?.kick();
@@ -71,6 +94,7 @@ export async function startJobs(ctx: Context): Promise<Jobs> {
     byName,
     stop: async () => {
       closing = true;
+      await blocks?.close();
       for (const j of byName.values()) await j.stop();
       await Promise.all([...stopping]);
       await ctx.leadership.stop();

@@ -19,7 +19,10 @@ export async function createChain(config: Config, store: Store, clock: Clock, lo
       config.UTXO_SOURCE === 'bitcoin-core'
         ? new BitcoinCoreUtxoSource({ url: config.BITCOIN_RPC_URL!, cacheMs: config.UTXO_SCAN_CACHE_MS, logger })
         : new CounterpartyUtxoSource(counterparty, config.MARKET_FEE_ADDRESS ?? probeAddress(config.NETWORK));
-    return { chain: { bitcoin: new BitcoinCoreBackend({ url: config.BITCOIN_RPC_URL!, logger }), counterparty, utxos } };
+    const bitcoin = new BitcoinCoreBackend({ url: config.BITCOIN_RPC_URL!, logger });
+    if (!config.BITCOIN_ZMQ_HASHBLOCK) return { chain: { bitcoin, counterparty, utxos } };
+    const { ZmqBlockNotices } = await import('./bitcoin-core/zmq-blocks.js');
+    return { chain: { bitcoin, counterparty, utxos, blocks: new ZmqBlockNotices(config.BITCOIN_ZMQ_HASHBLOCK, logger) } };
   }
   const { openDevnetForMarket } = await import('./devnet/market-devnet.js');
   return openDevnetForMarket(config, store, clock, logger);

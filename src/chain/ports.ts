@@ -240,6 +240,19 @@ export interface Chain {
   bitcoin: BitcoinBackend;
   counterparty: CounterpartyBackend;
   utxos: UtxoSource;
+  /** Where configured: the node's own announcements of new blocks (Bitcoin Core's ZMQ `hashblock`). */
+  blocks?: BlockNotices;
+}
+
+/**
+ * A node's announcements of new blocks, pushed as they connect. A hint, never the truth: a
+ * notice can be lost (ZMQ drops messages when a subscriber lags or reconnects), so whoever
+ * listens still checks the tip on a timer; a notice only saves the wait for that timer.
+ */
+export interface BlockNotices {
+  /** Calls `onBlock` with each announced block hash (hex, as RPC shows it) until closed. */
+  start(onBlock: (hash: string) => void): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A node refused a transaction; `reason` is Bitcoin Core's reject reason text. */

@@ -36,6 +36,10 @@ test('bad config names every bad variable', () => {
   assert.throws(() => loadConfig({ PORT: 'eighty', CHAIN: 'ethereum' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message) && /CHAIN/.test(e.message));
   assert.throws(() => loadConfig({ CHAIN: 'bitcoin-core' }), /BITCOIN_RPC_URL/);
   assert.throws(() => loadConfig({ NETWORK: 'mainnet' }), /devnet runs on regtest/);
+  assert.throws(() => loadConfig({ BITCOIN_ZMQ_HASHBLOCK: 'tcp://127.0.0.1:28332' }), /BITCOIN_ZMQ_HASHBLOCK: Bitcoin Core's notifications need CHAIN=bitcoin-core/);
+  const onCore = { CHAIN: 'bitcoin-core', BITCOIN_RPC_URL: 'http://127.0.0.1:8332', COUNTERPARTY_API_URL: 'http://127.0.0.1:4000', MARKET_FEE_ADDRESS: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' };
+  assert.throws(() => loadConfig({ ...onCore, BITCOIN_ZMQ_HASHBLOCK: 'http://127.0.0.1:28332' }), /BITCOIN_ZMQ_HASHBLOCK/);
+  assert.equal(loadConfig({ ...onCore, BITCOIN_ZMQ_HASHBLOCK: 'tcp://127.0.0.1:28332' }).BITCOIN_ZMQ_HASHBLOCK, 'tcp://127.0.0.1:28332');
   assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
   assert.throws(() => loadConfig({ DATABASE_READ_URL: 'postgres://r@replica/db' }), /DATABASE_READ_URL: a read replica needs a PostgreSQL DATABASE_URL/);
   assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: 'postgres://r@replica/db' }).DATABASE_READ_URL, 'postgres://r@replica/db');
