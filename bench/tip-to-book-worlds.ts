@@ -3,7 +3,7 @@
  * bench needs of it besides the market's own chain ports (issuing, funding, mining).
  *
  * - `devnetWorld`: the market on the devnet, as `npm start` runs it.
- * - `coreWorld`: a real Bitcoin Core (`BITCOIND`, started as the real-Core lane starts it,
+ * - `coreWorld`: a real Bitcoin Core (with its ZMQ `hashblock` notices when asked) (`BITCOIND`, started as the real-Core lane starts it,
  *   test/real-core/bitcoind.ts) under the market on CHAIN=bitcoin-core with the production
  *   adapters; Counterparty is the devnet ledger following that node (src/chain/core-follow), served
  *   on its API v2 face. The timed block is Core's own `generatetoaddress`: nothing tells the
@@ -20,7 +20,7 @@ import { serveFollowerFace } from '../src/chain/core-follow/serve.js';
 import type { Coin } from '../test/helpers/devnet.js';
 import { testStore } from '../test/helpers/store.js';
 import { makeWallet } from '../test/helpers/wallets.js';
-import { BITCOIND, startBitcoind } from '../test/real-core/bitcoind.js';
+import { BITCOIND, freePort, startBitcoind } from '../test/real-core/bitcoind.js';
 import { ownMarket } from './own-market.js';
 
 export interface TipWorld {
@@ -62,8 +62,10 @@ export async function devnetWorld(env: Record<string, string>): Promise<TipWorld
 /** Whether `coreWorld` can run, and why not. */
 export const coreWorldSkipped = (): string | null => (BITCOIND ? null : 'set BITCOIND to a bitcoind binary (the real-Core lane, docs/real-core.md)');
 
-export async function coreWorld(env: Record<string, string>): Promise<TipWorld> {
-  const core = await startBitcoind();
+/** The market on a real Core; `zmq`: the node publishes `hashblock` and the market subscribes (BITCOIN_ZMQ_HASHBLOCK). */
+export async function coreWorld(env: Record<string, string>, zmq = false): Promise<TipWorld> {
+  const zmqEndpoint = zmq ? `tcp://127.0.0.1:${await freePort()}` : null;
+  const core = await startBitcoind(zmqEndpoint ? [`-zmqpubhashblock=${zmqEndpoint}`] : []);
   const followerStore = await testStore();
   const follower = await CoreFollower.open(followerStore.store, { rpcUrl: core.url, attachFeeRaw: '0' });
   const face = await serveFollowerFace(follower);
@@ -74,6 +76,7 @@ export async function coreWorld(env: Record<string, string>): Promise<TipWorld> 
     BITCOIN_RPC_URL: core.url,
     COUNTERPARTY_API_URL: face.url,
     MARKET_FEE_ADDRESS: makeWallet('p2wpkh', 'tip-core-platform').address,
+    ...(zmqEndpoint ? { BITCOIN_ZMQ_HASHBLOCK: zmqEndpoint } : {}),
   });
   const miner = follower.devnet.miner.address;
   return {
