@@ -32,6 +32,19 @@ if (!BITCOIND) {
 
   it('a block Core mines reaches the indexer within a second, on its notice alone', async () => {
     const to = makeWallet('p2wpkh', 'rc-zmq-miner').address;
+    const indexed = async (hash: string, ms: number) => {
+      const t0 = Date.now();
+      while ((await m.ctx.indexer.cursor())?.hash !== hash) {
+        if (Date.now() - t0 > ms) return false;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return true;
+    };
+    // A SUB socket hears only what is published after its subscription reached the node: the
+    // first block may pass unheard (the timed check would bring it), so the rounds start once one is heard.
+    let heard = false;
+    for (let i = 0; i < 10 && !heard; i++) heard = await indexed((await core.rpc<string[]>('generatetoaddress', 1, to))[0]!, 2_000);
+    assert.ok(heard, 'no block notice heard');
     for (let round = 0; round < 3; round++) {
       // Mined by the node itself: nothing but its notice tells the market.
       const [hash] = await core.rpc<string[]>('generatetoaddress', 1, to);
