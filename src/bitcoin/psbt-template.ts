@@ -6,6 +6,8 @@
 import { hex } from '@scure/base';
 import { equalBytes } from '@noble/curves/utils.js';
 import { Transaction } from '@scure/btc-signer';
+import { RawTx } from '@scure/btc-signer/script.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { parsePsbt } from './psbt.js';
 import { READ_TX_OPTS } from './transaction.js';
 
@@ -48,6 +50,58 @@ export function finalizeAndExtract(tx: Transaction): ExtractResult {
   }
   // The id and size of the transaction just serialized, read from it rather than from a re-parse.
   return { ok: true, tx: bytes, hex: hex.encode(bytes), txid: tx.id, vsize: tx.vsize };
+}
+
+/** An input's final fields: a witness (segwit, taproot) or a scriptSig (legacy). */
+export type FinalFields = { finalScriptWitness: Uint8Array[] } | { finalScriptSig: Uint8Array };
+
+export type ExtractWithFinalsResult =
+  | { ok: true; tx: Uint8Array; hex: string; txid: string; scriptSigs: Uint8Array[]; witnesses: Uint8Array[][] }
+  | { ok: false; error: string };
+
+const EMPTY = new Uint8Array();
+
+/**
+ * The network transaction of `tx` with `finals` as the final fields of the inputs it names (the
+ * others must be final already), serialized directly: what `finalizeAndExtract` gives for a PSBT
+ * whose inputs carry those fields, without merging them into it first (scure's `updateInput`
+ * re-encodes and re-validates every field of the input on each merge). The same refusals as
+ * scure's `extract`: an input not final, no outputs, outputs worth more than the inputs. It
+ * does not verify signatures: run `verifyPsbt` (with the same `finals`) first.
+ */
+export function extractWithFinals(tx: Transaction, finals: ReadonlyMap<number, FinalFields>): ExtractWithFinalsResult {
+  if (!tx.outputsLength) return { ok: false, error: 'PSBT: cannot extract (Transaction has no outputs)' };
+  const inputs: Array<{ txid: Uint8Array; index: number; finalScriptSig: Uint8Array; sequence: number }> = [];
+  const scriptSigs: Uint8Array[] = [];
+  const witnesses: Uint8Array[][] = [];
+  let fee = 0n;
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    const f: { finalScriptWitness?: Uint8Array[]; finalScriptSig?: Uint8Array } = finals.get(i) ?? input;
+    if (!f.finalScriptWitness?.length && !f.finalScriptSig?.length) return { ok: false, error: `PSBT: input ${i} is not signed` };
+    if (!input.txid || input.index === undefined) return { ok: false, error: `PSBT: input ${i} has no outpoint` };
+    const amount = input.witnessUtxo?.amount ?? input.nonWitnessUtxo?.outputs[input.index]?.amount;
+    if (amount === undefined) return { ok: false, error: 'PSBT: cannot extract (Empty input amount)' };
+    fee += amount;
+    scriptSigs.push(f.finalScriptSig ?? EMPTY);
+    witnesses.push(f.finalScriptWitness ?? []);
+    inputs.push({ txid: input.txid, index: input.index, finalScriptSig: f.finalScriptSig ?? EMPTY, sequence: input.sequence ?? 0xffffffff });
+  }
+  const outputs: Array<{ amount: bigint; script: Uint8Array }> = [];
+  for (let o = 0; o < tx.outputsLength; o++) {
+    const out = tx.getOutput(o);
+    if (out.amount === undefined || !out.script) return { ok: false, error: `PSBT: output ${o} has no script or amount` };
+    fee -= out.amount;
+    outputs.push({ amount: out.amount, script: out.script });
+  }
+  if (fee < 0n) return { ok: false, error: 'PSBT: cannot extract (Outputs spends more than inputs amount)' };
+  const base = { version: tx.version, lockTime: tx.lockTime, inputs, outputs };
+  const segwit = witnesses.some((w) => w.length > 0);
+  const bytes = RawTx.encode({ ...base, witnesses, segwitFlag: segwit });
+  // The txid hashes the serialization without witnesses (BIP-144), byte-reversed.
+  const legacy = segwit ? RawTx.encode({ ...base, segwitFlag: false }) : bytes;
+  const txid = hex.encode(sha256(sha256(legacy)).reverse());
+  return { ok: true, tx: bytes, hex: hex.encode(bytes), txid, scriptSigs, witnesses };
 }
 
 export type TemplateComparison = { ok: true } | { ok: false; error: string };

@@ -28,8 +28,10 @@ import { formatSighash, SIGHASH_ANYONECANPAY } from './sighash.js';
 import { parseSchnorrSignature, TAPSCRIPT_LEAF_VERSION, verifySchnorr } from './taproot.js';
 import type { Prevout } from './transaction.js';
 import { TxDigests } from './tx-digests.js';
+import type { FinalFields } from './psbt-template.js';
 
-export { extractFinalTransaction, finalizeAndExtract, compareToTemplate } from './psbt-template.js';
+export { extractFinalTransaction, extractWithFinals, finalizeAndExtract, compareToTemplate } from './psbt-template.js';
+export type { FinalFields } from './psbt-template.js';
 
 export type SighashExpectation = 'ALL' | 'DEFAULT' | 'DEFAULT_OR_ALL' | 'SINGLE|ANYONECANPAY';
 
@@ -69,7 +71,7 @@ export function allowedSighashes(expect: SighashExpectation, taproot: boolean): 
 export function verifyPsbt(
   psbt: string | Uint8Array | Transaction,
   expected: readonly PsbtInputExpectation[],
-  options: { rules?: 'standard' | 'consensus' } = {},
+  options: { rules?: 'standard' | 'consensus'; finals?: ReadonlyMap<number, FinalFields> } = {},
 ): PsbtVerifyResult {
   const parsed = parsePsbt(psbt);
   if (!parsed.ok) return { ok: false, error: parsed.error, inputs: [] };
@@ -85,15 +87,20 @@ export function verifyPsbt(
   } catch (e) {
     return { ok: false, error: `PSBT: ${(e as Error).message}`, inputs: [] };
   }
-  const reports = expected.map((e) => verifyExpectedInput(digests, e, prevouts, errors, options.rules ?? 'standard'));
+  const reports = expected.map((e) => verifyExpectedInput(digests, e, prevouts, errors, options.rules ?? 'standard', options.finals?.get(e.index)));
   const firstBad = reports.find((r) => !r.ok);
   if (firstBad && !firstBad.ok) return { ok: false, error: firstBad.error, inputs: reports };
   return { ok: true, inputs: reports as Extract<PsbtInputReport, { ok: true }>[] };
 }
 
+/**
+ * `final`: the final fields that stand in for the input's own (a stored seller witness checked
+ * against this transaction without merging it into the PSBT first; `extractWithFinals` then puts
+ * the very same fields into the network transaction).
+ */
 function verifyExpectedInput(
   d: TxDigests, e: PsbtInputExpectation, prevouts: (Prevout | undefined)[], errors: (string | undefined)[],
-  rules: 'standard' | 'consensus',
+  rules: 'standard' | 'consensus', final?: FinalFields,
 ): PsbtInputReport {
   const tx = d.tx;
   const i = e.index;
@@ -108,16 +115,19 @@ function verifyExpectedInput(
   }
   const taproot = isTaprootScript(own.script);
   const allowed = allowedSighashes(e.sighash, taproot);
-  const input = tx.getInput(i);
-  const finalized = Boolean(input.finalScriptWitness?.length || input.finalScriptSig?.length);
+  // The input itself only when it is what gets checked (reading one copies it whole).
+  const input: PsbtInput = final && !('pubkey' in e.signer) ? {} : tx.getInput(i);
+  const fields: { finalScriptWitness?: Uint8Array[]; finalScriptSig?: Uint8Array } = final ?? input;
+  const finalized = Boolean(fields.finalScriptWitness?.length || fields.finalScriptSig?.length);
   const missing = prevouts.findIndex((p) => p === undefined);
 
+  if (!finalized && final) return fail('is not signed');
   if (!finalized && input.tapScriptSig?.length) return verifyTapScriptPartial(d, i, e, allowed, missing, fail);
   const witness = finalized ? undefined : partialWitness(input, own.script);
   if (!finalized && !witness) return fail('is not signed');
   const spend = {
-    scriptSig: witness?.scriptSig ?? input.finalScriptSig ?? new Uint8Array(),
-    witness: witness?.witness ?? input.finalScriptWitness ?? [],
+    scriptSig: witness?.scriptSig ?? fields.finalScriptSig ?? new Uint8Array(),
+    witness: witness?.witness ?? fields.finalScriptWitness ?? [],
   };
   const r = verifyInputSignature(d, i, d.prevouts, { rules }, spend);
   if (!r.ok) {
@@ -132,7 +142,7 @@ function verifyExpectedInput(
   return { input: i, ok: true, family: r.family, sighashTypes: r.sighashTypes, pubkeys: r.pubkeys, finalized };
 }
 
-type PsbtInput = ReturnType<Transaction['getInput']>;
+type PsbtInput = Partial<ReturnType<Transaction['getInput']>>;
 
 /**
  * The final fields of an input: its own when finalized, else what a finalizer builds from its

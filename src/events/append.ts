@@ -24,6 +24,7 @@ import crypto from 'node:crypto';
 import type { Db, Tx } from '../store/db.js';
 import { afterCommit, beforeCommit, storeOf } from '../store/tx-hooks.js';
 import { compiledOnce } from '../store/compiled.js';
+import { insertRows } from '../store/insert-rows.js';
 import type { EventLogTables } from './tables.js';
 
 export type Feed = 'public' | 'owner';
@@ -97,7 +98,7 @@ async function flush(tx: Tx, rows: Omit<Row, 'seq' | 'recorded_at'>[]): Promise<
   const first = Number(last) - rows.length + 1;
   const numbered = rows.map((r, i) => ({ ...r, seq: first + i, recorded_at }));
   // SQLite caps the bound parameters of one statement; an indexer block may end many listings.
-  for (let i = 0; i < numbered.length; i += 200) await tx.insertInto('event_log').values(numbered.slice(i, i + 200)).execute();
+  for (let i = 0; i < numbered.length; i += 200) await insertRows(tx, 'event_log', numbered.slice(i, i + 200));
   const db = storeOf(tx);
   afterCommit(tx, () => {
     for (const fn of listeners.get(db) ?? []) fn(Number(last));

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
+import { compiledOnce } from '../store/compiled.js';
 import type { Chain, ChainBlock, CpEvent } from '../chain/ports.js';
 import type { Clock } from '../clock.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
@@ -33,6 +34,9 @@ export interface Watcher<P = unknown> {
 
 /** How deep the indexer will look back for a common ancestor before giving up loudly. */
 const MAX_REORG_DEPTH = 100;
+
+// Compiled once (store/compiled.ts): every answer that shows confirmations reads the cursor.
+const newestBlock = compiledOnce((db) => db.selectFrom('indexed_blocks').select(['height', 'hash']).orderBy('height', 'desc').limit(1));
 
 /**
  * The block follower. Each run brings the market from its stored cursor to
@@ -71,8 +75,7 @@ export class Indexer {
   }
 
   async cursor(): Promise<{ height: number; hash: string } | undefined> {
-    const row = await this.db.selectFrom('indexed_blocks').select(['height', 'hash']).orderBy('height', 'desc').limit(1).executeTakeFirst();
-    return row ?? undefined;
+    return (await newestBlock(this.db)).rows[0] as { height: number; hash: string } | undefined;
   }
 
   private async runOnce(lease: Lease | undefined) {

@@ -4,6 +4,7 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../store/db.js';
 import { compiledOnce } from '../store/compiled.js';
+import { insertRows } from '../store/insert-rows.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
@@ -117,12 +118,14 @@ export class SettlementJournal {
     // comes back (PostgreSQL waits for a claimer still in flight, as a plain insert would).
     const outpoints = [...new Set(input.claims)].sort();
     if (outpoints.length) {
-      const taken = await tx
-        .insertInto('outpoint_claims')
-        .values(outpoints.map((outpoint) => ({ outpoint, settlement_id: id, created_at: now })))
-        .onConflict((oc) => oc.column('outpoint').doNothing())
-        .returning('outpoint')
-        .execute();
+      const taken = (
+        await insertRows(
+          tx,
+          'outpoint_claims',
+          outpoints.map((outpoint) => ({ outpoint, settlement_id: id, created_at: now })),
+          { conflictDoNothing: 'outpoint', returning: 'outpoint' },
+        )
+      ).rows as Array<{ outpoint: string }>;
       if (taken.length !== outpoints.length) {
         const got = new Set(taken.map((r) => r.outpoint));
         throw new ClaimLost(outpoints.find((o) => !got.has(o))!);
@@ -152,11 +155,12 @@ export class SettlementJournal {
       confirmed_hash: null,
       confirmed_at: null,
     };
-    await tx.insertInto('settlements').values(row).execute();
-    await tx
-      .insertInto('settlement_members')
-      .values(txs.map((t, position) => ({ settlement_id: id, position, txid: t.txid, state: 'pending' as const, reason: null, updated_at: now })))
-      .execute();
+    await insertRows(tx, 'settlements', [row]);
+    await insertRows(
+      tx,
+      'settlement_members',
+      txs.map((t, position) => ({ settlement_id: id, position, txid: t.txid, state: 'pending' as const, reason: null, updated_at: now })),
+    );
     return row;
   }
 

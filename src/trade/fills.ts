@@ -12,6 +12,7 @@
  */
 import crypto from 'node:crypto';
 import type { Tx } from '../store/db.js';
+import { insertRows } from '../store/insert-rows.js';
 import type { FillTables } from './fill-tables.js';
 import { eventId } from './event-rows.js';
 import { logFillOwnerEvent, logSale, retractOwnerEvent, retractPublicEvent } from './event-rows.js';
@@ -31,7 +32,7 @@ type SoldUnit = { id: string; state: string; utxo_txid: string; utxo_vout: numbe
 export async function recordFills(tx: Tx, rows: Omit<FillRecord, 'id' | 'state' | 'confirmed_at' | 'block_index' | 'created_at' | 'updated_at'>[], at: number, units?: SoldUnit[]): Promise<void> {
   if (!rows.length) return;
   const fills = rows.map((r) => ({ ...r, id: fillId(r.txid, r.ref_id), state: 'pending' as const, confirmed_at: null, block_index: null, created_at: at, updated_at: at }));
-  await tx.insertInto('fills').values(fills).execute();
+  await insertRows(tx, 'fills', fills);
   const listingIds = fills.filter((f) => f.kind === 'listing').map((f) => f.ref_id);
   const listings = units ?? (listingIds.length ? await tx.selectFrom('listings').select(['id', 'state', 'utxo_txid', 'utxo_vout']).where('id', 'in', listingIds).execute() : []);
   const byId = new Map(listings.map((l) => [l.id, l]));

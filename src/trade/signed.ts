@@ -25,7 +25,7 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import { ApiError } from '../http/errors.js';
 import type { Network } from '../bitcoin/networks.js';
 import { parsePsbt, psbtPrevouts } from '../bitcoin/psbt.js';
-import { compareToTemplate, finalFields, finalizeAndExtract, verifyPsbt } from '../bitcoin/psbt-verify.js';
+import { compareToTemplate, extractWithFinals, finalFields, finalizeAndExtract, verifyPsbt, type FinalFields } from '../bitcoin/psbt-verify.js';
 import { checkInput0Sighash } from '../counterparty/sighash-flag.js';
 
 const FIELD = 'body.psbt_hex';
@@ -112,9 +112,35 @@ export function addSellers(merged: Transaction, sellers: SellerInput[], network:
   return merged;
 }
 
-/** addSellers, then the network transaction (every input signed: no co-signed line). */
+/**
+ * The network transaction of a checkout whose every input is signed (no co-signed line): the
+ * sellers' stored final fields (input k = line k − 1, `sig` as SellerHalves.signature gives them)
+ * checked against this very transaction as addSellers checks them, then serialized with the
+ * buyer's inputs as `merged` holds them. The fields are not merged into `merged` (each scure
+ * `updateInput` re-encodes and re-validates the whole input); the bytes checked are the bytes
+ * extracted. A stored half that does not verify here is 409 checkout_changed, as in addSellers.
+ */
 export function withSellers(merged: Transaction, sellers: SellerInput[], expectedTxid: string, network: Network): { txid: string; hex: string } {
-  return finalCheckout(addSellers(merged, sellers, network), expectedTxid);
+  const finals = new Map<number, FinalFields>();
+  for (const s of sellers) {
+    const f = s.sig as { finalScriptWitness?: Uint8Array[]; finalScriptSig?: Uint8Array };
+    // A half whose final fields cannot be read (none stored, or a leaf signature) is no final witness:
+    // an empty one fails its check below.
+    finals.set(s.index, f.finalScriptWitness?.length ? { finalScriptWitness: f.finalScriptWitness } : f.finalScriptSig?.length ? { finalScriptSig: f.finalScriptSig } : { finalScriptWitness: [] });
+  }
+  // One pass over the transaction (its shared digests hashed once), every seller input checked.
+  const v = verifyPsbt(
+    merged,
+    sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: s.cosignedKey ? { pubkey: s.cosignedKey } : { address: s.seller, network } })),
+    { finals },
+  );
+  if (!v.ok) {
+    const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
+    throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
+  }
+  const final = extractWithFinals(merged, finals);
+  if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
+  return checkedCheckout(final, final.scriptSigs[0]!, final.witnesses[0]!, expectedTxid);
 }
 
 /**
@@ -125,7 +151,12 @@ export function finalCheckout(merged: Transaction, expectedTxid: string): { txid
   const final = finalizeAndExtract(merged);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   const raw = RawTx.decode(final.tx);
-  const input0 = checkInput0Sighash(raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? []);
+  return checkedCheckout(final, raw.inputs[0]!.finalScriptSig, raw.witnesses?.[0] ?? [], expectedTxid);
+}
+
+/** Counterparty's input-0 rule on input 0's final fields, and the quoted txid. */
+function checkedCheckout(final: { txid: string; hex: string }, scriptSig0: Uint8Array, witness0: Uint8Array[], expectedTxid: string): { txid: string; hex: string } {
+  const input0 = checkInput0Sighash(scriptSig0, witness0);
   if (!input0.ok) throw new ApiError('signature_invalid', `${FIELD}: ${input0.reason} (Counterparty would not parse the delivery)`, { field: FIELD });
   if (final.txid !== expectedTxid) throw new ApiError('template_mismatch', `${FIELD}: txid ${final.txid}, quoted ${expectedTxid}`, { field: FIELD });
   return { txid: final.txid, hex: final.hex };

@@ -5,7 +5,7 @@ import { hex, base64 } from '@scure/base';
 import { p2tr, RawTx, Script, SigHash, TaprootControlBlock, Transaction, TAPROOT_UNSPENDABLE_KEY } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { RawPSBTV0 } from '@scure/btc-signer/psbt.js';
-import { compareToTemplate, extractFinalTransaction, finalFields, finalizeAndExtract, verifyPsbt, type PsbtInputExpectation } from '../../src/bitcoin/psbt-verify.js';
+import { compareToTemplate, extractFinalTransaction, extractWithFinals, finalFields, finalizeAndExtract, verifyPsbt, type FinalFields, type PsbtInputExpectation } from '../../src/bitcoin/psbt-verify.js';
 import { verifyAllInputSignatures } from '../../src/bitcoin/input-signature.js';
 import { networkParams } from '../../src/bitcoin/networks.js';
 import { fundingTx, makeWallet, signInput, signTapLeaf, walletInput, type TestWallet } from '../helpers/wallets.js';
@@ -243,6 +243,41 @@ void test('extractFinalTransaction: names the unsigned input; extracts a verifia
   assert.equal(tx.isFinal, false);
   assert.ok(extractFinalTransaction(tx).ok);
   assert.equal(tx.isFinal, false);
+});
+
+void test('final fields standing in for an input: verified as if merged, extracted byte for byte as scure extracts the merged PSBT', () => {
+  for (const [b, w] of [[buyer, seller], [buyerWpkh, sellerTr]] as const) {
+    const tx = checkout(b, w);
+    signInput(tx, 0, b, b.family === 'p2tr' ? 0 : 1);
+    signInput(tx, 1, w, SigHash.SINGLE_ANYONECANPAY);
+    const signed = Transaction.fromPSBT(tx.toPSBT(), { allowUnknownOutputs: true });
+    const sellerFinal = finalFields(signed.getInput(1), w.script)!;
+    // The template holds the buyer's final fields; the seller's stand beside it, not merged.
+    const template = Transaction.fromPSBT(tx.toPSBT(), { allowUnknownOutputs: true });
+    template.updateInput(0, finalFields(template.getInput(0), b.script)!, true);
+    const bare = Transaction.fromPSBT(template.toPSBT(), { allowUnknownOutputs: true });
+    // Drop the seller's partial signature from the template: only the stand-in carries it.
+    const unsignedSeller = checkout(b, w);
+    unsignedSeller.updateInput(0, finalFields(template.getInput(0), b.script)!, true);
+    const finals = new Map<number, FinalFields>([[1, sellerFinal]]);
+    const expect: PsbtInputExpectation[] = [{ index: 1, sighash: 'SINGLE|ANYONECANPAY', signer: by(w) }];
+    assert.equal(verifyPsbt(unsignedSeller, expect).ok, false, 'unsigned without the stand-in');
+    assert.ok(verifyPsbt(unsignedSeller, expect, { finals }).ok);
+    const got = extractWithFinals(unsignedSeller, finals);
+    bare.updateInput(1, sellerFinal, true);
+    const want = finalizeAndExtract(bare);
+    assert.ok(got.ok && want.ok, JSON.stringify(got));
+    assert.equal(got.hex, want.hex);
+    assert.equal(got.txid, want.txid);
+    assert.deepEqual(got.witnesses[0], (finalFields(template.getInput(0), b.script) as { finalScriptWitness: Uint8Array[] }).finalScriptWitness);
+    assert.equal(unsignedSeller.getInput(1).finalScriptWitness, undefined, 'the PSBT is left as it was');
+    // Another input's witness in its place does not verify; an empty one is unsigned; a missing input is named.
+    const wrong = new Map<number, FinalFields>([[1, finalFields(template.getInput(0), b.script)!]]);
+    assert.equal(verifyPsbt(unsignedSeller, expect, { finals: wrong }).ok, false);
+    const empty = verifyPsbt(unsignedSeller, expect, { finals: new Map([[1, { finalScriptWitness: [] }]]) });
+    assert.match(!empty.ok ? empty.error : '', /input 1 is not signed/);
+    assert.deepEqual(extractWithFinals(unsignedSeller, new Map()), { ok: false, error: 'PSBT: input 1 is not signed' });
+  }
 });
 
 void test("finalFields builds scure's final witness from partial signatures (P2TR, P2WPKH, P2PKH), keeps final ones, and gives nothing unsigned", () => {

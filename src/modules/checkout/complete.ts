@@ -28,7 +28,7 @@ import type { Tx } from '../../store/db.js';
 import { compiledOnce } from '../../store/compiled.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../../trade/fills.js';
-import { claimListing } from '../listings/index.js';
+import { claimListings } from '../listings/index.js';
 import { operationView, type OperationView } from './view.js';
 
 // Compiled once (store/compiled.ts): quoted → completed, guarded.
@@ -128,13 +128,15 @@ export class CheckoutCompletion {
   private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
-      // Claimed one by one, each by its primary key (one UPDATE over an id list lets SQLite pick the
-      // state-and-expiry index instead and walk every live listing of the market), in id order, so
-      // two carts sharing listings lock them in the same order.
-      for (const line of [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id))) {
-        checkUnchanged(line, rows.get(line.listing_id), now);
-        if (!(await claimListing(tx, line.listing_id, line.version, now))) throw changed(line, 'was claimed or changed');
-      }
+      // Every line checked in id order, then all claimed by one guarded UPDATE that locks them in id
+      // order (claimListings), so two carts sharing listings never deadlock. A line it did not
+      // claim (another settlement won it since the read above) refuses the cart, the first such
+      // in id order named; the rollback undoes the others.
+      const byId = [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id));
+      for (const line of byId) checkUnchanged(line, rows.get(line.listing_id), now);
+      const claimed = await claimListings(tx, byId.map((l) => ({ id: l.listing_id, version: l.version })), now);
+      const lost = byId.find((l) => !claimed.has(l.listing_id));
+      if (lost) throw changed(lost, 'was claimed or changed');
       // An older quote of the same cart can be byte for byte a transaction already journaled and
       // released: the journal holds one settlement per txid, so it cannot settle as quoted.
       if (await this.ctx.journal.byTxid(tx, txid)) {

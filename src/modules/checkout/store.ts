@@ -1,6 +1,7 @@
 /** The checkout's SQL: quotes, the fillable listings a cart draws from, and its fills. */
 import crypto from 'node:crypto';
 import type { Db, Tx } from '../../store/db.js';
+import { compiledOnce } from '../../store/compiled.js';
 import type { CheckoutTables } from './tables.js';
 import type { FillTables } from '../../trade/fill-tables.js';
 import type { ListingRow } from '../listings/index.js';
@@ -27,23 +28,33 @@ export const newQuoteId = () => `cq_${crypto.randomBytes(12).toString('hex')}`;
 
 export const quoteLines = (q: QuoteRow): QuoteLine[] => JSON.parse(q.lines) as QuoteLine[];
 
+// Compiled once (store/compiled.ts): every completion reads its quote and, twice, its listings.
+const quoteById = compiledOnce((db, id: string) => db.selectFrom('checkout_quotes').selectAll().where('id', '=', id));
+const listingsByCount = new Map<number, (db: Db | Tx, ...ids: string[]) => Promise<{ rows: unknown[] }>>();
+/** One statement per id count (a cart holds at most a few dozen lines), each compiled once. */
+function listingsById(n: number) {
+  let f = listingsByCount.get(n);
+  if (!f) listingsByCount.set(n, (f = compiledOnce((db, ...ids: string[]) => db.selectFrom('listings').selectAll().where('id', 'in', ids))));
+  return f;
+}
+
 export class CheckoutStore {
   /** Parsed seller halves, shared by the quotes and the completions made over this store. */
   readonly halves = new SellerHalves();
 
   constructor(readonly db: Db) {}
 
-  quote(id: string, db: Db | Tx = this.db): Promise<QuoteRow | undefined> {
-    return db.selectFrom('checkout_quotes').selectAll().where('id', '=', id).executeTakeFirst();
+  async quote(id: string, db: Db | Tx = this.db): Promise<QuoteRow | undefined> {
+    return (await quoteById(db, id)).rows[0] as QuoteRow | undefined;
   }
 
   async insertQuote(row: QuoteRow): Promise<void> {
     await this.db.insertInto('checkout_quotes').values(row).execute();
   }
 
-  listings(ids: string[], db: Db | Tx = this.db): Promise<ListingRow[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return db.selectFrom('listings').selectAll().where('id', 'in', ids).execute();
+  async listings(ids: string[], db: Db | Tx = this.db): Promise<ListingRow[]> {
+    if (!ids.length) return [];
+    return (await listingsById(ids.length)(db, ...ids)).rows as ListingRow[];
   }
 
   /**

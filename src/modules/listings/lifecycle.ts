@@ -36,6 +36,7 @@
  * written at its exposure and restated (same id, same `at`: when it left the book) by every later
  * transition that changes what it says: an ending, an unrotate, a restore to exposed.
  */
+import { CompiledQuery, SqliteAdapter } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
 import { compiledOnce } from '../../store/compiled.js';
 import type { ListingRow } from './store.js';
@@ -85,6 +86,58 @@ export async function claimListing(tx: Tx, id: string, version: number, at: numb
 const claimStatement = compiledOnce((tx, id: string, version: number, at: number) =>
   tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('id', '=', id).where('state', '=', 'active').where('version', '=', version).where('expires_at', '>', at),
 );
+
+/**
+ * active → reserved for every listing of a cart at once, each on the version the quote saw and
+ * not expired at `at`: one guarded UPDATE for all lines (a 10-line checkout ran ten), returning
+ * the ids it claimed; the caller refuses the cart unless every line is among them (and its
+ * transaction then rolls back, so a partial claim is never committed). The listing triggers still
+ * run once per row.
+ *
+ * Locking: on PostgreSQL the rows are locked in id order (a materialized CTE selecting them
+ * `ORDER BY id FOR UPDATE`: the lock is taken above the sort), the order every cart takes, so two carts sharing
+ * listings never wait on each other in a cycle; the loser re-reads the winner's row (READ
+ * COMMITTED) and finds it no longer active; the UPDATE names the ids again so the planner reaches
+ * the rows by primary key there too. SQLite has one writer at a time. There, the id terms decide
+ * the index: `+state` and `+expires_at` keep SQLite from walking the state-and-expiry index over
+ * every live listing of the market instead of the primary key (test/listings/claim-listings).
+ *
+ * The statement is written out (not built by Kysely) and kept per dialect and line count.
+ */
+export async function claimListings(tx: Tx, lines: ReadonlyArray<{ id: string; version: number }>, at: number): Promise<Set<string>> {
+  if (!lines.length) return new Set();
+  const sqlite = tx.getExecutor().adapter instanceof SqliteAdapter;
+  const text = claimListingsSql(sqlite, lines.length);
+  const ids = lines.map((l) => l.id);
+  // One UPDATE claims a row once however often it is named: a listing named twice would pass as
+  // two claimed lines (a quote refuses such a cart; this keeps the claim from ever selling it twice).
+  if (new Set(ids).size !== ids.length) throw new Error('claimListings: a listing named twice');
+  const parameters = [at, ...ids, at, ...lines.flatMap((l) => [l.id, l.version])];
+  const r = await tx.executeQuery<{ id: string }>(CompiledQuery.raw(text, parameters));
+  return new Set(r.rows.map((row) => row.id));
+}
+
+const claimTexts = new Map<string, string>();
+
+/** The text of claimListings for `n` lines (exported for its query-plan test). */
+export function claimListingsSql(sqlite: boolean, n: number): string {
+  const key = `${sqlite ? 's' : 'p'}${n}`;
+  const kept = claimTexts.get(key);
+  if (kept) return kept;
+  let k = 0;
+  const p = () => (sqlite ? '?' : `$${++k}`);
+  const set = p();
+  const list = Array.from({ length: n }, p).join(', ');
+  const now = p();
+  // PostgreSQL types a CASE of bare parameters as text: the versions are cast.
+  const versions = Array.from({ length: n }, () => `WHEN ${p()} THEN ${p()}${sqlite ? '' : '::integer'}`).join(' ');
+  const text = sqlite
+    ? `UPDATE listings SET state = 'reserved', updated_at = ${set} WHERE id IN (${list}) AND +state = 'active' AND +expires_at > ${now} AND version = CASE id ${versions} END RETURNING id`
+    : `WITH locked AS MATERIALIZED (SELECT id FROM listings WHERE id IN (${list}) ORDER BY id FOR UPDATE) ` +
+      `UPDATE listings l SET state = 'reserved', updated_at = ${set} FROM locked WHERE l.id = locked.id AND l.id IN (${list}) AND l.state = 'active' AND l.expires_at > ${now} AND l.version = CASE l.id ${versions} END RETURNING l.id`;
+  claimTexts.set(key, text);
+  return text;
+}
 
 /**
  * pending | active → reserved for a settlement that takes the unit by its outpoint (an
