@@ -141,3 +141,43 @@ void test('two carts sharing listings reach their claims at once: one wins, the 
   assert.deepEqual(await statesOf(lostCart.filter((l) => !shared.has(l.id))), lostCart.filter((l) => !shared.has(l.id)).map(() => 'active'));
   assert.deepEqual(await settlementsOf((ra.status === 'fulfilled' ? cb : ca).q.id), []);
 });
+
+void test('a claim meeting a transaction that ends the same listings in the other order: the deadlock\'s victim is run again, the buyer gets 409, never a 500', async (t) => {
+  if (m.ctx.store.dialect !== 'postgres') return t.skip('PostgreSQL only: SQLite has one writer at a time');
+  const ls = (await listed('cart-deadlock', 2)).sort((x, y) => x.id.localeCompare(y.id));
+  const [first, second] = [ls[0]!, ls[1]!];
+  const c = await cartQuote('cart-deadlock', ls);
+  const store = new StaleReads(m.ctx.store.db);
+  await store.freeze(ls.map((l) => l.id));
+  // Another kind of transaction (a block's invalidations, say) ends both listings, the later id
+  // first. It takes `second`, lets the claim lock `first` and wait for `second`, then asks for
+  // `first`: a cycle. PostgreSQL aborts the claim (it waited first, so its check runs first).
+  let tookSecond!: () => void;
+  const secondTaken = new Promise<void>((r) => (tookSecond = r));
+  let claimWaiting!: () => void;
+  const claimStarted = new Promise<void>((r) => (claimWaiting = r));
+  const ender = m.ctx.store.db.transaction().execute(async (tx) => {
+    const end = (id: string) => tx.updateTable('listings').set({ state: 'ended', end_reason: 'invalid', ended_at: 1, updated_at: 1 }).where('id', '=', id).where('state', 'in', ['active', 'reserved']).execute();
+    await end(second.id);
+    tookSecond();
+    await claimStarted;
+    await new Promise((r) => setTimeout(r, 300)); // the claim is now waiting for `second`
+    await end(first.id);
+  });
+  let held = false;
+  store.hold = async () => {
+    if (held) return; // the run again reads and claims at once
+    held = true;
+    await secondTaken;
+    claimWaiting();
+  };
+  const completion = new CheckoutCompletion(m.ctx, store);
+  const [r, e] = await Promise.allSettled([completion.complete((await store.quote(c.q.id))!, c.signed), ender]);
+  assert.equal(e.status, 'fulfilled', e.status === 'rejected' ? String(e.reason) : '');
+  assert.equal(r.status, 'rejected');
+  const why = (r as PromiseRejectedResult).reason;
+  assert.ok(why instanceof ApiError, `the claim's real answer, not ${String(why)}`);
+  assert.equal(why.code, 'checkout_changed');
+  assert.deepEqual(await statesOf(ls), ['ended', 'ended']);
+  assert.deepEqual(await settlementsOf(c.q.id), []);
+});

@@ -26,6 +26,7 @@ import { addSellers, buyerSigned, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
 import type { Tx } from '../../store/db.js';
 import { compiledOnce } from '../../store/compiled.js';
+import { retryDeadlocks } from '../../store/deadlock.js';
 import { quoteLines, type CheckoutStore, type QuoteLine, type QuoteRow } from './store.js';
 import { recordFills } from '../../trade/fills.js';
 import { claimListings } from '../listings/index.js';
@@ -126,10 +127,17 @@ export class CheckoutCompletion {
   }
 
   private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
+    // A deadlock's victim is run again whole (store/deadlock.ts): it rolled back, nothing of it
+    // holds, and the market signer answers the same transaction again with its recorded signature.
+    return retryDeadlocks(() => this.commitOnce(q, lines, txid, sign, digest, now));
+  }
+
+  private async commitOnce(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
     return this.store.db.transaction().execute(async (tx) => {
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
       // Every line checked in id order, then all claimed by one guarded UPDATE that locks them in id
-      // order (claimListings), so two carts sharing listings never deadlock. A line it did not
+      // order (claimListings), so two carts sharing listings never deadlock with each other (a
+      // transaction of another kind ending several listings still can: commit retries). A line it did not
       // claim (another settlement won it since the read above) refuses the cart, the first such
       // in id order named; the rollback undoes the others.
       const byId = [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id));
