@@ -7,7 +7,7 @@
  * close a cycle, and the buyer must get the claim's real answer (claimed, or 409 because the
  * listings left), never a 500. SQLite has one writer at a time and never deadlocks.
  */
-export const isDeadlock = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '40P01';
+const isDeadlock = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '40P01';
 
 /** `run` (a whole transaction) again when PostgreSQL chose it as a deadlock's victim, at most `attempts` times in all. */
 export async function retryDeadlocks<T>(run: () => Promise<T>, attempts = 3): Promise<T> {

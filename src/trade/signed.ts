@@ -100,16 +100,25 @@ export interface SellerInput {
  */
 export function addSellers(merged: Transaction, sellers: SellerInput[], network: Network): Transaction {
   for (const s of sellers) merged.updateInput(s.index, s.sig, true);
-  // One pass over the transaction (its shared digests hashed once), every seller input checked.
+  checkSellers(merged, sellers, network);
+  return merged;
+}
+
+/**
+ * Every seller input of `merged` checked in one pass (its shared digests hashed once), with
+ * `finals` standing in for the inputs' own final fields where given; the first that fails is
+ * 409 checkout_changed naming its listing.
+ */
+function checkSellers(merged: Transaction, sellers: SellerInput[], network: Network, finals?: ReadonlyMap<number, FinalFields>): void {
   const v = verifyPsbt(
     merged,
     sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: s.cosignedKey ? { pubkey: s.cosignedKey } : { address: s.seller, network } })),
+    finals ? { finals } : {},
   );
   if (!v.ok) {
     const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
     throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
   }
-  return merged;
 }
 
 /**
@@ -128,16 +137,7 @@ export function withSellers(merged: Transaction, sellers: SellerInput[], expecte
     // an empty one fails its check below.
     finals.set(s.index, f.finalScriptWitness?.length ? { finalScriptWitness: f.finalScriptWitness } : f.finalScriptSig?.length ? { finalScriptSig: f.finalScriptSig } : { finalScriptWitness: [] });
   }
-  // One pass over the transaction (its shared digests hashed once), every seller input checked.
-  const v = verifyPsbt(
-    merged,
-    sellers.map((s) => ({ index: s.index, sighash: 'SINGLE|ANYONECANPAY' as const, signer: s.cosignedKey ? { pubkey: s.cosignedKey } : { address: s.seller, network } })),
-    { finals },
-  );
-  if (!v.ok) {
-    const bad = sellers[v.inputs.findIndex((r) => !r.ok)] ?? sellers[0]!;
-    throw new ApiError('checkout_changed', `listing ${bad.listing_id} can no longer settle as quoted; quote again`, { listing_id: bad.listing_id });
-  }
+  checkSellers(merged, sellers, network, finals);
   const final = extractWithFinals(merged, finals);
   if (!final.ok) throw new ApiError('invalid_transaction', `${FIELD}: ${final.error}`, { field: FIELD });
   return checkedCheckout(final, final.scriptSigs[0]!, final.witnesses[0]!, expectedTxid);

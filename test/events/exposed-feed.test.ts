@@ -17,7 +17,7 @@ import { unreachableChain } from '../helpers/chain.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { listingRow } from '../helpers/feed-rows.js';
 import { assertLogReplaysFeeds } from '../helpers/event-log.js';
-import { claimListing, createListing, endListing, exposeListing, restoreListing, sellListings, unrotateListing } from '../../src/modules/listings/lifecycle.js';
+import { claimListings, createListing, endListing, exposeListing, restoreListing, sellListings, unrotateListing } from '../../src/modules/listings/lifecycle.js';
 import { EventsService } from '../../src/modules/events/service.js';
 import { AssetLongnames } from '../../src/modules/events/asset-longnames.js';
 import { EventLogReader } from '../../src/events/log-reader.js';
@@ -74,7 +74,7 @@ async function expectDelisted(id: string, want: [string, number] | null, step: s
 async function exposed(asset: string, k: number, at: number) {
   const l = listingRow({ seller, asset, created_at: T0 + k, activated_at: T0 + k, expires_at: T0 + 86_400 });
   await tx((x) => createListing(x, l));
-  assert.ok(await tx((x) => claimListing(x, l.id, l.version, T0 + k + 1)));
+  assert.ok((await tx((x) => claimListings(x, [{ id: l.id, version: l.version }], T0 + k + 1))).has(l.id));
   assert.ok(await tx(async (x) => exposeListing(x, await row(l.id, x), 'checkout_replaced', at, 'ab'.repeat(32))));
   assert.equal((await row(l.id)).state, 'exposed');
   return l;

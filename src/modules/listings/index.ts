@@ -6,7 +6,7 @@ export { cosignUnitInput, cosignedUnitAt, unitHolder, unitLeafSigner } from './c
 export type { CosignedUnit } from './cosign-unit.js';
 export { cosignedOf, listingCosigned } from './cosigned.js';
 export { listingState } from './draft-view.js';
-export { claimListing, claimListings, claimListingAt, endListing, exposeListing, releaseClaimAt, releaseListing, sellListings, unsellListings } from './lifecycle.js';
+export { claimListings, claimListingAt, endListing, exposeListing, releaseClaimAt, releaseListing, sellListings, unsellListings } from './lifecycle.js';
 export { MIN_PRICE_SATS, platformFee, tapInternalKeyFor } from './rules.js';
 export { ListingSubtypeSchema, TapKey } from './schemas.js';
 export { LIVE, ListingStore } from './store.js';

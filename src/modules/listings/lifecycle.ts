@@ -38,7 +38,6 @@
  */
 import { CompiledQuery, SqliteAdapter } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
-import { compiledOnce } from '../../store/compiled.js';
 import type { ListingRow } from './store.js';
 import { isPublicListing, logDelisted, logFillOwnerEvent, logListingEvent, retractPublicEvent } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
@@ -72,20 +71,6 @@ export async function setListingUtxoHeight(tx: Tx, l: ListingRow, height: number
   const state: ListingState = height === null ? (l.state === 'active' ? 'pending' : l.state) : l.state === 'pending' ? 'active' : l.state;
   return changed(await tx.updateTable('listings').set({ utxo_height: height, state, updated_at: at }).where('id', '=', l.id).where('state', '=', l.state).executeTakeFirst());
 }
-
-/**
- * active → reserved for a signed settlement, guarded by the version the signer
- * saw and the market expiry. False when another claim won, the seller repriced
- * or delisted, or it expired: the caller refuses with 409.
- */
-export async function claimListing(tx: Tx, id: string, version: number, at: number): Promise<boolean> {
-  return Number((await claimStatement(tx, id, version, at)).numAffectedRows) === 1;
-}
-
-// Compiled once (a checkout runs it for each line of a cart).
-const claimStatement = compiledOnce((tx, id: string, version: number, at: number) =>
-  tx.updateTable('listings').set({ state: 'reserved', updated_at: at }).where('id', '=', id).where('state', '=', 'active').where('version', '=', version).where('expires_at', '>', at),
-);
 
 /**
  * active → reserved for every listing of a cart at once, each on the version the quote saw and
