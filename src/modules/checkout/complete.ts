@@ -70,8 +70,12 @@ export class CheckoutCompletion {
 
   async view(q: QuoteRow, extra: { skippedOwn?: string[]; endsOffers?: EndsOffers } = {}): Promise<OperationView> {
     const s = q.settlement_id ? await this.ctx.journal.byId(q.settlement_id) : undefined;
-    const tip = q.settlement_id ? await this.ctx.indexer.cursor() : undefined;
-    return operationView(q, s, this.now(), tip?.height ?? null, extra);
+    return operationView(q, s, this.now(), await this.tipFor(s), extra);
+  }
+
+  /** The indexed tip, read only where the view counts confirmations (a confirmed settlement). */
+  private async tipFor(s: SettlementRow | undefined): Promise<number | null> {
+    return s?.state === 'confirmed' ? ((await this.ctx.indexer.cursor())?.height ?? null) : null;
   }
 
   async complete(q: QuoteRow, psbtHex: string): Promise<OperationView> {
@@ -107,7 +111,7 @@ export class CheckoutCompletion {
         const signed = withSellers(merged, sellers, q.expected_txid, network);
         sign = () => Promise.resolve(signed);
       }
-      journaled = { s: await this.commit(q, lines, q.expected_txid, sign, digest, now), at: now };
+      journaled = { s: await this.commit(q, lines, current, q.expected_txid, sign, digest, now), at: now };
     } catch (e) {
       // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.
       if (!(e instanceof ApiError) || e.code !== 'checkout_changed') throw e;
@@ -122,29 +126,29 @@ export class CheckoutCompletion {
     // the commit; the relay moved the settlement to relayed), not read back; a settlement another
     // writer moved meanwhile (recovery, a block) is read.
     const done: QuoteRow = { ...q, status: 'completed', settlement_id: s.id, signed_sha256: digest, completed_at: at, updated_at: at };
-    const tip = await this.ctx.indexer.cursor();
-    return operationView(done, after ?? (await this.ctx.journal.byId(s.id)), this.now(), tip?.height ?? null);
+    const settled = after ?? (await this.ctx.journal.byId(s.id));
+    return operationView(done, settled, this.now(), await this.tipFor(settled));
   }
 
-  private async commit(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
+  private async commit(q: QuoteRow, lines: QuoteLine[], current: ListingRow[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
     // A deadlock's victim is run again whole (store/deadlock.ts): it rolled back, nothing of it
     // holds, and the market signer answers the same transaction again with its recorded signature.
-    return retryDeadlocks(() => this.commitOnce(q, lines, txid, sign, digest, now));
+    return retryDeadlocks(() => this.commitOnce(q, lines, current, txid, sign, digest, now));
   }
 
-  private async commitOnce(q: QuoteRow, lines: QuoteLine[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
+  private async commitOnce(q: QuoteRow, lines: QuoteLine[], current: ListingRow[], txid: string, sign: (tx: Tx) => Promise<{ txid: string; hex: string }>, digest: string, now: number): Promise<SettlementRow> {
     return this.store.db.transaction().execute(async (tx) => {
-      const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id), tx)).map((l) => [l.id, l]));
-      // Every line checked in id order, then all claimed by one guarded UPDATE that locks them in id
-      // order (claimListings), so two carts sharing listings never deadlock with each other (a
-      // transaction of another kind ending several listings still can: commit retries). A line it did not
-      // claim (another settlement won it since the read above) refuses the cart, the first such
-      // in id order named; the rollback undoes the others.
+      // All lines claimed by one guarded UPDATE (active, the quoted version, not expired) that
+      // locks them in id order (claimListings), so two carts sharing listings never deadlock with
+      // each other (a transaction of another kind ending several listings still can: commit
+      // retries). The guard is the whole check: nothing else of the row is read again here (a
+      // listing's outpoint never changes, and its seller half was verified from the read before).
+      // A line it did not claim (another settlement won it, or it changed, since that read)
+      // refuses the cart, the first such in id order named; the rollback undoes the others.
       const byId = [...lines].sort((a, b) => a.listing_id.localeCompare(b.listing_id));
-      for (const line of byId) checkUnchanged(line, rows.get(line.listing_id), now);
       const claimed = await claimListings(tx, byId.map((l) => ({ id: l.listing_id, version: l.version })), now);
       const lost = byId.find((l) => !claimed.has(l.listing_id));
-      if (lost) throw changed(lost, 'was claimed or changed');
+      if (lost) throw await this.lostLine(lost, tx, now);
       // An older quote of the same cart can be byte for byte a transaction already journaled and
       // released: the journal holds one settlement per txid, so it cannot settle as quoted.
       if (await this.ctx.journal.byTxid(tx, txid)) {
@@ -177,14 +181,26 @@ export class CheckoutCompletion {
         delivery_mode: q.delivery_mode,
         broadcast_at: now,
       }));
-      // The units as claimed above: reserved, at the outpoints just read.
-      const units = lines.map((l) => ({ id: l.listing_id, state: 'reserved', utxo_txid: rows.get(l.listing_id)!.utxo_txid, utxo_vout: rows.get(l.listing_id)!.utxo_vout }));
+      // The units as claimed above: reserved, at the outpoints read before the claim.
+      const units = current.map((l) => ({ id: l.id, state: 'reserved', utxo_txid: l.utxo_txid, utxo_vout: l.utxo_vout }));
       await recordFills(tx, fills, now, units);
       const done = await completeQuote(tx, q.id, s.id, digest, now);
       if (Number(done.numAffectedRows) !== 1) throw new ApiError('checkout_changed', 'the quote was completed meanwhile');
       this.ctx.failpoint('checkout-claim-before-commit');
       return s;
     });
+  }
+
+  /** The refusal for a line the claim did not take: why it changed, as the row now reads (within the claim's transaction). */
+  private async lostLine(line: QuoteLine, tx: Tx, now: number): Promise<ApiError> {
+    const [l] = await this.store.listings([line.listing_id], tx);
+    try {
+      checkUnchanged(line, l, now);
+    } catch (e) {
+      if (e instanceof ApiError) return e;
+      throw e;
+    }
+    return changed(line, 'was claimed or changed');
   }
 
   /** A completed quote submitted again: the same bytes answer the operation; others are refused. */
