@@ -10,6 +10,8 @@ import { RawTx } from '@scure/btc-signer/script.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { parsePsbt } from './psbt.js';
 import { READ_TX_OPTS } from './transaction.js';
+import type { PsbtView } from './psbt-view.js';
+import { bytesToHex } from './hex.js';
 
 export type ExtractResult =
   | { ok: true; tx: Uint8Array; hex: string; txid: string; vsize: number }
@@ -67,29 +69,33 @@ const EMPTY = new Uint8Array();
  * whose inputs carry those fields, without merging them into it first (scure's `updateInput`
  * re-encodes and re-validates every field of the input on each merge). The same refusals as
  * scure's `extract`: an input not final, no outputs, outputs worth more than the inputs. It
- * does not verify signatures: run `verifyPsbt` (with the same `finals`) first.
+ * does not verify signatures: run `verifyPsbt` (with the same `finals`) first. `view`: one of `tx`
+ * (its inputs and outputs then not read again; the amounts are its prevouts').
  */
-export function extractWithFinals(tx: Transaction, finals: ReadonlyMap<number, FinalFields>): ExtractWithFinalsResult {
+export function extractWithFinals(tx: Transaction, finals: ReadonlyMap<number, FinalFields>, view?: PsbtView): ExtractWithFinalsResult {
   if (!tx.outputsLength) return { ok: false, error: 'PSBT: cannot extract (Transaction has no outputs)' };
   const inputs: Array<{ txid: Uint8Array; index: number; finalScriptSig: Uint8Array; sequence: number }> = [];
   const scriptSigs: Uint8Array[] = [];
   const witnesses: Uint8Array[][] = [];
   let fee = 0n;
   for (let i = 0; i < tx.inputsLength; i++) {
-    const input = tx.getInput(i);
-    const f: { finalScriptWitness?: Uint8Array[]; finalScriptSig?: Uint8Array } = finals.get(i) ?? input;
+    // With a view, the input itself is read only when its own final fields are taken.
+    const given = finals.get(i);
+    const input = view && given ? undefined : tx.getInput(i);
+    const f: { finalScriptWitness?: Uint8Array[]; finalScriptSig?: Uint8Array } = given ?? input!;
     if (!f.finalScriptWitness?.length && !f.finalScriptSig?.length) return { ok: false, error: `PSBT: input ${i} is not signed` };
-    if (!input.txid || input.index === undefined) return { ok: false, error: `PSBT: input ${i} has no outpoint` };
-    const amount = input.witnessUtxo?.amount ?? input.nonWitnessUtxo?.outputs[input.index]?.amount;
+    const at = view ? view.inputs[i]! : input!;
+    if (!at.txid || at.index === undefined) return { ok: false, error: `PSBT: input ${i} has no outpoint` };
+    const amount = view ? view.prevouts[i]?.amount : (input!.witnessUtxo?.amount ?? input!.nonWitnessUtxo?.outputs[at.index]?.amount);
     if (amount === undefined) return { ok: false, error: 'PSBT: cannot extract (Empty input amount)' };
     fee += amount;
     scriptSigs.push(f.finalScriptSig ?? EMPTY);
     witnesses.push(f.finalScriptWitness ?? []);
-    inputs.push({ txid: input.txid, index: input.index, finalScriptSig: f.finalScriptSig ?? EMPTY, sequence: input.sequence ?? 0xffffffff });
+    inputs.push({ txid: at.txid, index: at.index, finalScriptSig: f.finalScriptSig ?? EMPTY, sequence: at.sequence ?? 0xffffffff });
   }
   const outputs: Array<{ amount: bigint; script: Uint8Array }> = [];
   for (let o = 0; o < tx.outputsLength; o++) {
-    const out = tx.getOutput(o);
+    const out = view ? view.outputs[o]! : tx.getOutput(o);
     if (out.amount === undefined || !out.script) return { ok: false, error: `PSBT: output ${o} has no script or amount` };
     fee -= out.amount;
     outputs.push({ amount: out.amount, script: out.script });
@@ -98,10 +104,12 @@ export function extractWithFinals(tx: Transaction, finals: ReadonlyMap<number, F
   const base = { version: tx.version, lockTime: tx.lockTime, inputs, outputs };
   const segwit = witnesses.some((w) => w.length > 0);
   const bytes = RawTx.encode({ ...base, witnesses, segwitFlag: segwit });
-  // The txid hashes the serialization without witnesses (BIP-144), byte-reversed.
-  const legacy = segwit ? RawTx.encode({ ...base, segwitFlag: false }) : bytes;
-  const txid = hex.encode(sha256(sha256(legacy)).reverse());
-  return { ok: true, tx: bytes, hex: hex.encode(bytes), txid, scriptSigs, witnesses };
+  // The txid hashes the serialization without witnesses (BIP-144), byte-reversed: with no
+  // scriptSig, that of the unsigned transaction, which the view may have hashed already.
+  const txid = view && scriptSigs.every((s) => !s.length)
+    ? view.unsignedTxid()
+    : hex.encode(sha256(sha256(segwit ? RawTx.encode({ ...base, segwitFlag: false }) : bytes)).reverse());
+  return { ok: true, tx: bytes, hex: bytesToHex(bytes), txid, scriptSigs, witnesses };
 }
 
 export type TemplateComparison = { ok: true } | { ok: false; error: string };

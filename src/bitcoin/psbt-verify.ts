@@ -23,7 +23,8 @@ import type { Transaction } from '@scure/btc-signer';
 import { decodeAddress } from './address.js';
 import { verifyInputSignature, type SpendFamily } from './input-signature.js';
 import type { Network } from './networks.js';
-import { parsePsbt, psbtPrevouts } from './psbt.js';
+import { parsePsbt } from './psbt.js';
+import { PsbtView } from './psbt-view.js';
 import { formatSighash, SIGHASH_ANYONECANPAY } from './sighash.js';
 import { parseSchnorrSignature, TAPSCRIPT_LEAF_VERSION, verifySchnorr } from './taproot.js';
 import type { Prevout } from './transaction.js';
@@ -66,24 +67,27 @@ export function allowedSighashes(expect: SighashExpectation, taproot: boolean): 
 
 /**
  * Verify each expected input of `psbt` (hex, base64, bytes or a scure Transaction). The result
- * lists every expected input; `error` is the first failure.
+ * lists every expected input; `error` is the first failure. `view`: a view of the very
+ * transaction `psbt` is, read already (then `psbt` itself is not read).
  */
 export function verifyPsbt(
   psbt: string | Uint8Array | Transaction,
   expected: readonly PsbtInputExpectation[],
-  options: { rules?: 'standard' | 'consensus'; finals?: ReadonlyMap<number, FinalFields> } = {},
+  options: { rules?: 'standard' | 'consensus'; finals?: ReadonlyMap<number, FinalFields>; view?: PsbtView } = {},
 ): PsbtVerifyResult {
-  const parsed = parsePsbt(psbt);
-  if (!parsed.ok) return { ok: false, error: parsed.error, inputs: [] };
-  const tx = parsed.tx;
-  const { prevouts, errors } = psbtPrevouts(tx);
+  let view = options.view;
+  if (!view) {
+    const parsed = parsePsbt(psbt);
+    if (!parsed.ok) return { ok: false, error: parsed.error, inputs: [] };
+    view = new PsbtView(parsed.tx);
+  }
+  const { prevouts, errors } = view;
   // One set of shared digests for every input checked (signatures do not enter the digests).
   // BIP-143 and legacy digests never commit to other prevouts, BIP-341 ones do unless
   // ANYONECANPAY: unknown ones are placeholders here and only fatal for taproot non-ACP.
-  const all: Prevout[] = prevouts.map((p) => p ?? { script: new Uint8Array([0x6a]), amount: 0n });
   let digests: TxDigests;
   try {
-    digests = new TxDigests(tx, all);
+    digests = view.digests();
   } catch (e) {
     return { ok: false, error: `PSBT: ${(e as Error).message}`, inputs: [] };
   }

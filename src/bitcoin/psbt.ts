@@ -7,6 +7,7 @@ import { equalBytes } from '@noble/curves/utils.js';
 import { RawTx } from '@scure/btc-signer/script.js';
 import { Transaction } from '@scure/btc-signer';
 import { READ_TX_OPTS, type Prevout } from './transaction.js';
+import { hexToBytes } from './hex.js';
 
 const PSBT_MAGIC = new Uint8Array([0x70, 0x73, 0x62, 0x74, 0xff]); // "psbt" 0xff
 
@@ -14,7 +15,7 @@ const PSBT_MAGIC = new Uint8Array([0x70, 0x73, 0x62, 0x74, 0xff]); // "psbt" 0xf
 export function psbtBytes(psbt: string | Uint8Array): Uint8Array {
   if (psbt instanceof Uint8Array) return psbt;
   const s = psbt.trim();
-  if (/^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0) return hex.decode(s.toLowerCase());
+  if (/^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0) return hexToBytes(s);
   return base64.decode(s);
 }
 
@@ -41,7 +42,11 @@ export function parsePsbt(psbt: string | Uint8Array | Transaction): { ok: true; 
  * are present they must agree.
  */
 export function psbtPrevout(tx: Transaction, idx: number): { ok: true; prevout: Prevout } | { ok: false; error: string } {
-  const input = tx.getInput(idx);
+  return prevoutOf(tx.getInput(idx));
+}
+
+/** `psbtPrevout` of an input already read (`tx.getInput`). */
+export function prevoutOf(input: ReturnType<Transaction['getInput']>): { ok: true; prevout: Prevout } | { ok: false; error: string } {
   let fromFull: Prevout | undefined;
   if (input.nonWitnessUtxo) {
     const nw = input.nonWitnessUtxo;

@@ -22,16 +22,19 @@ import { legacySighash, type Prevout } from './transaction.js';
 
 const ZERO32 = new Uint8Array(32);
 const sha256d = (b: Uint8Array) => sha256(sha256(b));
-const u32 = (n: number) => {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n >>> 0, true);
-  return b;
-};
+// Little-endian integers as bytes, written directly (a DataView per call costs more than the hash input it makes).
+const u32 = (n: number) => new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]);
 const u64 = (n: bigint) => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n, true);
-  return b;
+  const lo = Number(n & 0xffffffffn);
+  const hi = Number(n >> 32n);
+  return new Uint8Array([lo & 0xff, (lo >>> 8) & 0xff, (lo >>> 16) & 0xff, lo >>> 24, hi & 0xff, (hi >>> 8) & 0xff, (hi >>> 16) & 0xff, hi >>> 24]);
 };
+
+/** The unsigned fields of a transaction, when the caller has read them already (scure's getInput/getOutput copy the whole input or output on every call). */
+export interface ReadTransaction {
+  inputs: ReadonlyArray<{ txid?: Uint8Array; index?: number; sequence?: number }>;
+  outputs: ReadonlyArray<{ script?: Uint8Array; amount?: bigint }>;
+}
 
 interface Shared {
   prevouts: Uint8Array;
@@ -52,7 +55,8 @@ export class TxDigests {
   private v0?: Shared;
   private v1?: SharedV1;
 
-  constructor(readonly tx: Transaction, readonly prevouts: readonly Prevout[]) {
+  /** `read`: the unsigned fields of `tx` as the caller read them (otherwise read here). */
+  constructor(readonly tx: Transaction, readonly prevouts: readonly Prevout[], read?: ReadTransaction) {
     this.inputsLength = tx.inputsLength;
     this.outputsLength = tx.outputsLength;
     this.version = tx.version;
@@ -60,14 +64,14 @@ export class TxDigests {
     this.outpoints = [];
     this.sequences = [];
     for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
+      const input = read ? read.inputs[i]! : tx.getInput(i);
       if (input.txid === undefined || input.index === undefined) throw new Error(`input ${i} has no outpoint`);
       this.outpoints.push(concatBytes(Uint8Array.from(input.txid).reverse(), u32(input.index)));
       this.sequences.push(input.sequence ?? 0xffffffff);
     }
     this.outputs = [];
     for (let o = 0; o < tx.outputsLength; o++) {
-      const out = tx.getOutput(o);
+      const out = read ? read.outputs[o]! : tx.getOutput(o);
       if (out.script === undefined || out.amount === undefined) throw new Error(`output ${o} has no script or amount`);
       this.outputs.push(RawOutput.encode({ amount: out.amount, script: out.script }));
     }

@@ -5,6 +5,7 @@ import { hex, base64 } from '@scure/base';
 import { p2tr, RawTx, Script, SigHash, TaprootControlBlock, Transaction, TAPROOT_UNSPENDABLE_KEY } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { RawPSBTV0 } from '@scure/btc-signer/psbt.js';
+import { PsbtView } from '../../src/bitcoin/psbt-view.js';
 import { compareToTemplate, extractFinalTransaction, extractWithFinals, finalFields, finalizeAndExtract, verifyPsbt, type FinalFields, type PsbtInputExpectation } from '../../src/bitcoin/psbt-verify.js';
 import { verifyAllInputSignatures } from '../../src/bitcoin/input-signature.js';
 import { networkParams } from '../../src/bitcoin/networks.js';
@@ -277,6 +278,18 @@ void test('final fields standing in for an input: verified as if merged, extract
     const empty = verifyPsbt(unsignedSeller, expect, { finals: new Map([[1, { finalScriptWitness: [] }]]) });
     assert.match(!empty.ok ? empty.error : '', /input 1 is not signed/);
     assert.deepEqual(extractWithFinals(unsignedSeller, new Map()), { ok: false, error: 'PSBT: input 1 is not signed' });
+    // Through one view of the transaction (read once): the same verdicts, the same bytes and txid.
+    const view = new PsbtView(unsignedSeller);
+    assert.ok(verifyPsbt(unsignedSeller, expect, { finals, view }).ok);
+    assert.equal(verifyPsbt(unsignedSeller, expect, { finals: wrong, view }).ok, false);
+    assert.deepEqual(extractWithFinals(unsignedSeller, finals, view), got);
+    assert.deepEqual(extractWithFinals(unsignedSeller, new Map(), view), { ok: false, error: 'PSBT: input 1 is not signed' });
+    // A scriptSig among the finals is in the txid (the view's unsigned txid is not taken then).
+    const withSig = new Map<number, FinalFields>([[1, { finalScriptSig: new Uint8Array([0x51]) }]]);
+    const sigGot = extractWithFinals(unsignedSeller, withSig, view);
+    assert.ok(sigGot.ok);
+    assert.deepEqual(sigGot, extractWithFinals(unsignedSeller, withSig));
+    assert.notEqual(sigGot.txid, got.ok && got.txid);
   }
 });
 

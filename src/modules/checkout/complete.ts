@@ -22,8 +22,9 @@ import { relayOutcomeError } from '../../settlement/outcome-error.js';
 import { mempoolPolicyOf } from '../../chain/errors.js';
 import { listingState } from '../listings/index.js';
 import type { ListingRow } from '../listings/index.js';
-import { addSellers, buyerSigned, withSellers } from '../../trade/signed.js';
+import { addSellers, buyerHalf, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
+import { quotedTransaction } from './quoted.js';
 import type { Tx } from '../../store/db.js';
 import { compiledOnce } from '../../store/compiled.js';
 import { retryDeadlocks } from '../../store/deadlock.js';
@@ -94,7 +95,7 @@ export class CheckoutCompletion {
       // commit() stays the guard; this only spares the work.
       const rows = new Map((await this.store.listings(lines.map((l) => l.listing_id))).map((l) => [l.id, l]));
       const current = lines.map((line) => checkUnchanged(line, rows.get(line.listing_id), now));
-      const merged = buyerSigned(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network);
+      const buyer = buyerHalf(psbtHex, q.psbt, JSON.parse(q.inputs_to_sign) as number[], q.buyer_address, network, { quoted: quotedTransaction(q, current, this.store.halves, network) });
       const sellers = current.map((l, k) => ({
         index: k + 1,
         seller: l.seller,
@@ -105,10 +106,10 @@ export class CheckoutCompletion {
       let sign: (tx: Tx) => Promise<{ txid: string; hex: string }>;
       if (current.some((l) => l.protocol_subtype === 'cosigned')) {
         // The market's co-signatures come last, inside the claim transaction (journalWith).
-        addSellers(merged, sellers, network);
+        const merged = addSellers(buyer.merged(), sellers, network);
         sign = (tx) => cosignCheckout(this.ctx, tx, merged, current, q.expected_txid);
       } else {
-        const signed = withSellers(merged, sellers, q.expected_txid, network);
+        const signed = withSellers(buyer, sellers, q.expected_txid, network);
         sign = () => Promise.resolve(signed);
       }
       journaled = { s: await this.commit(q, lines, current, q.expected_txid, sign, digest, now), at: now };

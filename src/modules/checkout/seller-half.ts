@@ -55,17 +55,35 @@ export class SellerHalves {
   }
 
   /**
+   * The output the half spends (its `witnessUtxo`), as the quote copied it onto the checkout;
+   * undefined for a half that cannot be read (its completion then fails as it would without).
+   */
+  prevout(l: ListingRow): { script: Uint8Array; amount: bigint } | undefined {
+    try {
+      const k = this.kept(l);
+      return (k.prevout ??= k.tx.getInput(0).witnessUtxo);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * The seller's signature fields, to copy onto the checkout's input k. A co-signed half gives only
    * its leaf signature and the leaf (the input is finalized once the market signer has signed).
    */
   signature(l: ListingRow) {
     const k = this.kept(l);
-    const input = k.tx.getInput(0);
-    if (l.protocol_subtype === 'cosigned') return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
+    if (l.protocol_subtype === 'cosigned') {
+      const input = k.tx.getInput(0);
+      return { tapScriptSig: input.tapScriptSig, tapLeafScript: input.tapLeafScript };
+    }
     // The seller's final witness ([sig, key] or [sig]) is the same in every checkout of the half:
-    // built once, and merged final, it is what the checkout verifies and extracts. A half
-    // without a signature gives nothing, and the check of that input fails.
-    return (k.final ??= finalFields(input, input.witnessUtxo?.script ?? new Uint8Array()) ?? {});
+    // built once (the input read, a deep copy, only then), and merged final, it is what the
+    // checkout verifies and extracts. A half without a signature gives nothing, and the check
+    // of that input fails.
+    if (k.final) return k.final;
+    const input = k.tx.getInput(0);
+    return (k.final = finalFields(input, input.witnessUtxo?.script ?? new Uint8Array()) ?? {});
   }
 }
 
@@ -73,6 +91,8 @@ interface Kept {
   tx: Transaction;
   /** The seller's final fields, once asked for. */
   final?: Record<string, unknown>;
+  /** The output it spends, once asked for. */
+  prevout?: { script: Uint8Array; amount: bigint };
 }
 
 function pairOf(l: ListingRow, tx: Transaction): { pair: SellerPair; version: number; lockTime: number } {
