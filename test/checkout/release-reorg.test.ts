@@ -7,11 +7,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { hex } from '@scure/base';
-import { SigHash, Transaction } from '@scure/btc-signer';
-import { openMarket, signPsbt, type Market } from '../helpers/market.js';
+import { Transaction } from '@scure/btc-signer';
+import { openMarket, type Market } from '../helpers/market.js';
 import { buildTx, coinOf } from '../helpers/devnet.js';
 import { makeWallet } from '../helpers/wallets.js';
-import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
+import { listAttached, listUnit, newSeller } from '../helpers/listing.js';
 import { complete, listingRow, newBuyer, quote, quoteOk, signQuote, type Buyer } from '../helpers/checkout.js';
 import { READ_TX_OPTS } from '../../src/bitcoin/transaction.js';
 import { UpstreamUnavailable } from '../../src/chain/ports.js';
@@ -23,7 +23,6 @@ before(async () => {
 after(async () => m.close());
 
 let n = 0;
-const now = () => Math.floor(m.clock.now() / 1000);
 
 /** Completes the quote while the node is unreachable: journaled (502), the listing reserved, nothing in the mempool. */
 async function completeUnrelayed(b: Buyer, q: Record<string, any>): Promise<string> {
@@ -45,23 +44,6 @@ async function spendInput0(b: Buyer, q: Record<string, any>): Promise<void> {
   const coin = coinOf(m.devnet, hex.encode(input0.txid!), input0.index!);
   const away = makeWallet('p2wpkh', `release-reorg-away-${++n}`);
   await m.devnet.bitcoin.broadcast(buildTx([{ wallet: b.w, coin }], [{ script: away.script, amount: coin.amount - 1_000n }]));
-}
-
-/** A unit listed with attach-and-list, confirmed; its attach is in the newest block. */
-async function listAttached(s: Seller, price: number): Promise<{ draftId: string; listingId: string }> {
-  await m.fund(s.w, 100_000);
-  const d = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', price_sats: price, idempotency_key: `rr-${++n}` })).body.result;
-  const r = await m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, s.token, {
-    attach_psbt_hex: signPsbt(d.attach.psbt_hex, s.w, [0], SigHash.ALL),
-    listing_psbt_hex: signPsbt(d.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
-    expires_at: now() + 86_400,
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  await m.mine();
-  await m.sync();
-  const done = (await m.call('GET', `/v1/listing-preflights/${d.id}`, s.token)).body.result;
-  assert.equal(done.listing_status, 'active');
-  return { draftId: d.id as string, listingId: done.listing_id as string };
 }
 
 void test('reuse: a checkout released while a reorg has the asset UTXO unconfirmed, after an unknown broadcast, leaves the listing exposed, not on the book, even once the UTXO confirms again', async () => {
@@ -97,7 +79,7 @@ void test('reuse: a checkout released while a reorg has the asset UTXO unconfirm
 void test('attach: a checkout released after a reorg reopened the attach ends the listing invalid (withdrawn, list_again), never active', async () => {
   const buyer = await newBuyer(m, 'p2wpkh', 'rr-attach');
   const seller = await newSeller(m, 'p2wpkh', 'rr-attach');
-  const { draftId, listingId } = await listAttached(seller, 20_000);
+  const { draftId, listingId } = await listAttached(m, seller, 20_000);
   const q = await quoteOk(m, buyer, { lines: [{ listing_id: listingId }], fee_rate: 2 });
   const signed = await completeUnrelayed(buyer, q);
   await spendInput0(buyer, q);

@@ -94,3 +94,21 @@ export async function listThroughSeller(
   assert.ok(listingId, JSON.stringify(r.body.result));
   return { draftId: d.id, listingId, utxo: { txid: d.expected_txid, vout: 0 } };
 }
+
+/** A unit listed with attach-and-list, confirmed and active; its attach is in the newest block. */
+export async function listAttached(m: Market, s: Seller, price: number): Promise<{ draftId: string; listingId: string }> {
+  await m.fund(s.w, 100_000);
+  const d = (await m.call('POST', '/v1/listing-preflights', s.token, { seller: s.w.address, asset: s.asset, quantity_raw: '1', price_sats: price, idempotency_key: `la-${++n}` })).body.result;
+  const r = await m.call('POST', `/v1/listing-preflights/${d.id}/attach-and-list`, s.token, {
+    attach_psbt_hex: signPsbt(d.attach.psbt_hex, s.w, [0], SigHash.ALL),
+    listing_psbt_hex: signPsbt(d.listing.psbt_hex, s.w, [0], SigHash.SINGLE_ANYONECANPAY),
+    expires_at: Math.floor(m.clock.now() / 1000) + 86_400,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await m.mine();
+  await m.sync();
+  const done = (await m.call('GET', `/v1/listing-preflights/${d.id}`, s.token)).body.result;
+  assert.equal(done.listing_status, 'active');
+  return { draftId: d.id as string, listingId: done.listing_id as string };
+}
+

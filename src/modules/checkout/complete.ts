@@ -25,6 +25,7 @@ import type { ListingRow } from '../listings/index.js';
 import { addSellers, buyerHalf, withSellers } from '../../trade/signed.js';
 import { cosignCheckout } from './cosign.js';
 import { quotedTransaction } from './quoted.js';
+import { checkFreshUnits } from './fresh-units.js';
 import type { Tx } from '../../store/db.js';
 import { compiledOnce } from '../../store/compiled.js';
 import { retryDeadlocks } from '../../store/deadlock.js';
@@ -112,6 +113,8 @@ export class CheckoutCompletion {
         const signed = withSellers(buyer, sellers, q.expected_txid, network);
         sign = () => Promise.resolve(signed);
       }
+      // Last before the claim: a unit whose confirmation is not final is asked about on the node (fresh-units.ts).
+      await checkFreshUnits(this.ctx, this.store.db, current);
       journaled = { s: await this.commit(q, lines, current, q.expected_txid, sign, digest, now), at: now };
     } catch (e) {
       // A concurrent submission for this very quote won: the same bytes are a repeat, others are refused.

@@ -1,0 +1,46 @@
+/**
+ * The units of a cart whose confirmation is not final yet are checked on the node before the
+ * claim. A reorg can put a fresh attach back in the mempool, and the node may then mine it again
+ * behind the transaction that freed the balance it attaches (the two do not depend on each other,
+ * and a block template is ordered by fee, not by Counterparty's needs). Counterparty then finds
+ * nothing to attach, and the output the buyer pays for holds nothing. The indexer ends such a
+ * listing when it rolls the reorg back (listings/watcher.ts), but a completion between the reorg
+ * and that rollback would still sell it: simulated day 9101 (docs/simulation.md) did.
+ *
+ * Only units confirmed in the last FINALITY_DEPTH blocks of the indexed tip (or whose
+ * confirmation the market has not recorded) are asked about, one getTxOut each, in parallel: a
+ * unit that is not unspent and confirmed in the node's best chain now is 409 checkout_changed.
+ * Once a unit's confirmation is final, it costs nothing.
+ */
+import type { Context } from '../../context.js';
+import type { Db, Tx } from '../../store/db.js';
+import { ApiError } from '../../http/errors.js';
+import { FINALITY_DEPTH } from '../transactions/index.js';
+import type { ListingRow } from '../listings/index.js';
+
+/** The height that confirmed each listing's unit as the market recorded it: the attach's (its draft) or the reused UTXO's. */
+async function confirmedHeights(db: Db | Tx, ids: string[]): Promise<Map<string, number | null>> {
+  const rows = await db
+    .selectFrom('listings')
+    .leftJoin('listing_drafts', 'listing_drafts.id', 'listings.draft_id')
+    .select(['listings.id', 'listings.utxo_height', 'listing_drafts.mode', 'listing_drafts.confirmed_height'])
+    .where('listings.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.mode === 'attach' ? r.confirmed_height : r.utxo_height]));
+}
+
+/** Refuses the cart when a unit confirmed within the last FINALITY_DEPTH blocks is no longer confirmed and unspent on the node. */
+export async function checkFreshUnits(ctx: Context, db: Db | Tx, listings: ListingRow[]): Promise<void> {
+  const tip = (await ctx.indexer.cursor())?.height;
+  const heights = await confirmedHeights(db, listings.map((l) => l.id));
+  const fresh = listings.filter((l) => {
+    const h = heights.get(l.id) ?? null;
+    return h === null || tip === undefined || tip - h + 1 < FINALITY_DEPTH;
+  });
+  if (!fresh.length) return;
+  const outs = await Promise.all(fresh.map((l) => ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, true)));
+  const gone = fresh.find((_, i) => !(outs[i] && outs[i]!.confirmations >= 1));
+  if (gone) {
+    throw new ApiError('checkout_changed', `listing ${gone.id}: its unit is no longer confirmed and unspent on the node (a reorg or a spend the market has not indexed yet); request a new quote later`, { listing_id: gone.id });
+  }
+}
