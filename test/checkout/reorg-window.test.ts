@@ -18,20 +18,24 @@ before(async () => {
 });
 after(async () => m.close());
 
-/** Runs `fn` counting the node's getTxOut calls. */
-async function countingTxOut<T>(fn: () => Promise<T>): Promise<{ calls: number; out: T }> {
+/** Runs `fn` counting the node's getTxOut and getBestBlockHash calls. */
+async function countingCalls<T>(fn: () => Promise<T>): Promise<{ txOut: number; best: number; out: T }> {
   const bitcoin = m.devnet.bitcoin;
-  const original = bitcoin.getTxOut;
-  let calls = 0;
+  const { getTxOut, getBestBlockHash } = bitcoin;
+  const calls = { txOut: 0, best: 0 };
   bitcoin.getTxOut = (...args) => {
-    calls++;
-    return original.apply(bitcoin, args);
+    calls.txOut++;
+    return getTxOut.apply(bitcoin, args);
+  };
+  bitcoin.getBestBlockHash = () => {
+    calls.best++;
+    return getBestBlockHash.apply(bitcoin);
   };
   try {
     const out = await fn();
-    return { calls, out };
+    return { ...calls, out };
   } finally {
-    bitcoin.getTxOut = original;
+    Object.assign(bitcoin, { getTxOut, getBestBlockHash });
   }
 }
 
@@ -69,20 +73,27 @@ void test('reuse: the same with a reused unit whose UTXO a reorg unconfirmed', a
   assert.equal((await listingRow(m, l.id)).state, 'pending', 'off the book until it confirms again');
 });
 
-void test('a unit confirmed in the last blocks is asked about once; one whose confirmation is final is not asked about', async () => {
-  const seller = await newSeller(m, 'p2wpkh', 'rw-final', 2);
-  const fresh = await listUnit(m, seller, 20_000);
-  const buyer = await newBuyer(m, 'p2wpkh', 'rw-final', [1_000_000, 1_000_000]);
-  const q1 = await quoteOk(m, buyer, { lines: [{ listing_id: fresh.id }], fee_rate: 2 });
-  const first = await countingTxOut(() => complete(m, buyer, q1.id, signQuote(q1, buyer.w)));
-  assert.equal(first.out.status, 200, JSON.stringify(first.out.body));
-  assert.equal(first.calls, 1);
+void test('fresh units: one best-block call when the indexer has read the node\'s tip, each unit asked when it has not; final units: no call', async () => {
+  const seller = await newSeller(m, 'p2wpkh', 'rw-final', 3);
+  const buyer = await newBuyer(m, 'p2wpkh', 'rw-final', [1_000_000, 1_000_000, 1_000_000]);
+  const buy = async (listingId: string) => {
+    const q = await quoteOk(m, buyer, { lines: [{ listing_id: listingId }], fee_rate: 2 });
+    const r = await countingCalls(() => complete(m, buyer, q.id, signQuote(q, buyer.w)));
+    assert.equal(r.out.status, 200, JSON.stringify(r.out.body));
+    return { txOut: r.txOut, best: r.best };
+  };
 
-  const old = await listUnit(m, seller, 21_000);
+  const synced = await listUnit(m, seller, 20_000);
+  await m.sync();
+  assert.deepEqual(await buy(synced.id), { txOut: 0, best: 1 }, 'the indexer is at the node\'s tip');
+
+  const behind = await listUnit(m, seller, 21_000);
+  await m.sync();
+  await m.mine(); // a block the indexer has not read yet
+  assert.deepEqual(await buy(behind.id), { txOut: 1, best: 1 }, 'the unit itself is asked about');
+
+  const old = await listUnit(m, seller, 22_000);
   await m.mine(FINALITY_DEPTH);
   await m.sync();
-  const q2 = await quoteOk(m, buyer, { lines: [{ listing_id: old.id }], fee_rate: 2 });
-  const second = await countingTxOut(() => complete(m, buyer, q2.id, signQuote(q2, buyer.w)));
-  assert.equal(second.out.status, 200, JSON.stringify(second.out.body));
-  assert.equal(second.calls, 0);
+  assert.deepEqual(await buy(old.id), { txOut: 0, best: 0 }, 'a final unit costs no call');
 });

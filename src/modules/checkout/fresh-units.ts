@@ -8,9 +8,11 @@
  * and that rollback would still sell it: simulated day 9101 (docs/simulation.md) did.
  *
  * Only units confirmed in the last FINALITY_DEPTH blocks of the indexed tip (or whose
- * confirmation the market has not recorded) are asked about, one getTxOut each, in parallel: a
- * unit that is not unspent and confirmed in the node's best chain now is 409 checkout_changed.
- * Once a unit's confirmation is final, it costs nothing.
+ * confirmation the market has not recorded) are asked about. When the node's best block is the
+ * indexer's tip, the market's rows already reflect every reorg: one call answers for the cart.
+ * Otherwise each such unit is asked about, one getTxOut each, in parallel: a unit that is not
+ * unspent and confirmed in the node's best chain now is 409 checkout_changed. Once a unit's
+ * confirmation is final, it costs nothing.
  */
 import type { Context } from '../../context.js';
 import type { Db, Tx } from '../../store/db.js';
@@ -31,13 +33,15 @@ async function confirmedHeights(db: Db | Tx, ids: string[]): Promise<Map<string,
 
 /** Refuses the cart when a unit confirmed within the last FINALITY_DEPTH blocks is no longer confirmed and unspent on the node. */
 export async function checkFreshUnits(ctx: Context, db: Db | Tx, listings: ListingRow[]): Promise<void> {
-  const tip = (await ctx.indexer.cursor())?.height;
+  const cursor = await ctx.indexer.cursor();
   const heights = await confirmedHeights(db, listings.map((l) => l.id));
   const fresh = listings.filter((l) => {
     const h = heights.get(l.id) ?? null;
-    return h === null || tip === undefined || tip - h + 1 < FINALITY_DEPTH;
+    return h === null || cursor === undefined || cursor.height - h + 1 < FINALITY_DEPTH;
   });
   if (!fresh.length) return;
+  // No block the indexer has not read: its rows (a rolled-back attach ends its listing) are the chain's.
+  if (cursor && (await ctx.chain.bitcoin.getBestBlockHash()) === cursor.hash && fresh.every((l) => heights.get(l.id) != null)) return;
   const outs = await Promise.all(fresh.map((l) => ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, true)));
   const gone = fresh.find((_, i) => !(outs[i] && outs[i]!.confirmations >= 1));
   if (gone) {
