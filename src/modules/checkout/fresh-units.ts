@@ -10,8 +10,9 @@
  * Only units confirmed in the last FINALITY_DEPTH blocks of the indexed tip (or whose
  * confirmation the market has not recorded) are asked about. When the node's best block is the
  * indexer's tip, the market's rows already reflect every reorg: one call answers for the cart.
- * Otherwise each such unit is asked about, one getTxOut each, in parallel: a unit that is not
- * unspent and confirmed in the node's best chain now is 409 checkout_changed. Once a unit's
+ * Otherwise each such unit is asked about, one getTxOut each (the chain, not the mempool), in
+ * parallel: a unit that is not unspent and confirmed in the node's best chain now is 409
+ * checkout_changed. Once a unit's
  * confirmation is final, it costs nothing.
  */
 import type { Context } from '../../context.js';
@@ -42,9 +43,11 @@ export async function checkFreshUnits(ctx: Context, db: Db | Tx, listings: Listi
   if (!fresh.length) return;
   // No block the indexer has not read: its rows (a rolled-back attach ends its listing) are the chain's.
   if (cursor && (await ctx.chain.bitcoin.getBestBlockHash()) === cursor.hash && fresh.every((l) => heights.get(l.id) != null)) return;
-  const outs = await Promise.all(fresh.map((l) => ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, true)));
+  // The chain alone (mempool spends left out): a rival settlement spending the unit in the
+  // mempool is the claim's to refuse, as for any unit; this asks only whether it is still confirmed.
+  const outs = await Promise.all(fresh.map((l) => ctx.chain.bitcoin.getTxOut(l.utxo_txid, l.utxo_vout, false)));
   const gone = fresh.find((_, i) => !(outs[i] && outs[i]!.confirmations >= 1));
   if (gone) {
-    throw new ApiError('checkout_changed', `listing ${gone.id}: its unit is no longer confirmed and unspent on the node (a reorg or a spend the market has not indexed yet); request a new quote later`, { listing_id: gone.id });
+    throw new ApiError('checkout_changed', `listing ${gone.id}: its unit is no longer confirmed and unspent in the node's chain (a reorg or a spend the market has not indexed yet); request a new quote later`, { listing_id: gone.id });
   }
 }
