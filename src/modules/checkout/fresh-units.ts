@@ -21,21 +21,24 @@ import { ApiError } from '../../http/errors.js';
 import { FINALITY_DEPTH } from '../transactions/index.js';
 import type { ListingRow } from '../listings/index.js';
 
-/** The height that confirmed each listing's unit as the market recorded it: the attach's (its draft) or the reused UTXO's. */
-async function confirmedHeights(db: Db | Tx, ids: string[]): Promise<Map<string, number | null>> {
-  const rows = await db
-    .selectFrom('listings')
-    .leftJoin('listing_drafts', 'listing_drafts.id', 'listings.draft_id')
-    .select(['listings.id', 'listings.utxo_height', 'listing_drafts.mode', 'listing_drafts.confirmed_height'])
-    .where('listings.id', 'in', ids)
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.mode === 'attach' ? r.confirmed_height : r.utxo_height]));
+/**
+ * The height that confirmed each listing's unit as the market recorded it: a reused UTXO's is on
+ * the row (`utxo_height`); an attach's is its draft's, read only for the rows without one.
+ */
+async function confirmedHeights(db: Db | Tx, listings: ListingRow[]): Promise<Map<string, number | null>> {
+  const heights = new Map(listings.map((l) => [l.id, l.utxo_height]));
+  const drafts = listings.filter((l) => l.utxo_height === null);
+  if (!drafts.length) return heights;
+  const rows = await db.selectFrom('listing_drafts').select(['id', 'confirmed_height']).where('mode', '=', 'attach').where('id', 'in', drafts.map((l) => l.draft_id)).execute();
+  const byDraft = new Map(rows.map((r) => [r.id, r.confirmed_height]));
+  for (const l of drafts) heights.set(l.id, byDraft.get(l.draft_id) ?? null);
+  return heights;
 }
 
 /** Refuses the cart when a unit confirmed within the last FINALITY_DEPTH blocks is no longer confirmed and unspent on the node. */
 export async function checkFreshUnits(ctx: Context, db: Db | Tx, listings: ListingRow[]): Promise<void> {
   const cursor = await ctx.indexer.cursor();
-  const heights = await confirmedHeights(db, listings.map((l) => l.id));
+  const heights = await confirmedHeights(db, listings);
   const fresh = listings.filter((l) => {
     const h = heights.get(l.id) ?? null;
     return h === null || cursor === undefined || cursor.height - h + 1 < FINALITY_DEPTH;
