@@ -10,6 +10,7 @@ import type { Devnet } from '../src/chain/devnet/devnet.js';
 import { attachFreshUnit } from './units.js';
 import { remoteClient } from './remote-client.js';
 import { meterSignatureChecks, type SignatureMeter } from './signature-meter.js';
+import { startWalProbe, type WalPages } from './wal-pages.js';
 import { signPsbt } from '../test/helpers/market.js';
 import { makeWallet, signMessageBip322, type TestWallet } from '../test/helpers/wallets.js';
 
@@ -34,6 +35,8 @@ export interface CompletionResult {
   /** The market's own signature checks' CPU per completion, ms, p50 (bench/signature-meter.ts), and how many checks. */
   verify_cpu_p50: number;
   verify_checks: number;
+  /** BENCH_WAL_PAGES=1 only (bench/wal-pages.ts): the pages each completion wrote, by table and index. */
+  wal_pages?: WalPages;
 }
 
 /**
@@ -180,6 +183,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     const r = await client.request('POST', `${api}/v1/checkout/quotes/${c.id}/complete`, { 'content-type': 'application/json', 'x-session-token': c.token }, JSON.stringify({ psbt_hex: c.psbt }));
     if (r.status !== 200) throw new Error(`complete ${c.id}: ${r.status} ${r.text}`);
   }
+  const wal = await startWalProbe(ctx);
   const prof = await startProfile(label);
   const started = performance.now();
   for (const c of signedCarts.slice(warmup)) {
@@ -199,6 +203,7 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     took.push(performance.now() - t0);
   }
   await prof.stop();
+  const walPages = await wal?.read(carts);
   client.close();
   sig.restore();
   verifyCpu.sort((a, b) => a - b);
@@ -218,5 +223,6 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
     devnet_cpu_p50: round(percentile(devnetCpu, 50)),
     verify_cpu_p50: Math.round(percentile(verifyCpu, 50) * 100) / 100,
     verify_checks: checks,
+    ...(walPages ? { wal_pages: walPages } : {}),
   };
 }

@@ -15,8 +15,8 @@ import { WRITE_CLIENTS, writeLoadBench, type WriteFigures } from './write-load.j
 
 type Figures = Record<string, number | string | boolean>;
 
-/** Completions measured for the CPU figures (carts of ten lines: half as many). */
-const CPU_CARTS = Number(process.env.BENCH_CPU_CARTS ?? 30);
+/** Completions measured for the CPU figures (carts of ten lines: half as many). 60: the p50 of 15 ten-line carts moved by ±1.5 ms between runs on this machine. */
+const CPU_CARTS = Number(process.env.BENCH_CPU_CARTS ?? 60);
 
 export const CHECKOUT_CPU_BOUNDS = { rest_vs_verify_max: 2, cart10_cpu_ms: 5 };
 
@@ -146,6 +146,13 @@ async function checkoutCpuPart(): Promise<Figures> {
   f.cart10_verify_cpu_ms = ten.verify_cpu_p50;
   f.cart10_cpu_vs_verify = tenVsVerify;
   f.cart10_cpu_bound_ms = CHECKOUT_CPU_BOUNDS.cart10_cpu_ms;
+  // BENCH_WAL_PAGES=1: a diagnosis of the pages each completion writes (its CPU figures above are then not comparable).
+  for (const [name, r] of [['checkout1', one], ['cart10', ten]] as const) {
+    if (!r.wal_pages) continue;
+    say.line(`\n${name}: ${r.wal_pages.per_completion} WAL pages per completion (automatic checkpoint off while measured), by owner:`);
+    say.line(r.wal_pages.by_owner.map((o) => `${o.name} ${o.pages}`).join(', '));
+    f[`${name}_wal_pages`] = r.wal_pages.per_completion;
+  }
   return f;
 }
 
