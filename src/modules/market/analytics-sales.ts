@@ -51,7 +51,7 @@ export class AnalyticsSales {
   /**
    * Per day and kind, summed by the database: the window's whole hours and its edge hours' whole
    * minutes from the kept rows, the edge minutes' remaining seconds from the fills (on the
-   * index fills_sold alone).
+   * index fills_state_time alone: migration 095).
    */
   private async sold(since: number, asOf: number): Promise<SalesTotals['days']> {
     const hours = split(since, asOf, HOUR);

@@ -36,6 +36,7 @@ import * as m080 from './080_analytics_totals.js';
 import * as m065 from './065_policy_offer_cancels.js';
 import * as m085 from './085_kept_reads.js';
 import * as m090 from './090_top_sales_days.js';
+import * as m095 from './095_fewer_sale_indexes.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '080_analytics_totals': m080,
   '085_kept_reads': m085,
   '090_top_sales_days': m090,
+  '095_fewer_sale_indexes': m095,
 };
