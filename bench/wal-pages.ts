@@ -21,7 +21,7 @@ export interface WalPages {
 }
 
 export interface WalProbe {
-  /** Reads the WAL after `completions` completions and turns the automatic checkpoint back on. */
+  /** Reads the WAL after `completions` completions and puts the automatic checkpoint back as it was. */
   read(completions: number): Promise<WalPages>;
 }
 
@@ -30,6 +30,7 @@ export async function startWalProbe(ctx: Context): Promise<WalProbe | null> {
   const db = ctx.store.db;
   const file = `${ctx.config.DATABASE_URL.slice('sqlite:'.length)}-wal`;
   const pageSize = Number((await sql<{ page_size: number }>`PRAGMA page_size`.execute(db)).rows[0]!.page_size);
+  const autocheckpoint = Number((await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(db)).rows[0]!.wal_autocheckpoint);
   await sql`PRAGMA wal_autocheckpoint = 0`.execute(db);
   await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
   return {
@@ -51,7 +52,7 @@ export async function startWalProbe(ctx: Context): Promise<WalProbe | null> {
         const name = owner.get(page) ?? '(free or new)';
         by.set(name, (by.get(name) ?? 0) + n);
       }
-      await sql`PRAGMA wal_autocheckpoint = 1000`.execute(db);
+      await sql.raw(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`).execute(db);
       const per = (n: number) => Math.round((n / completions) * 10) / 10;
       return {
         per_completion: per(frames),
