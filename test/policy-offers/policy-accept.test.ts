@@ -123,6 +123,30 @@ describe('policy accept: bad units', () => {
   });
 });
 
+describe('policy accept: a reorg between the quote and the signed accept', () => {
+  void it('a unit whose confirmation a reorg undid is refused unit_unconfirmed before anything is claimed; confirmed again, the same signed accept settles', async () => {
+    const { parent } = await offer();
+    const u = await unit(seller);
+    const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, u);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    // The unit's attach goes back to the node's mempool; the market's indexer has not seen the reorg yet.
+    const depth = (await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))!.confirmations;
+    await m.devnet.reorg(depth);
+    assert.equal((await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))?.confirmations, 0);
+    const body = { accept_id: q.body.result.accept_id, psbt_hex: signed };
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'policy_offer_refused');
+    assert.equal(r.body.refusal_code, 'unit_unconfirmed');
+    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${u.txid}:${u.vout}`).execute();
+    assert.deepEqual(claims, [], 'nothing claimed or journaled for the unit');
+    await m.mine();
+    await m.sync();
+    const again = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+  });
+});
+
 describe('policy accept: the bidder backs out', () => {
   void it('a bidder who spends its funding (still unconfirmed) is detected: the accept is refused funding_spent; once mined the offer is invalid', async () => {
     const { b, parent, set } = await offer();
