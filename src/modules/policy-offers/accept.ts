@@ -38,7 +38,7 @@ import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { claimListingAt } from '../listings/index.js';
 import { platformFee, tapInternalKeyFor } from '../listings/index.js';
 import { recordFills } from '../../trade/fills.js';
-import { bestAlternative, sellerUnit } from './eligibility.js';
+import { bestAlternative, requireConfirmedUnit, sellerUnit } from './eligibility.js';
 import { estimateChildVsize } from './estimate.js';
 import { createAcceptQuote, fillFundingSet, markAccepted, type FundingSetRow } from './lifecycle.js';
 import { refused } from './refusals.js';
@@ -271,10 +271,8 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
   const offer = await db.selectFrom('policy_offers').selectAll().where('id', '=', q.offer_id).executeTakeFirstOrThrow();
   const assetOut = await ctx.chain.bitcoin.getTxOut(q.asset_outpoint.split(':')[0]!, Number(q.asset_outpoint.split(':')[1]), true);
   if (!assetOut) throw new ApiError('state_changed', `the unit ${q.asset_outpoint} was spent meanwhile`, { outpoint: q.asset_outpoint });
-  // A reorg since the quote put the unit's transaction back in the mempool: the node would refuse the
-  // package (its child may have no unconfirmed parent outside it), and Counterparty may not credit
-  // the unit again as it was. Refused as the quote would be, before anything is claimed or journaled.
-  if (assetOut.confirmations < 1) throw refused('unit_unconfirmed', `${q.asset_outpoint} is no longer confirmed (a reorg); wait for its confirmation`, { outpoint: q.asset_outpoint }, 409);
+  // Refused as the quote would be, before anything is claimed or journaled.
+  requireConfirmedUnit(assetOut, q.asset_outpoint);
   await fundingUnspent(ctx, set);
   const escrow = policyEscrow(hex.decode(set.bidder_key), hex.decode(set.market_key), network, Number(set.refund_csv_blocks));
   const parent = signedParent(set, wallet);

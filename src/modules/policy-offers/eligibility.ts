@@ -12,6 +12,7 @@ import { outpointKey } from '../../trade/outpoints.js';
 import { refused } from './refusals.js';
 import type { PolicyOfferRow } from './lifecycle.js';
 import { cosignedUnitAt, unitHolder, type CosignedUnit } from '../listings/index.js';
+import type { ChainUtxo } from '../../chain/ports.js';
 
 export interface EligibleUnit {
   asset: string;
@@ -29,13 +30,21 @@ export async function assetTraits(ctx: Pick<Context, 'store'>, asset: string): P
 
 export const asTarget = (o: PolicyOfferRow): PolicyTarget => policyTargetOf(o);
 
+/**
+ * A unit must be confirmed, when the accept is quoted and again when it is signed (a reorg in
+ * between puts its transaction back in the mempool): Counterparty credits an attach only once it
+ * is mined, and the node refuses a version-3 child of an unconfirmed parent outside its package.
+ */
+export function requireConfirmedUnit(out: ChainUtxo, key: string): void {
+  if (out.confirmations < 1) throw refused('unit_unconfirmed', `${key} is not confirmed (yet, or any more after a reorg); wait for its confirmation`, { outpoint: key }, 409);
+}
+
 /** The unit at `txid:vout`, checked as the seller's attached, confirmed, one-unit asset UTXO. */
 export async function sellerUnit(ctx: Context, seller: string, txid: string, vout: number): Promise<EligibleUnit> {
   const key = outpointKey(txid, vout);
   const [out, balances] = await Promise.all([ctx.chain.bitcoin.getTxOut(txid, vout, true), ctx.chain.counterparty.getUtxoBalances(key)]);
   if (!out) throw refused('unit_unattached', `${key} is not an unspent output`, { outpoint: key }, 409);
-  // Unconfirmed first: Counterparty credits an attach only once it is mined, and a version-3 child cannot spend an unconfirmed output beside its parent anyway.
-  if (out.confirmations < 1) throw refused('unit_unconfirmed', `${key} is not confirmed yet; wait for its confirmation`, { outpoint: key }, 409);
+  requireConfirmedUnit(out, key);
   const held = balances.filter((b) => BigInt(b.quantity_raw) > 0n);
   if (!held.length) throw refused('unit_unattached', `${key} carries no Counterparty balance`, { outpoint: key });
   const script = hex.decode(out.script_hex);
