@@ -90,6 +90,8 @@ export class World {
       this.marketEnv[i] = {
         ...store,
         DATA_DIR: path.join(this.o.dir, `market-${i}`),
+        // One market, one market wallet: every instance opens the same key file (docs/configuration.md).
+        MARKET_WALLET_DIR: path.join(this.o.dir, 'market-wallet'),
         HOST: '127.0.0.1',
         CHAIN: 'bitcoin-core',
         NETWORK: 'regtest',

@@ -25,7 +25,7 @@ export async function seedDemoPolicyOffers(ctx: Context, devnet: DevnetControl, 
   await ctx.sync();
   const carol = signers.find((s) => s.label === 'carol')!;
   const gate = new SignerGate(ctx);
-  const pf = await preflight(ctx, gate, marketWallet(ctx), carol.address, {
+  const pf = await preflight(ctx, gate, await marketWallet(ctx), carol.address, {
     targets: [
       { scope: 'collection', collection: 'rare-pepes', price_sats: 30_000 },
       { scope: 'collection', collection: 'rare-pepes', max_supply_units: 300, issued_year: 2016, price_sats: 45_000 },

@@ -59,6 +59,22 @@ export function tableChain(data: { confirmations?: Record<string, number>; fees?
 }
 
 /**
+ * For `testApp`/`openMarket`'s `wrapChain`: the chain with some of its Bitcoin port's methods
+ * replaced (each given the real port), every other method the real one's.
+ */
+export function interceptBitcoin(chain: Chain, overrides: Partial<Record<keyof Chain['bitcoin'], (real: Chain['bitcoin']) => (...args: any[]) => unknown>>): Chain {
+  const bitcoin = new Proxy(chain.bitcoin, {
+    get(target, prop) {
+      const make = overrides[prop as keyof Chain['bitcoin']];
+      if (make) return make(target);
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return { ...chain, bitcoin };
+}
+
+/**
  * Fault injection for `testApp`/`openMarket`'s `wrapChain`: the market's Bitcoin port
  * broadcasts through the real one except for the next `n` broadcasts armed with `failNext`,
  * which throw as a dropped connection would (UpstreamUnavailable, the adapters' network error).
@@ -68,27 +84,18 @@ export function tableChain(data: { confirmations?: Record<string, number>; fees?
 export function broadcastFaults() {
   let armed: { n: number; when: 'before' | 'after' } = { n: 0, when: 'before' };
   let failed = 0;
-  const wrap = (chain: Chain): Chain => {
-    const real = chain.bitcoin;
-    const bitcoin = new Proxy(real, {
-      get(target, prop) {
-        if (prop === 'broadcast') {
-          return async (hexTx: string) => {
-            if (armed.n > 0) {
-              armed = { ...armed, n: armed.n - 1 };
-              failed++;
-              if (armed.when === 'after') await real.broadcast(hexTx);
-              throw new UpstreamUnavailable('bitcoin', 'bitcoin RPC: socket hang up (ECONNRESET)');
-            }
-            return real.broadcast(hexTx);
-          };
+  const wrap = (chain: Chain): Chain =>
+    interceptBitcoin(chain, {
+      broadcast: (real) => async (hexTx: string) => {
+        if (armed.n > 0) {
+          armed = { ...armed, n: armed.n - 1 };
+          failed++;
+          if (armed.when === 'after') await real.broadcast(hexTx);
+          throw new UpstreamUnavailable('bitcoin', 'bitcoin RPC: socket hang up (ECONNRESET)');
         }
-        const v = Reflect.get(target, prop, target) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        return real.broadcast(hexTx);
       },
     });
-    return { ...chain, bitcoin };
-  };
   return {
     wrap,
     failNext(n = 1, when: 'before' | 'after' = 'before') {

@@ -10,6 +10,7 @@ import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { cancelMessage } from '../../src/modules/policy-offers/rules.js';
 import { assertLogReplaysFeeds } from '../helpers/event-log.js';
 import { openMarket, type Market } from '../helpers/market.js';
+import { interceptBitcoin } from '../helpers/chain.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { signMessageBip322 } from '../helpers/wallets.js';
@@ -31,23 +32,15 @@ before(async () => {
   m = await openMarket(
     { ANCHOR_POOL_SIZE: '8' },
     {
-      wrapChain: (chain) => ({
-        ...chain,
-        bitcoin: new Proxy(chain.bitcoin, {
-          get(target, prop) {
-            if (prop === 'submitPackage') {
-              return async (hexes: string[]) => {
-                const hook = beforeSubmit;
-                beforeSubmit = null;
-                if (hook) await hook();
-                return target.submitPackage(hexes);
-              };
-            }
-            const v = Reflect.get(target, prop) as unknown;
-            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      wrapChain: (chain) =>
+        interceptBitcoin(chain, {
+          submitPackage: (real) => async (hexes: string[]) => {
+            const hook = beforeSubmit;
+            beforeSubmit = null;
+            if (hook) await hook();
+            return real.submitPackage(hexes);
           },
         }),
-      }),
     },
   );
   seller = await newSeller(m, 'p2wpkh', 'pa-seller', 20);

@@ -46,21 +46,24 @@ const WARN_EVERY_MS = 10 * 60_000;
 
 export class AnchorPool {
   private warnedAt = 0;
+  /** The refused refills already reported (a txid each), so a stuck pool warns once per transaction. */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly ctx: Context,
-    private readonly wallet: MarketWallet,
+    private readonly openWallet: () => Promise<MarketWallet>,
   ) {}
 
   /** One batch: refill to ANCHOR_POOL_SIZE free-or-pending anchors and sweep the retired ones. Returns the journaled txid, if any. */
   async refill(): Promise<string | null> {
-    const { ctx, wallet } = this;
+    const { ctx } = this;
     const target = ctx.config.ANCHOR_POOL_SIZE;
     const value = ctx.config.ANCHOR_VALUE_SATS;
     const counts = await poolCounts(ctx);
     const need = Math.max(0, target - counts.free - counts.pending);
     const retired = await ctx.store.db.selectFrom('market_anchors').selectAll().where('state', '=', 'retired').limit(100).execute();
     if (need === 0 && !retired.length) return null;
+    const wallet = await this.openWallet();
     const rate = await defaultFeeRate(ctx);
     let coins = await walletCoins(ctx, wallet);
     const plan = () => {
@@ -90,12 +93,27 @@ export class AnchorPool {
       }
       return null;
     }
-    const tx = new Transaction({ version: 2 });
+    // Locked to the indexed tip (as Bitcoin Core's wallet locks its own: anti fee sniping): the
+    // same plan in a later block is a new transaction, so a refill the node refused is tried
+    // again at most once a block (the journal keeps one settlement per txid).
+    const tip = (await ctx.indexer.cursor())?.height ?? 0;
+    const tx = new Transaction({ version: 2, lockTime: tip });
     for (const i of p.ins) tx.addInput({ txid: i.txid, index: i.vout, sequence: 0xfffffffd, witnessUtxo: { script: wallet.script, amount: BigInt(i.value_sats) } });
     for (let k = 0; k < need; k++) tx.addOutput({ script: wallet.script, amount: BigInt(value) });
     tx.addOutput({ script: wallet.script, amount: BigInt(p.change) });
     wallet.sign(tx, p.ins.map((_, k) => k));
     const signed = { txid: tx.id, hex: hex.encode(tx.extract()) };
+    // The same inputs, outputs, fee rate and tip make the same transaction: one the node already
+    // refused (released, its anchors back to retired) is not sent again in this block, and the
+    // journal holds one settlement per txid.
+    const refused = await ctx.journal.byTxid(ctx.store.db, signed.txid);
+    if (refused) {
+      if (!this.reported.has(signed.txid)) {
+        this.reported.add(signed.txid);
+        ctx.logger.warn({ txid: signed.txid, settlement: refused.id, state: refused.state, reason: refused.mempool_reason }, 'anchor pool: this refill was already journaled and refused; it is composed again in the next block');
+      }
+      return null;
+    }
     const now = Math.floor(ctx.clock.now() / 1000);
     const s = await ctx.store.db.transaction().execute(async (t) => {
       for (const r of retired) await sweepAnchor(t, r.outpoint, now);

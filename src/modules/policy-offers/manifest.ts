@@ -6,20 +6,30 @@ import { policyAcceptHandlers } from './handlers.js';
 import { policyOffersWatcher, lapsePreflights } from './watcher.js';
 import { AnchorPool, anchorRefillHandlers } from './anchor-pool.js';
 import { expireAlternatives } from './lifecycle.js';
-import { MarketWallet } from './market-wallet.js';
+import { claimMarketWallet, MarketWallet } from './market-wallet.js';
 
-/** One market wallet per service context, opened on first use (its directory is created only by a market that needs it). */
-const wallets = new WeakMap<Context, MarketWallet>();
-export function marketWallet(ctx: Context): MarketWallet {
+/**
+ * One market wallet per service context, opened on first use (its directory is created only by
+ * a market that needs it) and checked against the one the store records (market-wallet.ts). A
+ * refusal is not kept: the next use checks again.
+ */
+const wallets = new WeakMap<Context, Promise<MarketWallet>>();
+export function marketWallet(ctx: Context): Promise<MarketWallet> {
   let w = wallets.get(ctx);
   if (!w) {
-    w = MarketWallet.open(ctx.config.MARKET_WALLET_DIR, ctx.config.NETWORK);
+    const dir = ctx.config.MARKET_WALLET_DIR;
+    w = Promise.resolve()
+      .then(() => claimMarketWallet(ctx.store.db, MarketWallet.open(dir, ctx.config.NETWORK), dir))
+      .catch((e: unknown) => {
+        wallets.delete(ctx);
+        throw e;
+      });
     wallets.set(ctx, w);
   }
   return w;
 }
 
-export const anchorPool = (ctx: Context) => new AnchorPool(ctx, marketWallet(ctx));
+export const anchorPool = (ctx: Context) => new AnchorPool(ctx, () => marketWallet(ctx));
 
 /** The time-driven part of the area: lapse unplaced preflights, expire alternatives, refill and sweep the anchor pool. */
 export async function policyOfferUpkeep(ctx: Context, pool: AnchorPool = anchorPool(ctx)): Promise<string | null> {

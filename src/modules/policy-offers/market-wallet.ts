@@ -3,6 +3,13 @@
  * them. Its key lives in a file of its own (`key.json` under MARKET_WALLET_DIR, mode 0600),
  * generated on first use, never in the market's database. It is NOT the market signer's key:
  * losing this one costs at most the anchors' few sats, and it can never co-sign an escrow.
+ *
+ * One market, one wallet: the anchors are rows of the shared store, and whichever instance
+ * refills, sweeps or accepts signs for them. The store records the public key of the first
+ * wallet opened on it (`claimMarketWallet`); an instance that opens another key (its own
+ * MARKET_WALLET_DIR, a key file not copied) refuses to sign rather than broadcast signatures
+ * the network refuses (simulated day 9107: two instances, two keys, every cross-instance
+ * sweep and accept rejected as an invalid Schnorr signature).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -11,6 +18,12 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { p2tr, type Transaction } from '@scure/btc-signer';
 import { networkParams, type Network } from '../../bitcoin/networks.js';
+import type { Db } from '../../store/db.js';
+import { getMeta } from '../../store/meta.js';
+import { ApiError } from '../../http/errors.js';
+
+/** The `meta` key holding the market wallet's x-only public key (hex). */
+const RECORDED_KEY = 'market_wallet_key';
 
 export class MarketWallet {
   readonly xOnly: Uint8Array;
@@ -47,4 +60,22 @@ export class MarketWallet {
       tx.finalizeIdx(i);
     }
   }
+}
+
+/**
+ * Records this wallet as the market's when none is yet, then checks that it is: another key is
+ * 503 service_unavailable (an operator's fix: give every instance the same key file), before
+ * anything is composed or signed with it.
+ */
+export async function claimMarketWallet(db: Db, w: MarketWallet, dir: string): Promise<MarketWallet> {
+  const mine = hex.encode(w.xOnly);
+  await db.insertInto('meta').values({ key: RECORDED_KEY, value: mine, updated_at: Date.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  const recorded = await getMeta(db, RECORDED_KEY);
+  if (recorded !== mine) {
+    throw new ApiError(
+      'service_unavailable',
+      `this instance's market wallet (${dir}/key.json, key ${mine}) is not the market's (key ${recorded}): every instance of one market must use the same market wallet key file; collection offers are unavailable on this instance until it does`,
+    );
+  }
+  return w;
 }

@@ -48,7 +48,7 @@ const DOWN = 'Needs the market signer: 503 service_unavailable when it cannot be
 
 const LAYOUT = `**Protocol \`funded_policy_offer_v1\`.** Parent (version 3, zero fee, held by the market until a seller accepts): in 0..n−1 the bidder's funding (at most ${MAX_FUNDING_INPUTS} confirmed, asset-free SegWit coins, signed ALL/DEFAULT at placement), in n one market anchor (signed by the market wallet only when an accept is journaled); out 0 the escrow (\`max price + 330\` sats, taproot, NUMS internal key, leaves \`<bidder> CHECKSIGVERIFY <market> CHECKSIG\` and \`<csv> CSV DROP <bidder> CHECKSIG\`), out 1 the anchor back to the market wallet, out 2 the bidder's change. Child (version 3, one per accept): in 0 the escrow with witness [market signature (DEFAULT, so Counterparty reads ALL on input 0), bidder pre-signature (SINGLE|ANYONECANPAY), leaf, control], in 1 the seller's unit; out 0 \`330 + (max price − price)\` sats to the bidder's delivery address — the child carries no message, so Counterparty moves the unit there, and the bidder's own signature commits to it; out 1 the seller; out 2 the platform fee. Parent and child are submitted as one TRUC package; the seller pays the platform fee and the whole package fee. Refusals: 422/409 policy_offer_refused with \`refusal_code\` (the error envelope's \`refusal_code\` enum).`;
 
-export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWallet): void {
+export function policyOfferRoutes(app: App, ctx: Context, wallet: () => Promise<MarketWallet>): void {
   const gate = new SignerGate(ctx);
 
   app.post(
@@ -64,7 +64,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
         response: { 200: Ok(PolicyPreflightResult), ...errorResponses },
       },
     },
-    async (req) => ({ result: await preflight(ctx, gate, wallet(), requireSession(req), req.body, ipBucketId(req.ip)) }),
+    async (req) => ({ result: await preflight(ctx, gate, await wallet(), requireSession(req), req.body, ipBucketId(req.ip)) }),
   );
 
   app.post(
@@ -100,7 +100,7 @@ export function policyOfferRoutes(app: App, ctx: Context, wallet: () => MarketWa
     async () => {
       await gate.require();
       const c = await poolCounts(ctx);
-      return { result: { free: c.free, pending: c.pending, reserved: c.reserved, retired: c.retired + c.sweeping, pool_size: ctx.config.ANCHOR_POOL_SIZE, anchor_value_sats: ctx.config.ANCHOR_VALUE_SATS, market_wallet_address: wallet().address } };
+      return { result: { free: c.free, pending: c.pending, reserved: c.reserved, retired: c.retired + c.sweeping, pool_size: ctx.config.ANCHOR_POOL_SIZE, anchor_value_sats: ctx.config.ANCHOR_VALUE_SATS, market_wallet_address: (await wallet()).address } };
     },
   );
 
@@ -268,7 +268,7 @@ The signer decides cancel versus co-sign in one linearized step: \`cancelled: tr
       },
     },
     async (req, reply) => {
-      const r = await accept(ctx, gate, wallet(), requireSession(req), req.body);
+      const r = await accept(ctx, gate, await wallet(), requireSession(req), req.body);
       return reply.code(r.status).send({ result: r.result });
     },
   );
