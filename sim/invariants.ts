@@ -133,6 +133,22 @@ const truthfulBook: Check = {
   },
 };
 
+/**
+ * The market relays no invalid signature: it verifies every signature it journals (the parties'
+ * and its own), so the node never refuses one of its settlements, or a package member, on a
+ * script check. Day 9107 met this: two instances with two market wallet keys signed each
+ * other's anchors, and the node refused the sweeps and accepts as invalid Schnorr signatures.
+ */
+const scriptFailure = (col: string) => `(${col} like '%script-verify-flag-failed%' or ${col} like '%Invalid Schnorr signature%' or ${col} like '%Signature must be zero%')`;
+const validSignatures: Check = {
+  name: 'valid_signatures',
+  run: (w) => w.withDb(async (q) => {
+    const settlements = await q(`select id, kind, mempool_reason as reason from settlements where ${scriptFailure('mempool_reason')}`);
+    const members = await q(`select settlement_id as id, txid, reason from settlement_members where ${scriptFailure('reason')}`);
+    return [...settlements, ...members].map((r) => v('valid_signatures', `settlement ${r.id}${r.kind ? ` (${r.kind})` : ` member ${r.txid}`} was refused by the node on a script check: ${String(r.reason).slice(0, 200)}`));
+  }),
+};
+
 /** No PSBT, private key or raw signed transaction in any process's log. */
 const noLeakInLogs: Check = {
   name: 'no_leak',
@@ -151,7 +167,7 @@ const noLeakInLogs: Check = {
 };
 
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {
