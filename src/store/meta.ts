@@ -15,14 +15,20 @@ export async function setMeta(db: Db, key: string, value: string, now = Date.now
 }
 
 /**
+ * Stores `value` under `key` unless a value is there already, and returns what is stored: the
+ * first writer wins, so every instance on one store agrees on it.
+ */
+export async function claimMeta(db: Db, key: string, value: string, now = Date.now()): Promise<string> {
+  await db.insertInto('meta').values({ key, value, updated_at: now }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  return (await getMeta(db, key))!;
+}
+
+/**
  * The service secret (cursor and id MACs). Taken from config when set; otherwise
  * made once and kept in the store, so every instance on one store agrees and a
  * restart does not invalidate cursors clients hold.
  */
 export async function loadSecret(db: Db, configured?: string): Promise<Buffer> {
   if (configured) return Buffer.from(configured, 'utf8');
-  const fresh = crypto.randomBytes(32).toString('hex');
-  await db.insertInto('meta').values({ key: 'secret', value: fresh, updated_at: Date.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
-  const stored = await getMeta(db, 'secret');
-  return Buffer.from(stored!, 'hex');
+  return Buffer.from(await claimMeta(db, 'secret', crypto.randomBytes(32).toString('hex')), 'hex');
 }

@@ -19,7 +19,7 @@ import { hex } from '@scure/base';
 import { p2tr, type Transaction } from '@scure/btc-signer';
 import { networkParams, type Network } from '../../bitcoin/networks.js';
 import type { Db } from '../../store/db.js';
-import { getMeta } from '../../store/meta.js';
+import { claimMeta } from '../../store/meta.js';
 import { ApiError } from '../../http/errors.js';
 
 /** The `meta` key holding the market wallet's x-only public key (hex). */
@@ -69,8 +69,7 @@ export class MarketWallet {
  */
 export async function claimMarketWallet(db: Db, w: MarketWallet, dir: string): Promise<MarketWallet> {
   const mine = hex.encode(w.xOnly);
-  await db.insertInto('meta').values({ key: RECORDED_KEY, value: mine, updated_at: Date.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
-  const recorded = await getMeta(db, RECORDED_KEY);
+  const recorded = await claimMeta(db, RECORDED_KEY, mine);
   if (recorded !== mine) {
     throw new ApiError(
       'service_unavailable',
