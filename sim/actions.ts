@@ -212,7 +212,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
         targets: [{ scope: 'collection', collection: slug, price_sats: rng.int(6, 120) * 1_000 }],
         bidder_pubkey: t.signer.bidder_pubkey, expires_at: now() + DAY, maxFeeSats: 20_000,
       });
-      t.collectionOffers.push({ funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid });
+      t.collectionOffers.push({ funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid, offers: placed.offers.map((o) => ({ id: o.id })) });
       return `collection_offer:${placed.funding_set_id}`;
     },
   },
@@ -240,7 +240,8 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     run: async (_s, t, rng) => {
       if (!t.collectionOffers.length) return skip('no_collection_offer');
       const placed = t.collectionOffers.splice(rng.int(0, t.collectionOffers.length - 1), 1)[0]!;
-      const r = await t.client.cancelCollectionOffer(placed);
+      // One alternative by its id, or the whole placement: both ways a wallet cancels.
+      const r = await t.client.cancelCollectionOffer(rng.int(0, 1) ? { ...placed, offer_id: rng.pick(placed.offers).id } : placed);
       return `collection_cancelled:${r.already_signed ? 'already_signed' : 'soft'}`;
     },
   },
@@ -380,11 +381,12 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       ];
       try {
         await rng.pick(bad)();
-        return 'accepted?';
       } catch (e) {
         if (e instanceof MarketError && e.status !== null && e.status >= 400 && e.status < 500) return `refused:${e.code}`;
         throw e;
       }
+      // Outside the try: an accepted mistake is the market's fault, not a refusal to count.
+      throw new Error('the market accepted a malformed request');
     },
   },
 };

@@ -99,12 +99,39 @@ const conservation: Check = {
           credits.set(f.block_index, ((await r.json()) as { result?: any[] }).result ?? []);
         }
         const got = credits.get(f.block_index)!.some((e) => e.tx_hash === f.txid && e.params?.address === f.buyer && e.params?.asset === f.asset);
-        if (!got) out.push(v('conservation', `${f.kind} fill ${f.id} (${f.txid}) confirmed, but ${f.buyer} was not credited ${f.asset} by it`));
+        if (!got) {
+          const message = `${f.kind} fill ${f.id} (${f.txid}) confirmed, but ${f.buyer} was not credited ${f.asset} by it`;
+          const undone = f.kind === 'listing' ? await attachUndoneAfterSale(w, q, f.ref_id) : null;
+          out.push(undone ? { ...v('conservation', `${message}: ${undone}`), known: UNFINAL_ATTACH } : v('conservation', message));
+        }
       }
     }
     return out;
   }),
 };
+
+/** docs/simulation.md, "A unit sold before its attach is final". */
+export const UNFINAL_ATTACH = 'unit_sold_before_its_attach_was_final';
+
+/**
+ * Why a confirmed listing sale delivered nothing, when the cause is the documented one: the
+ * listing's attach was confirmed and verified when the unit sold, a reorg then disconnected it
+ * (the market reopened the completed draft: `reopened`), and in the chain that won Counterparty
+ * finds that attach invalid or no attach at all (the balance it attached was never the seller's
+ * there: the transaction that credited it was reordered after it, or lost to a conflicting spend).
+ * Null for any other cause, which stays a violation.
+ */
+async function attachUndoneAfterSale(w: World, q: (text: string, params?: unknown[]) => Promise<any[]>, listingId: string): Promise<string | null> {
+  const [d] = await q(`select d.attach_txid, d.reopened from listings l join listing_drafts d on d.id = l.draft_id where l.id = ? and d.mode = 'attach'`, [listingId]);
+  if (!d?.attach_txid || !Number(d.reopened)) return null;
+  const tx = await w.rpc('getrawtransaction', [d.attach_txid, true]).catch(() => null);
+  if (!tx?.blockhash) return null;
+  const height = ((await w.rpc('getblockheader', [tx.blockhash])) as { height: number }).height;
+  const r = await fetch(`${w.devnet.apiUrl}/v2/blocks/${height}/events?event_name=ATTACH_TO_UTXO&limit=1000`);
+  const attach = (((await r.json()) as { result?: any[] }).result ?? []).find((e) => e.tx_hash === d.attach_txid);
+  if (attach?.params?.status === 'valid') return null;
+  return `its attach ${d.attach_txid} was disconnected by a reorg after the sale and mined again in block ${height}, where Counterparty found it ${attach ? String(attach.params?.status) : 'carrying no attach'}`;
+}
 
 /**
  * Public reads tell the truth: every listing the public book shows is active on the market, and

@@ -56,6 +56,8 @@ const say = (line: string) => {
 const rng = new Rng(seed);
 const history = new History((fs.mkdirSync(dir, { recursive: true }), path.join(dir, 'history.jsonl')), say);
 const violations: Violation[] = [];
+/** Findings whose cause a check proved to be a documented, open limitation (Violation.known): reported, not failed on. */
+const known: Violation[] = [];
 const violate = (x: Violation) => {
   violations.push(x);
   history.add({ kind: 'check', name: x.name, ok: false, message: x.message });
@@ -123,9 +125,12 @@ async function main(): Promise<number> {
     await faultsOn.heal();
     await settle(world);
     for (const c of SETTLED) {
-      const found = await c.run(world, state.traders).catch((e: Error) => [{ name: c.name, message: `check failed to run: ${e.stack ?? e.message}` }]);
-      history.add({ kind: 'check', name: c.name, ok: found.length === 0, ...(found.length ? { message: found[0]!.message } : {}) });
-      for (const x of found) violations.push(x);
+      const found: Violation[] = await c.run(world, state.traders).catch((e: Error) => [{ name: c.name, message: `check failed to run: ${e.stack ?? e.message}` }]);
+      const broken = found.filter((x) => !x.known);
+      history.add({ kind: 'check', name: c.name, ok: broken.length === 0, ...(broken.length ? { message: broken[0]!.message } : {}) });
+      for (const x of found.filter((y) => y.known)) history.add({ kind: 'check', name: c.name, ok: true, message: x.message, known: x.known });
+      violations.push(...broken);
+      known.push(...found.filter((x) => x.known));
     }
     // A day on which the market never traded proves nothing: every invariant holds vacuously
     // when every request fails (a market that never came back from a kill did exactly that).
@@ -136,13 +141,14 @@ async function main(): Promise<number> {
     await world.close();
   }
   const counts = Object.fromEntries([...history.counts.entries()].sort());
-  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, counts };
+  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, counts };
   await history.close();
   if (a.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else {
     say(`outcomes: ${JSON.stringify(counts)}`);
     if (violations.length) say(`FAILED seed ${seed}: ${violations.length} violation(s); first: [${violations[0]!.name}] ${violations[0]!.message}\nreplay: npm run simulate -- --seed ${seed} --traders ${traders} --minutes ${minutes} --instances ${instances} --faults ${a.faults}`);
     else say(`every invariant held (seed ${seed})`);
+    for (const x of known) say(`known limitation met [${x.known}]: ${x.message}`);
   }
   return violations.length ? 1 : 0;
 }
@@ -156,10 +162,16 @@ async function every(stopAt: number, wait: () => number, fn: () => Promise<void>
   }
 }
 
-/** Errors an action may meet on a busy market: the contract's answers, not the market's faults (policy_offer_refused: a collection accept whose unit was sold under it, or is outside the offer's policy — traders pick both at random). */
+/**
+ * Errors an action may meet on a busy market: the contract's answers, not the market's faults (policy_offer_refused: a collection accept whose unit was sold under it, or is outside the offer's policy — traders pick both at random).
+ * Not `invalid_request`: a trader's request is well formed (the `mistake` action's are not, and it
+ * checks its own answers), so that answer means the simulator or the client sent something wrong,
+ * or the market refuses a valid request. While it was listed here, every soft cancel of a collection
+ * offer was refused by the client's own check and no day said so.
+ */
 const EXPECTED = new Set(['state_changed', 'checkout_changed', 'conflict_spend', 'insufficient_funds', 'target_unavailable', 'not_found', 'expired', 'template_mismatch',
   'mempool_rejected', 'offer_selection_unavailable', 'price_below_minimum', 'self_trade', 'rate_limited', 'upstream_unavailable', 'service_unavailable', 'broadcast_unknown',
-  'invalid_transaction', 'policy_offer_refused', 'open_offer_limit', 'offer_capacity_full', 'insufficient_asset_balance', 'operation_failed', 'network_error', 'timeout', 'invalid_request']);
+  'invalid_transaction', 'policy_offer_refused', 'open_offer_limit', 'offer_capacity_full', 'insufficient_asset_balance', 'operation_failed', 'network_error', 'timeout']);
 
 async function traderLoop(s: SimState, t: Trader, stopAt: number): Promise<void> {
   while (Date.now() < stopAt) {

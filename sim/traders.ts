@@ -35,7 +35,7 @@ export class Trader {
   /** Checkouts this trader completed, by quote id (to read back). */
   readonly bought = new Set<string>();
   /** Collection offers this trader placed and has not cancelled (as placeCollectionOffer returned them). */
-  readonly collectionOffers: Array<{ funding_set_id: string; parent_txid: string }> = [];
+  readonly collectionOffers: Array<{ funding_set_id: string; parent_txid: string; offers: Array<{ id: string }> }> = [];
   /** Bids it placed at a counter's price, to authorize once funded. */
   readonly counterBids: Array<{ offer_id: string; slot: { txid: string; vout: number }; price_sats: number; target_outpoint: { txid: string; vout: number } }> = [];
   signedIn = false;

@@ -118,3 +118,12 @@ void describe('client flows: collection offers', () => {
 });
 
 routeCoverage(import.meta.url);
+
+// Checked by tsc (never run): a soft cancel needs `offer_id` or the placement's `offers`. The
+// simulator once passed only the set's ids, and the client refused every cancel at run time.
+export function cancelNeedsAnAlternative(c: import('../../client/src/index.js').MarketClient): void {
+  // @ts-expect-error: neither offer_id nor offers
+  void c.cancelCollectionOffer({ funding_set_id: 'pfs_1', parent_txid: '00'.repeat(32) });
+  void c.cancelCollectionOffer({ funding_set_id: 'pfs_1', parent_txid: '00'.repeat(32), offer_id: 'po_1' });
+  void c.cancelCollectionOffer({ funding_set_id: 'pfs_1', parent_txid: '00'.repeat(32), offers: [{ id: 'po_1' }] });
+}

@@ -16,7 +16,7 @@ import { entryArgs, REPO_ROOT } from '../../sim/processes.js';
 
 const SEED = backend === 'postgres' ? 3201 : 3202;
 
-void test(`a seeded market day under faults holds every invariant (seed ${SEED}, ${backend})`, { timeout: 900_000 }, async () => {
+void test(`a seeded market day under faults holds every invariant (seed ${SEED}, ${backend})`, { timeout: 900_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpmkt-sim-'));
   const args = [...entryArgs('sim/main.ts'), '--seed', String(SEED), '--traders', '8', '--minutes', '1', '--faults', 'all', '--json', '--quiet', '--dir', dir,
     ...(backend === 'postgres' && redisUrl ? ['--instances', '2', '--pg-url', pgUrl] : [])];
@@ -26,6 +26,8 @@ void test(`a seeded market day under faults holds every invariant (seed ${SEED},
   const summary = stdout.trim() ? JSON.parse(stdout.trim().split('\n').pop()!) : undefined;
   assert.equal(code, 0, `the simulation failed (exit ${code}); run folder ${dir}\n${JSON.stringify(summary, null, 2)}\n${stderr.slice(-4000)}`);
   assert.equal(summary.violations, 0);
+  // A documented, open limitation met by chance (sim/history.ts Violation.known) is told, not failed on.
+  for (const k of summary.known_limitations ?? []) t.diagnostic(`known limitation met [${k.known}]: ${k.message}`);
   // It traded: the day is not vacuous.
   const ok = Object.entries(summary.counts as Record<string, number>).filter(([k]) => k.endsWith(':ok')).reduce((a, [, n]) => a + n, 0);
   assert.ok(ok >= 20, `at least 20 actions succeeded: ${JSON.stringify(summary.counts)}`);

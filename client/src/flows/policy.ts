@@ -88,12 +88,15 @@ export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectio
  * funding). `offer_id` names one alternative; without it every alternative of the placement
  * (`offers`) is cancelled, one after another, with the one signature over the parent.
  */
-export interface CancelCollectionOfferInput {
-  funding_set_id: string;
-  parent_txid: string;
-  offer_id?: string;
-  offers?: Array<{ id: string }>;
-}
+/**
+ * The placement as `placeCollectionOffer` returned it, with `offer_id` to cancel one alternative.
+ * One of the two is required, and the type says so: a caller that kept only the set's ids (the
+ * simulator did, and cancelled nothing for a whole release) is refused by the compiler, not at run time.
+ */
+export type CancelCollectionOfferInput = { funding_set_id: string; parent_txid: string } & (
+  | { offer_id: string; offers?: Array<{ id: string }> }
+  | { offer_id?: undefined; offers: Array<{ id: string }> }
+);
 
 export async function cancelCollectionOffer(ctx: FlowContext, set: CancelCollectionOfferInput) {
   const ids = set.offer_id ? [set.offer_id] : (set.offers ?? []).map((o) => o.id);
