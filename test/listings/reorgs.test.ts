@@ -15,6 +15,7 @@ import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { importCatalog } from '../../src/modules/market/catalog-import.js';
 import { listingsWatcher } from '../../src/modules/listings/watcher.js';
+import { complete, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 
 let m: Market;
 before(async () => {
@@ -245,7 +246,7 @@ void test('reuse: an asset UTXO confirmed again holding something else ends the 
     events,
     seenAt: m.clock.now(),
   });
-  const watcher = listingsWatcher(m.ctx.chain);
+  const watcher = listingsWatcher(m.ctx.chain, m.ctx.logger);
   // Exactly the unit: active again (then undone, this block is not real).
   await assert.rejects(
     m.ctx.store.db.transaction().execute(async (tx) => {
@@ -260,6 +261,60 @@ void test('reuse: an asset UTXO confirmed again holding something else ends the 
   const l = await listingRow(listingId);
   assert.deepEqual([l.state, l.end_reason, l.signed_psbt], ['ended', 'invalid', null]);
   assert.deepEqual(await eventsOf(s.w.address), ['listing_invalidated']);
+});
+
+void test('a sold unit whose attach a reorg reopened is verified again when it confirms again: invalid, the draft fails and the operator is told its buyer gets nothing', async () => {
+  const s = await seller('p2wpkh');
+  const { draftId, listingId, utxo } = await listAttached(s, 40_000);
+  const buyer = await newBuyer(m, 'p2wpkh', `rg-${++n}`);
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: listingId }], fee_rate: 2 });
+  const sale = await complete(m, buyer, q.id as string, signQuote(q, buyer.w));
+  assert.equal(sale.status, 200, JSON.stringify(sale.body));
+  // A reorg takes the attach's block (and the buyer's funding) away; the sale waits in the mempool.
+  const confirmations = (await m.devnet.bitcoin.getTxOut(utxo.txid, 0, false))!.confirmations;
+  await m.devnet.reorg(confirmations);
+  await m.sync();
+  assert.equal((await draftOf(s.token, draftId)).status, 'withdrawn', 'the rollback reopened the completed draft');
+  assert.equal((await listingRow(listingId)).state, 'reserved', 'its sale is in flight');
+
+  // The block that mines the attach again, as Counterparty would parse it: valid, or invalid when
+  // the balance it attached was not the seller's in this chain (simulated day of CI seed 3202).
+  const tip = await m.devnet.bitcoin.getTip();
+  const attach = (await m.devnet.bitcoin.getTransaction(utxo.txid))!;
+  const block = (status: string) => ({
+    block: { height: tip.height + 1, hash: 'ef'.repeat(32), prev_hash: tip.hash, time: now(), txs: [{ txid: utxo.txid, hex: attach.hex }] },
+    events: [
+      { event_index: 1, event: 'ATTACH_TO_UTXO', tx_hash: utxo.txid, block_index: tip.height + 1, params: { status, asset: s.asset, quantity: 1, destination: `${utxo.txid}:0` } },
+      ...(status === 'valid' ? [{ event_index: 2, event: 'CREDIT', tx_hash: utxo.txid, block_index: tip.height + 1, params: { asset: s.asset, quantity: 1, utxo: `${utxo.txid}:0` } }] : []),
+    ],
+    seenAt: m.clock.now(),
+  });
+  const errors: Array<{ obj: Record<string, any>; msg: string }> = [];
+  const log = Object.assign(Object.create(m.ctx.logger), { error: (obj: Record<string, any>, msg: string) => void errors.push({ obj, msg }) });
+  const watcher = listingsWatcher(m.ctx.chain, log);
+  const draftRow = () => m.ctx.store.db.selectFrom('listing_drafts').selectAll().where('id', '=', draftId).executeTakeFirstOrThrow();
+
+  // Valid: the confirmation is recorded again, nothing else changes (then undone: this block is not real).
+  await assert.rejects(
+    m.ctx.store.db.transaction().execute(async (tx) => {
+      await watcher.onBlock(tx, block('valid'), undefined);
+      const d = await tx.selectFrom('listing_drafts').selectAll().where('id', '=', draftId).executeTakeFirstOrThrow();
+      assert.deepEqual([d.status, d.confirmed_height, d.last_error], ['completed', tip.height + 1, null]);
+      throw new Error('undo');
+    }),
+    /undo/,
+  );
+  assert.equal(errors.length, 0, JSON.stringify(errors));
+
+  // Invalid: the draft fails with Counterparty's reason, and the sale is named for the operator.
+  await m.ctx.store.db.transaction().execute((tx) => watcher.onBlock(tx, block('invalid: insufficient funds for transfer'), undefined));
+  const d = await draftRow();
+  assert.deepEqual([d.status, d.last_error, d.confirmed_height], ['failed', 'attach invalid: insufficient funds for transfer', tip.height + 1]);
+  assert.equal((await draftOf(s.token, draftId)).status, 'failed');
+  assert.equal(errors.length, 1, JSON.stringify(errors));
+  assert.match(errors[0]!.msg, /sale delivers nothing/);
+  assert.equal(errors[0]!.obj.listing_id, listingId);
+  assert.deepEqual(errors[0]!.obj.fills.map((f: { buyer: string; txid: string }) => [f.buyer, f.txid]), [[buyer.w.address, q.expected_txid]]);
 });
 
 void test('a spend reorged out restores the listing and removes its event; the spend confirmed again ends it again; final at 3 confirmations', async () => {

@@ -14,6 +14,6 @@ export const listingsArea: Area = {
     listingRoutes(app, ctx);
     sellerListingRoutes(app, ctx);
   },
-  watchers: (ctx) => [listingsWatcher(ctx.chain)],
+  watchers: (ctx) => [listingsWatcher(ctx.chain, ctx.logger)],
   settlementHandlers: (ctx) => ({ attach: attachHandlers(new ListingStore(ctx.store.db), () => nowSeconds(ctx.clock)), rotation: rotationHandlers(ctx) }),
 };

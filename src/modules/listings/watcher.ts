@@ -29,8 +29,11 @@
  * `completed` draft is marked reopened and reads `withdrawn` (next_action list_again) and its
  * listing ends `invalid`: the seller's half is wiped, so the unit must be listed again with a
  * new preflight; drafts failed by a spend there are restored; reused units confirmed there go
- * back to `pending`.
+ * back to `pending`. When a reopened draft's attach confirms again it is verified again
+ * (reconfirmReopened): found invalid, the draft fails, and a listing already sold is logged as an
+ * error (its buyer will not get the unit).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Tx } from '../../store/db.js';
 import type { Chain, CpEvent } from '../../chain/ports.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
@@ -98,19 +101,48 @@ function exactlyTheUnit(d: DraftRow, events: CpEvent[]): { ok: false; error: str
   return undefined;
 }
 
-async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
+/**
+ * A completed draft whose attach a reorg reopened, met again in a block. Its listing already
+ * ended at the rollback, unless it was sold (claimed by a sale in flight): then the sale spends
+ * this attach's output, and what Counterparty finds here decides whether the buyer gets the unit.
+ * Valid: the confirmation is recorded again. Invalid (the balance it attached was not the seller's
+ * in this chain: the transaction that credited it was reordered after it, or lost to another
+ * spend): the draft fails with the reason, and a sold listing is an error for the operator, because
+ * its buyer paid for a unit that Counterparty will not deliver (docs/simulation.md, "A unit sold
+ * before its attach is final"). The market cannot undo that sale; only refusing to sell a unit
+ * before its attach is final would prevent it.
+ */
+type Confirmation = { confirmed_height: number; confirmed_hash: string; bitcoin_confirmed_at: number; updated_at: number };
+
+async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attachVerdict>, confirmed: Confirmation, at: number, log: FastifyBaseLogger): Promise<void> {
+  if (v.ok) {
+    await tx.updateTable('listing_drafts').set({ ...confirmed, protocol_fee_actual_raw: v.fee }).where('id', '=', d.id).where('status', '=', 'completed').execute();
+    return;
+  }
+  await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error, updated_at: at }).where('id', '=', d.id).where('status', '=', 'completed').execute();
+  const listing = d.listing_id ? await tx.selectFrom('listings').select(['id', 'state']).where('id', '=', d.listing_id).executeTakeFirst() : undefined;
+  if (listing?.state !== 'sold' && listing?.state !== 'reserved') return;
+  const fills = await tx.selectFrom('fills').select(['id', 'txid', 'buyer', 'price_sats', 'state']).where('kind', '=', 'listing').where('ref_id', '=', listing.id).where('state', '<>', 'dropped').execute();
+  log.error({ listing_id: listing.id, draft_id: d.id, attach_txid: d.attach_txid, asset: d.asset, attach_error: v.error, fills }, 'a sold unit\'s attach is invalid after a reorg: its sale delivers nothing to the buyer');
+}
+
+async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number, log: FastifyBaseLogger): Promise<void> {
   const attachEvents = new Map(b.events.filter((e) => e.event === 'ATTACH_TO_UTXO' && e.tx_hash).map((e) => [e.tx_hash!, e]));
   for (const part of chunks(b.block.txs.map((t) => t.txid))) {
     const drafts = await tx
       .selectFrom('listing_drafts')
       .selectAll()
       .where('attach_txid', 'in', part)
-      .where('status', 'in', [...IN_FLIGHT, 'failed'])
+      .where((eb) => eb.or([eb('status', 'in', [...IN_FLIGHT, 'failed']), eb.and([eb('status', '=', 'completed'), eb('reopened', '=', 1)])]))
       .where('spent_height', 'is', null)
       .execute();
     for (const d of drafts) {
       const v = attachVerdict(d, attachEvents.get(d.attach_txid!), b.events);
-      const confirmed = { confirmed_height: b.block.height, confirmed_hash: b.block.hash, bitcoin_confirmed_at: at, updated_at: at };
+      const confirmed: Confirmation = { confirmed_height: b.block.height, confirmed_hash: b.block.hash, bitcoin_confirmed_at: at, updated_at: at };
+      if (d.status === 'completed') {
+        await reconfirmReopened(tx, d, v, confirmed, at, log);
+        continue;
+      }
       const listing = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
       if (!v.ok) {
         await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).execute();
@@ -231,12 +263,12 @@ async function rollback(tx: Tx, height: number, at: number): Promise<void> {
   await unconfirmReused(tx, height, at);
 }
 
-export function listingsWatcher(chain: Chain): Watcher {
+export function listingsWatcher(chain: Chain, log: FastifyBaseLogger): Watcher {
   return {
     name: 'listings',
     onBlock: async (tx, b) => {
       const at = Math.floor(b.seenAt / 1000);
-      await confirmAttaches(tx, b, at);
+      await confirmAttaches(tx, b, at, log);
       await followReused(tx, b, at, chain);
       await endSpent(tx, b, at);
       await expireListings(tx, at);
