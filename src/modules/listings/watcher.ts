@@ -101,6 +101,8 @@ function exactlyTheUnit(d: DraftRow, events: CpEvent[]): { ok: false; error: str
   return undefined;
 }
 
+type Confirmation = { confirmed_height: number; confirmed_hash: string; bitcoin_confirmed_at: number; updated_at: number };
+
 /**
  * A completed draft whose attach a reorg reopened, met again in a block. Its listing already
  * ended at the rollback, unless it was sold (claimed by a sale in flight): then the sale spends
@@ -112,14 +114,12 @@ function exactlyTheUnit(d: DraftRow, events: CpEvent[]): { ok: false; error: str
  * before its attach is final"). The market cannot undo that sale; only refusing to sell a unit
  * before its attach is final would prevent it.
  */
-type Confirmation = { confirmed_height: number; confirmed_hash: string; bitcoin_confirmed_at: number; updated_at: number };
-
-async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attachVerdict>, confirmed: Confirmation, at: number, log: FastifyBaseLogger): Promise<void> {
+async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attachVerdict>, confirmed: Confirmation, log: FastifyBaseLogger): Promise<void> {
   if (v.ok) {
     await tx.updateTable('listing_drafts').set({ ...confirmed, protocol_fee_actual_raw: v.fee }).where('id', '=', d.id).where('status', '=', 'completed').execute();
     return;
   }
-  await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error, updated_at: at }).where('id', '=', d.id).where('status', '=', 'completed').execute();
+  await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).where('status', '=', 'completed').execute();
   const listing = d.listing_id ? await tx.selectFrom('listings').select(['id', 'state']).where('id', '=', d.listing_id).executeTakeFirst() : undefined;
   if (listing?.state !== 'sold' && listing?.state !== 'reserved') return;
   const fills = await tx.selectFrom('fills').select(['id', 'txid', 'buyer', 'price_sats', 'state']).where('kind', '=', 'listing').where('ref_id', '=', listing.id).where('state', '<>', 'dropped').execute();
@@ -140,7 +140,7 @@ async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number, log: Fastify
       const v = attachVerdict(d, attachEvents.get(d.attach_txid!), b.events);
       const confirmed: Confirmation = { confirmed_height: b.block.height, confirmed_hash: b.block.hash, bitcoin_confirmed_at: at, updated_at: at };
       if (d.status === 'completed') {
-        await reconfirmReopened(tx, d, v, confirmed, at, log);
+        await reconfirmReopened(tx, d, v, confirmed, log);
         continue;
       }
       const listing = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
