@@ -84,20 +84,20 @@ export async function acceptCollectionOffer(ctx: FlowContext, p: AcceptCollectio
 }
 
 /**
- * Soft cancel: the market signer refuses an alternative from then on (a hard cancel spends the
- * funding). `offer_id` names one alternative; without it every alternative of the placement
- * (`offers`) is cancelled, one after another, with the one signature over the parent.
- */
-/**
  * The placement as `placeCollectionOffer` returned it, with `offer_id` to cancel one alternative.
  * One of the two is required, and the type says so: a caller that kept only the set's ids (the
- * simulator did, and cancelled nothing for a whole release) is refused by the compiler, not at run time.
+ * simulator did, and every soft cancel it tried was refused) is refused by the compiler, not at run time.
  */
 export type CancelCollectionOfferInput = { funding_set_id: string; parent_txid: string } & (
   | { offer_id: string; offers?: Array<{ id: string }> }
   | { offer_id?: undefined; offers: Array<{ id: string }> }
 );
 
+/**
+ * Soft cancel: the market signer refuses an alternative from then on (a hard cancel spends the
+ * funding). `offer_id` names one alternative; without it every alternative of the placement
+ * (`offers`) is cancelled, one after another, with the one signature over the parent.
+ */
 export async function cancelCollectionOffer(ctx: FlowContext, set: CancelCollectionOfferInput) {
   const ids = set.offer_id ? [set.offer_id] : (set.offers ?? []).map((o) => o.id);
   // The message names the parent (the specification's text): one signature serves every alternative of it.
