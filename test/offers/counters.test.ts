@@ -3,13 +3,17 @@
  * steps), the bidder reads it, funds a slot at the counter price naming the unit (the original
  * offer is consumed), authorizes, and the seller accepts; the unit reaches the bidder. Plus the
  * refusals: a counter that does not beat the offer by a step, an expired counter, a withdrawn one.
+ * And a counter follows its unit: sold through the market it leaves the bidder's inbox at once;
+ * moved by its holder it retires at the spend's block, and a reorg that undoes the spend restores it.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { SigHash } from '@scure/btc-signer';
 import { openMarket, signPsbt, type Market } from '../helpers/market.js';
 import { newSeller, type Seller } from '../helpers/listing.js';
-import { heldAt } from '../helpers/checkout.js';
+import { complete, heldAt, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
+import { listUnit } from '../helpers/listing.js';
+import { buildTx, coinOf } from '../helpers/devnet.js';
 import { authorizeOne, finalize, newBidder, placeFunded } from './exact-helpers.js';
 
 let m: Market;
@@ -76,6 +80,7 @@ void it('counter, take by funding at the counter price, authorize, accept: the u
 });
 
 void it('an expired counter is 410 when taken; a withdrawn one is gone', async () => {
+  const seller = await newSeller(m, 'p2tr', 'counter-follows', 2);
   const b = await newBidder(m);
   const placed = await placeFunded(m, b, 20_000, 1, [{ scope: 'asset', asset: seller.asset }]);
   const offerId = placed.funding_slots[0]!.offer_ids[0]!;
@@ -114,4 +119,57 @@ void it("a counter over a unit that is no longer unspent is 409 state_changed (a
   const f = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: theirs, price_sats: 25_000, expires_at: now + 3600 });
   assert.equal(f.status, 403, JSON.stringify(f.body));
   assert.equal(f.body.code, 'forbidden');
+});
+
+void it("a counter follows its unit: a checkout's sale hides it at once, a holder's move retires it at its block, a reorg of that block restores it", async () => {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, 20_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+  const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+  const listing = await listUnit(m, seller, 90_000);
+  const moved = await m.attachDirect(seller.w, seller.asset, '1');
+  await m.mine(2);
+  await m.sync();
+  const now = Math.floor(m.clock.now() / 1000);
+  const counter = async (at: { txid: string; vout: number }) => {
+    const r = await m.call('POST', `/v1/offers/${offerId}/counters`, seller.token, { asset_outpoint: at, price_sats: 30_000, expires_at: now + 3600 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.result.id as string;
+  };
+  const sold = await counter({ txid: listing.utxo_txid, vout: listing.utxo_vout });
+  const kept = await counter(moved);
+  const inbox = async () => ((await m.call('GET', `/v1/address/${b.w.address}/counters`, b.token)).body.result as any[]).map((r) => r.id).sort();
+  const state = async (id: string) => (await m.ctx.store.db.selectFrom('offer_counters').select(['state', 'retired_height']).where('id', '=', id).executeTakeFirstOrThrow());
+  assert.deepEqual(await inbox(), [sold, kept].sort());
+
+  // Sold through the market: gone from the inbox as soon as the checkout answers, before any block.
+  const buyer = await newBuyer(m, 'p2wpkh', 'counter-buyer');
+  const q = await quoteOk(m, buyer, { lines: [{ listing_id: listing.id }] });
+  assert.equal((await complete(m, buyer, q.id, signQuote(q, buyer.w))).status, 200);
+  assert.deepEqual(await inbox(), [kept]);
+
+  // Moved by its holder (a plain spend the market did not make): retired when the spend confirms.
+  const fee = await m.fund(seller.w, 20_000);
+  await m.mine();
+  await m.sync();
+  assert.equal((await state(sold)).state, 'retired', "the sale's block retires its counter too");
+  const move = buildTx(
+    [{ wallet: seller.w, coin: coinOf(m.devnet, moved.txid, moved.vout) }, { wallet: seller.w, coin: fee }],
+    [{ script: seller.w.script, amount: 330n }, { script: seller.w.script, amount: fee.amount - 2_000n }],
+  );
+  await m.devnet.bitcoin.broadcast(move);
+  await m.mine();
+  await m.sync();
+  assert.deepEqual(await inbox(), []);
+  const { height } = await m.devnet.bitcoin.getTip();
+  assert.deepEqual(await state(kept), { state: 'retired', retired_height: height });
+
+  // The move's block is disconnected (its transactions back in the mempool): the counter is live again; mined anew, retired again.
+  await m.devnet.invalidateBlock((await m.devnet.bitcoin.getBlockHash(height))!);
+  await m.sync();
+  assert.deepEqual(await state(kept), { state: 'active', retired_height: null });
+  assert.deepEqual(await inbox(), [kept]);
+  await m.mine();
+  await m.sync();
+  assert.deepEqual(await inbox(), []);
+  assert.equal((await state(kept)).state, 'retired');
 });

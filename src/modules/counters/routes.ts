@@ -86,7 +86,7 @@ export function counterRoutes(app: App, ctx: Context): void {
         tags,
         security,
         summary: 'Counters made to the bidder',
-        description: 'Owner only (403 for another address, 401 without a session). Live counters (active, not past expiry) made to the address\'s offers, newest first; `limit` 1 to 100 (default 50), opaque `cursor`.',
+        description: 'Owner only (403 for another address, 401 without a session). Live counters made to the address\'s offers, newest first: active, not past expiry, and over a unit still unspent as far as the market knows (a unit a checkout or an accept of this market takes leaves at once; one its holder moves leaves when that spend confirms, and comes back if a reorg undoes the spend). `limit` 1 to 100 (default 50), opaque `cursor`.',
         params: Type.Object({ address: Address }, { additionalProperties: false }),
         querystring: Type.Object({ limit: Limit(50), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
         response: { 200: Page(CounterRow), ...errorResponses },
@@ -97,7 +97,15 @@ export function counterRoutes(app: App, ctx: Context): void {
       const now = nowSeconds(ctx.clock);
       const route = 'counters';
       const after = ctx.cursors.decode<[number, string]>(req.query.cursor, route, { me });
-      let q = db.selectFrom('offer_counters').selectAll().where('bidder', '=', me).where('state', '=', 'active').where('expires_at', '>', now);
+      // A unit the market's own settlement spends (a checkout, an accept) leaves at once, before its
+      // block: its outpoint is claimed. Any other spend retires the counter at its block (watcher.ts).
+      let q = db
+        .selectFrom('offer_counters')
+        .selectAll()
+        .where('bidder', '=', me)
+        .where('state', '=', 'active')
+        .where('expires_at', '>', now)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('outpoint_claims').select('outpoint_claims.outpoint').whereRef('outpoint_claims.outpoint', '=', 'offer_counters.asset_outpoint'))));
       if (after) q = q.where(before(sql.ref('created_at'), sql.ref('id'), after));
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(req.query.limit + 1).execute();
       const page = rows.slice(0, req.query.limit);

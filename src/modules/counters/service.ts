@@ -62,6 +62,8 @@ export async function counterOffer(ctx: Context, seller: string, offerId: string
     offer_price_sats: Number(offer.price_sats),
     state: 'active',
     taken_by: null,
+    retired_txid: null,
+    retired_height: null,
     expires_at: body.expires_at,
     created_at: now,
     updated_at: now,

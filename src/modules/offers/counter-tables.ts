@@ -3,10 +3,11 @@
  * between the two: never in public reads or analytics.
  *
  * `state` (one owner: counters.ts): active → taken (the bidder funded a slot at the counter
- * price naming the unit: the original offer is consumed) | withdrawn (the seller); expired is
- * derived at read time from `expires_at`.
+ * price naming the unit: the original offer is consumed) | withdrawn (the seller) | retired (a
+ * confirmed block spent the unit: it can no longer be taken; a disconnected block restores it);
+ * expired is derived at read time from `expires_at`.
  */
-export type CounterState = 'active' | 'taken' | 'withdrawn';
+export type CounterState = 'active' | 'taken' | 'withdrawn' | 'retired';
 
 export interface CounterTables {
   offer_counters: {
@@ -24,6 +25,9 @@ export interface CounterTables {
     state: CounterState;
     /** The placement that took it. */
     taken_by: string | null;
+    /** Retired: the transaction that spent the unit, and its block's height (migration 096). */
+    retired_txid: string | null;
+    retired_height: number | null;
     expires_at: number;
     created_at: number;
     updated_at: number;

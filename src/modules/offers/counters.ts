@@ -38,6 +38,37 @@ export async function withdrawCounter(tx: Tx, id: string, at: number): Promise<b
 }
 
 /**
+ * active → retired: a confirmed block spent the units of these counters (`spent`: outpoint →
+ * spending txid). Whatever spent it (the holder moved it, a checkout or an accept took it), the
+ * bidder can no longer take it. Counters are private: no event (the feeds never carry them).
+ */
+export async function retireMovedCounters(tx: Tx, spent: ReadonlyMap<string, string>, height: number, at: number): Promise<void> {
+  const keys = [...spent.keys()];
+  for (let i = 0; i < keys.length; i += 500) {
+    const part = keys.slice(i, i + 500);
+    const moved = await tx.selectFrom('offer_counters').select(['id', 'asset_outpoint']).where('asset_outpoint', 'in', part).where('state', '=', 'active').execute();
+    for (const c of moved) {
+      await tx
+        .updateTable('offer_counters')
+        .set({ state: 'retired', retired_txid: spent.get(c.asset_outpoint)!, retired_height: height, updated_at: at })
+        .where('id', '=', c.id)
+        .where('state', '=', 'active')
+        .execute();
+    }
+  }
+}
+
+/** retired → active: the blocks from `fromHeight` up were disconnected, so their spends of these units are undone (expiry still applies at read time). */
+export async function restoreCounters(tx: Tx, fromHeight: number, at: number): Promise<void> {
+  await tx
+    .updateTable('offer_counters')
+    .set({ state: 'active', retired_txid: null, retired_height: null, updated_at: at })
+    .where('state', '=', 'retired')
+    .where('retired_height', '>=', fromHeight)
+    .execute();
+}
+
+/**
  * The counter an exact-unit placement takes: one made to `bidder` on that unit at `price`.
  * Checked before the placement is written (an expired one is 410 expired: the bidder was
  * answering a counter that no longer stands).

@@ -4,7 +4,7 @@
 export type { ExactOfferTables } from './authorization-tables.js';
 export { activateAuthorization, createAuthorizations, retireAuthorizations, unuseAuthorization, useAuthorization } from './authorizations.js';
 export type { CounterTables } from './counter-tables.js';
-export { createCounter, withdrawCounter } from './counters.js';
+export { createCounter, restoreCounters, retireMovedCounters, withdrawCounter } from './counters.js';
 export { fillOffer, unfillOffer } from './lifecycle.js';
 export { checkOfferExpiry, checkOfferPrice, levelKey, offerStatus, signatureValidity } from './rules.js';
 export { OfferTarget } from './schemas.js';

@@ -37,6 +37,7 @@ import * as m065 from './065_policy_offer_cancels.js';
 import * as m085 from './085_kept_reads.js';
 import * as m090 from './090_top_sales_days.js';
 import * as m095 from './095_fewer_sale_indexes.js';
+import * as m096 from './096_counter_retirement.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '085_kept_reads': m085,
   '090_top_sales_days': m090,
   '095_fewer_sale_indexes': m095,
+  '096_counter_retirement': m096,
 };
