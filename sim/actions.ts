@@ -41,6 +41,60 @@ async function addressBalances(s: SimState, address: string): Promise<Array<{ as
   return (j.result ?? []).filter((b) => !b.utxo && b.asset !== 'XCP' && b.quantity > 0);
 }
 
+/**
+ * Units held attached (one UTXO each) at the address, from the node's API: what a buyer who took
+ * attached delivery holds, or a seller whose listing ended. Not the ones it has listed, pending
+ * or in flight (the market's own rows say which).
+ */
+async function attachedUnits(s: SimState, t: Trader): Promise<Array<{ asset: string; utxo: { txid: string; vout: number } }>> {
+  const r = await fetch(`${s.world.devnet.apiUrl}/v2/addresses/${t.address}/balances?type=utxo&limit=100`);
+  const rows = (((await r.json()) as { result?: Array<{ asset: string; quantity: number; utxo?: string | null }> }).result ?? []).filter((b) => b.utxo && b.asset !== 'XCP' && b.quantity > 0);
+  if (!rows.length) return [];
+  const listed = (await t.client.http.call('GET /v1/address/{address}/listings', { params: { address: t.address }, query: { limit: 100 } })).result;
+  const busy = new Set(listed.filter((l) => !['sold', 'ended'].includes(l.state)).map((l) => `${l.asset_utxo.txid}:${l.asset_utxo.vout}`));
+  return rows.filter((b) => !busy.has(b.utxo!)).map((b) => ({ asset: b.asset, utxo: outpointOf(b.utxo!) }));
+}
+
+/** Other traders' attached units of `assets` (anyone's, listed or not), from the node's API. */
+async function othersUnits(s: SimState, t: Trader, assets: string[]): Promise<Array<{ asset: string; utxo: { txid: string; vout: number } }>> {
+  const out: Array<{ asset: string; utxo: { txid: string; vout: number } }> = [];
+  for (const asset of assets) {
+    const r = await fetch(`${s.world.devnet.apiUrl}/v2/assets/${asset}/balances?type=utxo&limit=100`);
+    const rows = ((await r.json()) as { result?: Array<{ asset: string; quantity: number; utxo?: string | null; utxo_address?: string | null }> }).result ?? [];
+    for (const b of rows) if (b.utxo && b.quantity > 0 && b.utxo_address !== t.address) out.push({ asset: b.asset, utxo: outpointOf(b.utxo) });
+  }
+  return out;
+}
+
+const outpointOf = (op: string) => ({ txid: op.split(':')[0]!, vout: Number(op.split(':')[1]) });
+
+/** The node's confirmations of an unspent output (0 in the mempool; -1 spent or unknown). */
+async function confirmationsOf(s: SimState, u: { txid: string; vout: number }): Promise<number> {
+  const out = (await s.world.rpc('gettxout', [u.txid, u.vout, true]).catch(() => null)) as { confirmations?: number } | null;
+  return out ? (out.confirmations ?? 0) : -1;
+}
+
+/** Exact offers need their unit's UTXO final (3 confirmations, the contract's rule): at most `n` random candidates asked. */
+async function finalUnits<U extends { utxo: { txid: string; vout: number } }>(s: SimState, rng: Rng, units: U[], n = 6): Promise<U[]> {
+  const picked = rng.sample(units, n);
+  const conf = await Promise.all(picked.map((u) => confirmationsOf(s, u.utxo)));
+  return picked.filter((_, i) => conf[i]! >= 3);
+}
+
+type Book = { asks: Array<{ listings: Array<{ seller: string; asset: string; utxo_txid: string; utxo_vout: number }> }> };
+
+/** The trader's own units on a collection's book. */
+const mineIn = (book: Book, t: Trader) =>
+  book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address).map((l) => ({ asset: l.asset, utxo: { txid: l.utxo_txid, vout: l.utxo_vout } }));
+
+/** The trader's unlisted attached units (of a collection's assets, or any) with at least `minConf` confirmations. */
+async function heldIn(s: SimState, t: Trader, slug: string | null, minConf: number) {
+  const assets = slug === null ? null : new Set(s.assets.get(slug) ?? []);
+  const held = (await attachedUnits(s, t)).filter((u) => !assets || assets.has(u.asset));
+  const conf = await Promise.all(held.map((u) => confirmationsOf(s, u.utxo)));
+  return held.filter((_, i) => conf[i]! >= minConf);
+}
+
 const skip = (why: string) => `skip:${why}`;
 
 /** A quote for one foreign ask of a drawn collection, signed by the trader; undefined on an empty book. */
@@ -59,10 +113,18 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
   list: {
     weight: 14,
     run: async (s, t, rng) => {
+      const price = rng.int(6, 300) * 1_000;
+      // A unit already attached (attached delivery, an ended listing) is listed as it is (reuse mode).
+      const attached = rng.chance(0.6) ? await heldIn(s, t, null, 1) : [];
+      if (attached.length) {
+        const u = rng.pick(attached);
+        // Confirmed, so the draft is ready at once; a reorg may still make it wait a block or two.
+        const l = await t.client.list({ asset: u.asset, asset_utxo: u.utxo, price_sats: price, expires_at: now() + DAY, idempotency_key: `sim-${t.id}-${rng.int(0, 1e9)}`, wait: { intervalMs: 2_000, timeoutMs: 30_000 } });
+        return `listed:${l.id}`;
+      }
       const held = await addressBalances(s, t.address);
       if (!held.length) return skip('nothing_held');
       const b = rng.pick(held);
-      const price = rng.int(6, 300) * 1_000;
       const draft = await t.client.attachAndList({ asset: b.asset, quantity_raw: '1', price_sats: price, expires_at: now() + DAY, idempotency_key: `sim-${t.id}-${rng.int(0, 1e9)}`, wait: false });
       return `draft:${draft.id}`;
     },
@@ -78,7 +140,9 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const n = Math.min(asks.length, rng.int(1, 3));
       const lines = asks.slice(0, n).map((l) => ({ listing_id: l.id, max_price_sats: l.price_sats }));
       const total = lines.reduce((a, l) => a + l.max_price_sats, 0);
-      const op = await t.client.buy({ lines, delivery_mode: 'detached', delivery_address: t.address, maxSpendSats: Math.ceil(total * 1.05) + 60_000 });
+      // Half the one-line buyers take the unit attached (then listed as it is, or bid for exactly); the contract delivers a cart of several detached.
+      const mode = n === 1 && rng.chance(0.5) ? 'attached' : 'detached';
+      const op = await t.client.buy({ lines, delivery_mode: mode, delivery_address: t.address, maxSpendSats: Math.ceil(total * 1.05) + 60_000 });
       t.bought.add(op.id);
       return `bought:${op.status}:${n}`;
     },
@@ -139,7 +203,8 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const slug = rng.pick(s.collections);
       const asset = rng.pick(s.assets.get(slug)!);
       const scope = rng.chance(0.7) ? { scope: 'asset' as const, asset } : { scope: 'collection' as const, collection: slug };
-      const placed = await t.client.placeBids({ price_sats: rng.int(6, 200) * 1_000, slots: rng.int(1, 2), targets: [scope], expires_at: now() + DAY, maxFeeSats: 20_000 });
+      // Half the bids ask for the unit attached (the slot then carries its delivery output's sats too).
+      const placed = await t.client.placeBids({ price_sats: rng.int(6, 200) * 1_000, slots: rng.int(1, 2), targets: [scope], expires_at: now() + DAY, delivery_mode: rng.chance(0.5) ? 'attached' : 'detached', maxFeeSats: 20_000 });
       return `placed:${placed.offer_count}`;
     },
   },
@@ -152,13 +217,17 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       if (!offers.length) return skip('no_offer');
       const o = rng.pick(offers);
       const slugs = o.collection ? [o.collection] : s.collections;
-      const units = (await Promise.all(slugs.map((slug) => bookListings(t, slug)))).flat()
-        .filter((l) => l.seller !== t.address && (!o.asset || l.asset === o.asset));
+      // A listed unit, or one another trader holds unlisted; only a final one can be authorized.
+      const listed = (await Promise.all(slugs.map((slug) => bookListings(t, slug)))).flat()
+        .filter((l) => l.seller !== t.address && (!o.asset || l.asset === o.asset))
+        .map((l) => ({ asset: l.asset, utxo: { txid: l.utxo_txid, vout: l.utxo_vout } }));
+      const held = await othersUnits(s, t, o.asset ? [o.asset] : rng.sample(slugs.flatMap((slug) => s.assets.get(slug) ?? []), 3));
+      const units = await finalUnits(s, rng, [...listed, ...held]);
       if (!units.length) return skip('no_unit');
       const u = rng.pick(units);
       const a = await t.client.authorizeExact({
         offer_id: o.id, slot: { txid: o.bid_txid, vout: o.bid_vout }, price_sats: o.price_sats,
-        delivery_mode: 'detached', delivery_address: t.address, target_outpoint: { txid: u.utxo_txid, vout: u.utxo_vout }, maxFeeSats: 20_000,
+        delivery_mode: o.delivery.mode as 'detached' | 'attached', delivery_address: o.delivery.address, target_outpoint: u.utxo, maxFeeSats: 20_000,
       });
       return `authorized:${a.authorization_id}`;
     },
@@ -224,12 +293,12 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const slug = rng.pick(s.collections);
       const book = (await t.client.http.call('GET /v1/collections/{slug}/book', { params: { slug } })).result;
       const offers = book.offers.filter((o) => o.id.startsWith('po_') && o.bidder !== t.address);
-      const mine = book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address);
       if (!offers.length) return skip('no_collection_offer');
+      const mine = [...mineIn(book, t), ...(await heldIn(s, t, slug, 1))];
       if (!mine.length) return skip('no_unit');
       const o = rng.pick(offers);
       const u = rng.pick(mine);
-      const done = await t.client.acceptCollectionOffer({ parent_txid: o.bid_txid, asset_utxo: { txid: u.utxo_txid, vout: u.utxo_vout } });
+      const done = await t.client.acceptCollectionOffer({ parent_txid: o.bid_txid, asset_utxo: u.utxo });
       return `collection_accepted:${done.txid}`;
     },
   },
@@ -268,11 +337,11 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     run: async (s, t, rng) => {
       const slug = rng.pick(s.collections);
       const book = (await t.client.http.call('GET /v1/collections/{slug}/book', { params: { slug } })).result;
-      const mine = book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address);
+      const mine = [...mineIn(book, t), ...(await heldIn(s, t, slug, 1))];
       const pairs = mine.flatMap((u) => book.offers.filter((o) => !o.id.startsWith('po_') && o.scope === 'asset' && o.asset === u.asset && o.bidder !== t.address).map((o) => ({ u, o })));
       if (!pairs.length) return skip('no_bid_on_mine');
       const { u, o } = rng.pick(pairs);
-      const c = await t.client.counter({ offer_id: o.id, asset_outpoint: { txid: u.utxo_txid, vout: u.utxo_vout }, price_sats: o.price_sats + rng.int(1, 5) * 1_000, expires_at: now() + 3_600 });
+      const c = await t.client.counter({ offer_id: o.id, asset_outpoint: u.utxo, price_sats: o.price_sats + rng.int(1, 5) * 1_000, expires_at: now() + 3_600 });
       return `countered:${c.id}`;
     },
   },

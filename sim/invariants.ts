@@ -81,7 +81,7 @@ const conservation: Check = {
   run: (w) => w.withDb(async (q) => {
     const out: Violation[] = [];
     const net = networkParams('regtest');
-    const credits = new Map<number, any[]>();
+    const credits = new Map<string, any[]>();
     for (const f of await q(`select * from fills where state = 'confirmed'`)) {
       const raw = (await w.rpc('getrawtransaction', [f.txid, false])) as string;
       const tx = Transaction.fromRaw(hex.decode(raw), READ_TX_OPTS);
@@ -93,14 +93,18 @@ const conservation: Check = {
       }
       const owed = f.kind === 'listing' ? BigInt(f.price_sats) : 1n;
       if (paid < owed) out.push(v('conservation', `${f.kind} fill ${f.id} (${f.txid}) paid seller ${f.seller} ${paid} sats, owed at least ${owed}`));
-      if (f.delivery_mode === 'detached' && f.block_index !== null) {
-        if (!credits.has(f.block_index)) {
-          const r = await fetch(`${w.devnet.apiUrl}/v2/blocks/${f.block_index}/events?event_name=CREDIT&limit=1000`);
-          credits.set(f.block_index, ((await r.json()) as { result?: any[] }).result ?? []);
+      if (f.block_index !== null) {
+        // Detached delivery credits the buyer's address; attached delivery moves the unit onto an output of the buyer's.
+        const name = f.delivery_mode === 'detached' ? 'CREDIT' : 'UTXO_MOVE';
+        const key = `${f.block_index}:${name}`;
+        if (!credits.has(key)) {
+          const r = await fetch(`${w.devnet.apiUrl}/v2/blocks/${f.block_index}/events?event_name=${name}&limit=1000`);
+          credits.set(key, ((await r.json()) as { result?: any[] }).result ?? []);
         }
-        const got = credits.get(f.block_index)!.some((e) => e.tx_hash === f.txid && e.params?.address === f.buyer && e.params?.asset === f.asset);
+        const to = (e: any) => (name === 'CREDIT' ? e.params?.address : e.params?.destination_address);
+        const got = credits.get(key)!.some((e) => e.tx_hash === f.txid && to(e) === f.buyer && e.params?.asset === f.asset);
         if (!got) {
-          const message = `${f.kind} fill ${f.id} (${f.txid}) confirmed, but ${f.buyer} was not credited ${f.asset} by it`;
+          const message = `${f.kind} fill ${f.id} (${f.txid}) confirmed, but ${f.buyer} was not ${f.delivery_mode === 'detached' ? 'credited' : 'moved'} ${f.asset} by it (${f.delivery_mode} delivery)`;
           const undone = f.kind === 'listing' ? await attachUndoneAfterSale(w, q, f.ref_id) : null;
           out.push(undone ? { ...v('conservation', `${message}: ${undone}`), known: UNFINAL_ATTACH } : v('conservation', message));
         }

@@ -38,6 +38,17 @@ export class Rng {
     return items[this.int(0, items.length - 1)]!;
   }
 
+  /** Up to `n` distinct items of `items`, in a random order (a partial Fisher-Yates shuffle). */
+  sample<T>(items: readonly T[], n: number): T[] {
+    const a = [...items];
+    const k = Math.min(n, a.length);
+    for (let i = 0; i < k; i++) {
+      const j = this.int(i, a.length - 1);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a.slice(0, k);
+  }
+
   /** One key of `table`, drawn with the weights its values give. */
   weighted<K extends string>(table: Readonly<Record<K, number>>): K {
     const entries = Object.entries(table) as Array<[K, number]>;
