@@ -29,6 +29,10 @@ const POLICY_RULES: ReadonlyArray<{ test: (code: string) => boolean; policy: Mem
   { test: (c) => c === 'package-fee-too-low' || c === 'package feerate too low', policy: 'fee_floor' },
   // Ancestor/descendant limits (`too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]`, …).
   { test: (c) => c === 'too-long-mempool-chain' || c === 'package-mempool-limits', policy: 'chain_too_long' },
+  // A package's child spends an output that is neither confirmed nor in the package (Core's
+  // AcceptPackage): an input a reorg or a held relay left unconfirmed. Nothing is wrong with the
+  // bytes; the package relays once that input confirms, so it is a chain to wait out, not invalid.
+  { test: (c) => c === 'package-not-child-with-unconfirmed-parents', policy: 'chain_too_long' },
   // TRUC (BIP 431): Core 28+ says `TRUC-violation`; pre-release builds said `v3-…`.
   { test: (c) => c === 'TRUC-violation' || /^v3-/.test(c), policy: 'truc' },
   { test: (c) => c === 'dust', policy: 'dust' },

@@ -140,6 +140,30 @@ describe('policy accept: a reorg between the quote and the signed accept', () =>
   });
 });
 
+describe('policy accept: a reorg between the checks and the relay', () => {
+  void it('the unit is unconfirmed again when the package reaches the node: 422 mempool_rejected chain_too_long (not invalid_transaction), wait_for_confirmation, claims released; the co-signed set has ended', async () => {
+    const { parent } = await offer();
+    const u = await unit(seller);
+    const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, u);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    // The checks pass (the unit is confirmed); then, before the package reaches the node, a reorg
+    // puts the unit's attach back in the mempool (sim day 9115: a relay held, then a reorg).
+    beforeSubmit = async () => m.devnet.reorg((await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))!.confirmations);
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: q.body.result.accept_id, psbt_hex: signed });
+    assert.equal(beforeSubmit, null, 'the package was submitted');
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.deepEqual([r.body.code, r.body.mempool_policy, r.body.wait_for_confirmation, r.body.claims_released, r.body.mempool_reason], ['mempool_rejected', 'chain_too_long', true, true, 'package-not-child-with-unconfirmed-parents']);
+    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${u.txid}:${u.vout}`).execute();
+    assert.deepEqual(claims, [], 'the unit is free again');
+    // The signer co-signed the parent for this child, and never signs another: the set ends (as on
+    // any refused accept after the co-signature), and a new quote says so with its own code.
+    await m.mine();
+    await m.sync();
+    const again = await acceptQuote(m, seller.w, seller.token, parent, u);
+    assert.deepEqual([again.q.status, again.q.body.code, again.q.body.refusal_code], [409, 'policy_offer_refused', 'funding_set_closed'], JSON.stringify(again.q.body));
+  });
+});
+
 describe('policy accept: the bidder backs out', () => {
   void it('a bidder who spends its funding (still unconfirmed) is detected: the accept is refused funding_spent; once mined the offer is invalid', async () => {
     const { b, parent, set } = await offer();

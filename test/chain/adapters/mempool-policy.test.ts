@@ -28,6 +28,7 @@ const POLICY_TABLE: Array<[string, ReturnType<typeof mempoolPolicyOf>]> = [
   ['too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]', 'chain_too_long'],
   ['too-long-mempool-chain, exceeds descendant size limit for tx 45f7… [limit: 101000]', 'chain_too_long'],
   ['package-mempool-limits', 'chain_too_long'],
+  ['package-not-child-with-unconfirmed-parents', 'chain_too_long'],
   ['TRUC-violation, version=3 tx 45f7… (wtxid=b8aa…) would have too many ancestors', 'truc'],
   ['TRUC-violation, version=3 child tx 45f7… is too big: 1200 > 1000 virtual bytes', 'truc'],
   ['v3-rule-violation', 'truc'],
@@ -126,6 +127,9 @@ void describe('ApiError renderings', () => {
     assert.equal(chain.extras.mempool_policy, 'chain_too_long');
     assert.equal(chain.extras.wait_for_confirmation, true);
     assert.equal((await refusalAnswer('TRUC-violation, x')).extras.wait_for_confirmation, true);
+    // A package child over an input a reorg unconfirmed (sim day 9115): wait, not a bad transaction.
+    const unconfirmed = await refusalAnswer('package-not-child-with-unconfirmed-parents');
+    assert.deepEqual([unconfirmed.code, unconfirmed.extras.mempool_policy, unconfirmed.extras.wait_for_confirmation], ['mempool_rejected', 'chain_too_long', true]);
 
     const invalid = await refusalAnswer('non-final');
     assert.equal(invalid.code, 'invalid_transaction');
