@@ -116,45 +116,44 @@ describe('policy accept: bad units', () => {
   });
 });
 
-describe('policy accept: a reorg between the quote and the signed accept', () => {
+/** A fresh collection offer and a fresh confirmed unit of the seller's, with the seller's accept quoted and signed. */
+async function signedAccept() {
+  const { parent } = await offer();
+  const u = await unit(seller);
+  const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, u);
+  assert.equal(q.status, 200, JSON.stringify(q.body));
+  return { parent, u, body: { accept_id: q.body.result.accept_id as string, psbt_hex: signed } };
+}
+const confirmationsOf = async (u: { txid: string; vout: number }) => (await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))?.confirmations;
+const claimsOn = (u: { txid: string; vout: number }) => m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${u.txid}:${u.vout}`).execute();
+
+describe('policy accept: a reorg after the quote', () => {
   void it('a unit whose confirmation a reorg undid is refused unit_unconfirmed before anything is claimed; confirmed again, the same signed accept settles', async () => {
-    const { parent } = await offer();
-    const u = await unit(seller);
-    const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, u);
-    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const { u, body } = await signedAccept();
     // The unit's attach goes back to the node's mempool; the market's indexer has not seen the reorg yet.
-    const depth = (await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))!.confirmations;
-    await m.devnet.reorg(depth);
-    assert.equal((await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))?.confirmations, 0);
-    const body = { accept_id: q.body.result.accept_id, psbt_hex: signed };
+    await m.devnet.reorg((await confirmationsOf(u))!);
+    assert.equal(await confirmationsOf(u), 0);
     const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
     assert.equal(r.status, 409, JSON.stringify(r.body));
     assert.equal(r.body.code, 'policy_offer_refused');
     assert.equal(r.body.refusal_code, 'unit_unconfirmed');
-    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${u.txid}:${u.vout}`).execute();
-    assert.deepEqual(claims, [], 'nothing claimed or journaled for the unit');
+    assert.deepEqual(await claimsOn(u), [], 'nothing claimed or journaled for the unit');
     await m.mine();
     await m.sync();
     const again = await m.call('POST', '/v1/policy-accepts', seller.token, body);
     assert.equal(again.status, 200, JSON.stringify(again.body));
   });
-});
 
-describe('policy accept: a reorg between the checks and the relay', () => {
   void it('the unit is unconfirmed again when the package reaches the node: 422 mempool_rejected chain_too_long (not invalid_transaction), wait_for_confirmation, claims released; the co-signed set has ended', async () => {
-    const { parent } = await offer();
-    const u = await unit(seller);
-    const { q, signed } = await acceptQuote(m, seller.w, seller.token, parent, u);
-    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const { parent, u, body } = await signedAccept();
     // The checks pass (the unit is confirmed); then, before the package reaches the node, a reorg
     // puts the unit's attach back in the mempool (sim day 9115: a relay held, then a reorg).
-    beforeSubmit = async () => m.devnet.reorg((await m.devnet.bitcoin.getTxOut(u.txid, u.vout, true))!.confirmations);
-    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: q.body.result.accept_id, psbt_hex: signed });
+    beforeSubmit = async () => m.devnet.reorg((await confirmationsOf(u))!);
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
     assert.equal(beforeSubmit, null, 'the package was submitted');
     assert.equal(r.status, 422, JSON.stringify(r.body));
     assert.deepEqual([r.body.code, r.body.mempool_policy, r.body.wait_for_confirmation, r.body.claims_released, r.body.mempool_reason], ['mempool_rejected', 'chain_too_long', true, true, 'package-not-child-with-unconfirmed-parents']);
-    const claims = await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${u.txid}:${u.vout}`).execute();
-    assert.deepEqual(claims, [], 'the unit is free again');
+    assert.deepEqual(await claimsOn(u), [], 'the unit is free again');
     // The signer co-signed the parent for this child, and never signs another: the set ends (as on
     // any refused accept after the co-signature), and a new quote says so with its own code.
     await m.mine();
