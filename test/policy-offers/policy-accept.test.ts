@@ -20,6 +20,8 @@ import { finalize, newBidder } from '../offers/exact-helpers.js';
 import { SigHash } from '@scure/btc-signer';
 import { signPsbt } from '../helpers/market.js';
 import { acceptQuote, fillPool, placePolicy } from './policy-helpers.js';
+import { walletCoins } from '../../src/modules/policy-offers/anchor-pool.js';
+import { marketWallet, policyOfferUpkeep } from '../../src/modules/policy-offers/manifest.js';
 
 let m: Market;
 let seller: Seller;
@@ -160,6 +162,46 @@ describe('policy accept: a reorg after the quote', () => {
     await m.sync();
     const again = await acceptQuote(m, seller.w, seller.token, parent, u);
     assert.deepEqual([again.q.status, again.q.body.code, again.q.body.refusal_code], [409, 'policy_offer_refused', 'funding_set_closed'], JSON.stringify(again.q.body));
+  });
+});
+
+describe('the anchor a filled parent returns (sim day 9116)', () => {
+  void it("is never a refill's plain coin, even while the node has mined the parent and the market has not indexed it", async () => {
+    const { parent, body } = await signedAccept();
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await m.mine(); // the node confirms parent and child; the market's indexer has not read the block
+    assert.ok((await m.devnet.bitcoin.getTxOut(parent, 1, true))!.confirmations >= 1);
+    const coins = await walletCoins(m.ctx, await marketWallet(m.ctx));
+    assert.ok(coins.length > 0, 'the wallet has other coins');
+    assert.ok(!coins.some((c) => c.txid === parent && c.vout === 1), "the parent's output 1 is an anchor to be, not a coin");
+    await m.sync();
+    const a = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', `${parent}:1`).executeTakeFirstOrThrow();
+    assert.equal(a.state, 'free');
+  });
+
+  void it('is not added as an anchor when a settlement already spends it (that settlement\'s coin)', async () => {
+    const { parent, body } = await signedAccept();
+    assert.equal((await m.call('POST', '/v1/policy-accepts', seller.token, body)).status, 200);
+    await m.mine();
+    await m.ctx.store.db.insertInto('outpoint_claims').values({ outpoint: `${parent}:1`, settlement_id: 'set_spender', created_at: m.clock.now() }).execute();
+    await m.sync();
+    const rows = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', `${parent}:1`).execute();
+    assert.deepEqual(rows, []);
+    await m.ctx.store.db.deleteFrom('outpoint_claims').where('outpoint', '=', `${parent}:1`).execute();
+  });
+
+  void it('a retired anchor that another settlement already spends is left out of the sweep: the upkeep run goes on, and sweeps it once that claim is released', async () => {
+    const free = await m.ctx.store.db.selectFrom('market_anchors').select('outpoint').where('state', '=', 'free').executeTakeFirstOrThrow();
+    // The state a refill that took the coin before the market knew it as an anchor left behind.
+    await m.ctx.store.db.updateTable('market_anchors').set({ state: 'retired' }).where('outpoint', '=', free.outpoint).execute();
+    await m.ctx.store.db.insertInto('outpoint_claims').values({ outpoint: free.outpoint, settlement_id: 'set_elsewhere', created_at: m.clock.now() }).execute();
+    await policyOfferUpkeep(m.ctx);
+    const row = async () => (await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', free.outpoint).executeTakeFirstOrThrow()).state;
+    assert.equal(await row(), 'retired');
+    await m.ctx.store.db.deleteFrom('outpoint_claims').where('outpoint', '=', free.outpoint).execute();
+    await policyOfferUpkeep(m.ctx);
+    assert.equal(await row(), 'sweeping');
   });
 });
 

@@ -36,9 +36,23 @@ export async function poolCounts(ctx: Pick<Context, 'store'>): Promise<PoolCount
   return c;
 }
 
-/** The wallet's spendable coins (src/trade/coins.ts) that are not anchors. */
-function walletCoins(ctx: Context, wallet: MarketWallet) {
-  const anchors = async (keys: string[]) => new Set((await ctx.store.db.selectFrom('market_anchors').select('outpoint').where('outpoint', 'in', keys).execute()).map((a) => a.outpoint));
+/**
+ * The wallet's spendable coins (src/trade/coins.ts) that are not anchors, nor anchors to be: a
+ * collection-offer parent's output 1 returns the anchor's value to the wallet and becomes a free
+ * anchor once the market indexes the parent's block (handlers.ts). The node reports it confirmed
+ * before that, so a refill run in between would take it as a plain coin and the indexer would then
+ * add an anchor already spent (simulated day 9116: every later sweep of it lost its claim and the
+ * upkeep job failed each run until the day ended).
+ */
+export function walletCoins(ctx: Context, wallet: MarketWallet) {
+  const anchors = async (keys: string[]) => {
+    const outs1 = [...new Set(keys.filter((k) => k.endsWith(':1')).map((k) => k.slice(0, -2)))];
+    const [rows, parents] = await Promise.all([
+      ctx.store.db.selectFrom('market_anchors').select('outpoint').where('outpoint', 'in', keys).execute(),
+      outs1.length ? ctx.store.db.selectFrom('policy_funding_sets').select('parent_txid').where('parent_txid', 'in', outs1).execute() : [],
+    ]);
+    return new Set([...rows.map((a) => a.outpoint), ...parents.map((p) => `${p.parent_txid}:1`)]);
+  };
   return spendableCoins(ctx, wallet.address, { parsedOnly: false, exclude: anchors });
 }
 
@@ -61,7 +75,11 @@ export class AnchorPool {
     const value = ctx.config.ANCHOR_VALUE_SATS;
     const counts = await poolCounts(ctx);
     const need = Math.max(0, target - counts.free - counts.pending);
-    const retired = await ctx.store.db.selectFrom('market_anchors').selectAll().where('state', '=', 'retired').limit(100).execute();
+    // A retired anchor another settlement already spends is not swept (its claim would fail the
+    // whole batch every run); it is swept if that settlement is released.
+    const listed = await ctx.store.db.selectFrom('market_anchors').selectAll().where('state', '=', 'retired').limit(100).execute();
+    const claimed = listed.length ? await ctx.journal.claimed(ctx.store.db, listed.map((r) => r.outpoint)) : new Set<string>();
+    const retired = listed.filter((r) => !claimed.has(r.outpoint));
     if (need === 0 && !retired.length) return null;
     const wallet = await this.openWallet();
     const rate = await defaultFeeRate(ctx);

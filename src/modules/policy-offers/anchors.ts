@@ -72,7 +72,11 @@ export async function unconfirmRefill(tx: Tx, txid: string, at: number): Promise
 
 export const sweepAnchor = (tx: Tx, outpoint: string, at: number) => move(tx, outpoint, ['retired'], 'sweeping', at);
 
-/** A parent confirmed with its child: out 1 returned the anchor's value to the wallet, a new free anchor. */
+/**
+ * A parent confirmed with its child: out 1 returned the anchor's value to the wallet, a new free
+ * anchor, unless a settlement already spends it (then it is that settlement's coin, not an anchor).
+ */
 export async function anchorFromParent(tx: Tx, parentTxid: string, value: number, at: number): Promise<void> {
-  await addAnchors(tx, [{ txid: parentTxid, vout: 1, value_sats: value }], 'free', at);
+  const claimed = await tx.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${parentTxid}:1`).executeTakeFirst();
+  if (!claimed) await addAnchors(tx, [{ txid: parentTxid, vout: 1, value_sats: value }], 'free', at);
 }
