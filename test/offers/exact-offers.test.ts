@@ -375,6 +375,16 @@ describe('exact offers', () => {
     assert.equal(left.length, 0);
     const feed = (await m.call('GET', `/v1/address/${seller.w.address}/events`, seller.token)).body.result;
     assert.ok(feed.some((e: any) => e.kind === 'exact_offer_accept_conflicted' && e.authorization_id === a.authorization_id), JSON.stringify(feed.map((e: any) => e.kind)));
+
+    // The seller tries again (sim day 9117): a new preflight gives the same parent, bytes the node
+    // already refused. The answer is that refusal again, not a 500 from a second settlement row.
+    const again = await acceptWith(a.authorization_id);
+    assert.equal(again.parent, acc.parent, 'the authorization fixes the parent');
+    const r2 = await again.send({ psbt_hex: again.parent });
+    assert.deepEqual([r2.status, r2.body.code, r2.body.claims_released, r2.body.mempool_reason], [409, 'state_changed', true, r.body.mempool_reason], JSON.stringify(r2.body));
+    const settlements = await m.ctx.store.db.selectFrom('settlements').select('state').where('ref_id', '=', a.authorization_id).execute();
+    assert.deepEqual(settlements, [{ state: 'conflicted' }]);
+    assert.equal((await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${at.txid}:${at.vout}`).execute()).length, 0, 'nothing claimed');
   });
 });
 

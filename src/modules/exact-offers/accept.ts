@@ -256,6 +256,7 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
     });
   } catch (e) {
     if (e instanceof ClaimLost) throw new ApiError('state_changed', `outpoint ${e.outpoint} is already claimed by another settlement (a checkout or another accept won)`, { outpoint: e.outpoint });
+    if (!(e instanceof ApiError)) await refusedBefore(ctx, child ? child.txid : a.parent_txid);
     throw e;
   }
   const outcome = await ctx.journal.relay(settlementId);
@@ -263,6 +264,20 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
   const parentLanded = outcome.status === 'partial' && outcome.landed.includes(parent.txid);
   if (outcome.status !== 'relayed' && !parentLanded) throw relayOutcomeError(outcome, settlementId);
   return result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0);
+}
+
+/**
+ * The parent is fixed by the bidder's authorization, so a seller who accepts again after a refusal
+ * (the authorization is usable again once its settlement is released) signs the very bytes the
+ * node refused, and the journal keeps one settlement per txid (sim day 9117: that insert failed
+ * and the seller got a 500). Those bytes were judged: answer what the node said of them, as the
+ * first answer did (a CPFP child makes new bytes, and a new settlement).
+ */
+async function refusedBefore(ctx: Context, txid: string): Promise<void> {
+  const prior = await ctx.journal.byTxid(ctx.store.db, txid);
+  if (!prior || (prior.state !== 'rejected' && prior.state !== 'conflicted')) return;
+  const outcome = await ctx.journal.relay(prior.id);
+  if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, prior.id);
 }
 
 /** The same parent bytes again: the settlement as it stands; other bytes are refused. */
