@@ -256,8 +256,9 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
     });
   } catch (e) {
     if (e instanceof ClaimLost) throw new ApiError('state_changed', `outpoint ${e.outpoint} is already claimed by another settlement (a checkout or another accept won)`, { outpoint: e.outpoint });
-    if (!(e instanceof ApiError)) await refusedBefore(ctx, child ? child.txid : a.parent_txid);
-    throw e;
+    // A failed lookup (the store is down) leaves the original error to answer.
+    const refused = e instanceof ApiError ? null : await refusedBefore(ctx, child ? child.txid : a.parent_txid).catch(() => null);
+    throw refused ?? e;
   }
   const outcome = await ctx.journal.relay(settlementId);
   // The parent is the trade: when it landed and only the seller's child was refused, the sale is on its way.
@@ -273,11 +274,11 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
  * and the seller got a 500). Those bytes were judged: answer what the node said of them, as the
  * first answer did (a CPFP child makes new bytes, and a new settlement).
  */
-async function refusedBefore(ctx: Context, txid: string): Promise<void> {
+async function refusedBefore(ctx: Context, txid: string): Promise<ApiError | null> {
   const prior = await ctx.journal.byTxid(ctx.store.db, txid);
-  if (!prior || (prior.state !== 'rejected' && prior.state !== 'conflicted')) return;
+  if (!prior || (prior.state !== 'rejected' && prior.state !== 'conflicted')) return null;
   const outcome = await ctx.journal.relay(prior.id);
-  if (outcome.status !== 'relayed') throw relayOutcomeError(outcome, prior.id);
+  return outcome.status === 'relayed' ? null : relayOutcomeError(outcome, prior.id);
 }
 
 /** The same parent bytes again: the settlement as it stands; other bytes are refused. */
