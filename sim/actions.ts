@@ -11,6 +11,7 @@ import { Transaction } from '@scure/btc-signer';
 import { MarketError } from '../client/src/index.js';
 import { networkParams } from '../src/bitcoin/networks.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
+import { splitOutpoint } from '../src/trade/outpoints.js';
 import type { Rng } from './rng.js';
 import type { Trader } from './traders.js';
 import type { World } from './world.js';
@@ -52,7 +53,7 @@ async function attachedUnits(s: SimState, t: Trader): Promise<Array<{ asset: str
   if (!rows.length) return [];
   const listed = (await t.client.http.call('GET /v1/address/{address}/listings', { params: { address: t.address }, query: { limit: 100 } })).result;
   const busy = new Set(listed.filter((l) => !['sold', 'ended'].includes(l.state)).map((l) => `${l.asset_utxo.txid}:${l.asset_utxo.vout}`));
-  return rows.filter((b) => !busy.has(b.utxo!)).map((b) => ({ asset: b.asset, utxo: outpointOf(b.utxo!) }));
+  return rows.filter((b) => !busy.has(b.utxo!)).map((b) => ({ asset: b.asset, utxo: splitOutpoint(b.utxo!) }));
 }
 
 /** Other traders' attached units of `assets` (anyone's, listed or not), from the node's API. */
@@ -61,12 +62,10 @@ async function othersUnits(s: SimState, t: Trader, assets: string[]): Promise<Ar
   for (const asset of assets) {
     const r = await fetch(`${s.world.devnet.apiUrl}/v2/assets/${asset}/balances?type=utxo&limit=100`);
     const rows = ((await r.json()) as { result?: Array<{ asset: string; quantity: number; utxo?: string | null; utxo_address?: string | null }> }).result ?? [];
-    for (const b of rows) if (b.utxo && b.quantity > 0 && b.utxo_address !== t.address) out.push({ asset: b.asset, utxo: outpointOf(b.utxo) });
+    for (const b of rows) if (b.utxo && b.quantity > 0 && b.utxo_address !== t.address) out.push({ asset: b.asset, utxo: splitOutpoint(b.utxo) });
   }
   return out;
 }
-
-const outpointOf = (op: string) => ({ txid: op.split(':')[0]!, vout: Number(op.split(':')[1]) });
 
 /** The node's confirmations of an unspent output (0 in the mempool; -1 spent or unknown). */
 async function confirmationsOf(s: SimState, u: { txid: string; vout: number }): Promise<number> {
@@ -74,25 +73,29 @@ async function confirmationsOf(s: SimState, u: { txid: string; vout: number }): 
   return out ? (out.confirmations ?? 0) : -1;
 }
 
-/** Exact offers need their unit's UTXO final (3 confirmations, the contract's rule): at most `n` random candidates asked. */
-async function finalUnits<U extends { utxo: { txid: string; vout: number } }>(s: SimState, rng: Rng, units: U[], n = 6): Promise<U[]> {
-  const picked = rng.sample(units, n);
-  const conf = await Promise.all(picked.map((u) => confirmationsOf(s, u.utxo)));
-  return picked.filter((_, i) => conf[i]! >= 3);
+/** The units whose UTXO the node reports with at least `min` confirmations. */
+async function confirmedAtLeast<U extends { utxo: { txid: string; vout: number } }>(s: SimState, units: U[], min: number): Promise<U[]> {
+  const conf = await Promise.all(units.map((u) => confirmationsOf(s, u.utxo)));
+  return units.filter((_, i) => conf[i]! >= min);
 }
+
+/** Exact offers need their unit's UTXO final (3 confirmations, the contract's rule): at most `n` random candidates asked. */
+const finalUnits = <U extends { utxo: { txid: string; vout: number } }>(s: SimState, rng: Rng, units: U[], n = 6) => confirmedAtLeast(s, rng.sample(units, n), 3);
 
 type Book = { asks: Array<{ listings: Array<{ seller: string; asset: string; utxo_txid: string; utxo_vout: number }> }> };
 
+type BookListing = Book['asks'][number]['listings'][number];
+
+/** A listing's unit as the helpers here name units. */
+const unitOf = (l: Pick<BookListing, 'asset' | 'utxo_txid' | 'utxo_vout'>) => ({ asset: l.asset, utxo: { txid: l.utxo_txid, vout: l.utxo_vout } });
+
 /** The trader's own units on a collection's book. */
-const mineIn = (book: Book, t: Trader) =>
-  book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address).map((l) => ({ asset: l.asset, utxo: { txid: l.utxo_txid, vout: l.utxo_vout } }));
+const mineIn = (book: Book, t: Trader) => book.asks.flatMap((level) => level.listings).filter((l) => l.seller === t.address).map(unitOf);
 
 /** The trader's unlisted attached units (of a collection's assets, or any) with at least `minConf` confirmations. */
 async function heldIn(s: SimState, t: Trader, slug: string | null, minConf: number) {
   const assets = slug === null ? null : new Set(s.assets.get(slug) ?? []);
-  const held = (await attachedUnits(s, t)).filter((u) => !assets || assets.has(u.asset));
-  const conf = await Promise.all(held.map((u) => confirmationsOf(s, u.utxo)));
-  return held.filter((_, i) => conf[i]! >= minConf);
+  return confirmedAtLeast(s, (await attachedUnits(s, t)).filter((u) => !assets || assets.has(u.asset)), minConf);
 }
 
 const skip = (why: string) => `skip:${why}`;
@@ -220,7 +223,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       // A listed unit, or one another trader holds unlisted; only a final one can be authorized.
       const listed = (await Promise.all(slugs.map((slug) => bookListings(t, slug)))).flat()
         .filter((l) => l.seller !== t.address && (!o.asset || l.asset === o.asset))
-        .map((l) => ({ asset: l.asset, utxo: { txid: l.utxo_txid, vout: l.utxo_vout } }));
+        .map(unitOf);
       const held = await othersUnits(s, t, o.asset ? [o.asset] : rng.sample(slugs.flatMap((slug) => s.assets.get(slug) ?? []), 3));
       const units = await finalUnits(s, rng, [...listed, ...held]);
       if (!units.length) return skip('no_unit');
