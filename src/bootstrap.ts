@@ -108,7 +108,7 @@ export async function bootstrap(
   if (!over.chain && made.devnet?.close) closers.push(() => made.devnet!.close!());
 
   const failpoint = failpointFor(config.CRASH_AT);
-  const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger, failpoint);
+  const journal = new SettlementJournal(store.db, made.chain.bitcoin, clock, logger, failpoint, config.SETTLEMENT_WAIT_HOLD_S * 1000);
   let signer: SignerPort;
   if (config.SIGNER_URL) signer = new HttpSigner(config.SIGNER_URL, config.SIGNER_SECRET!);
   else {

@@ -53,6 +53,12 @@ export const ConfigSchema = Type.Object({
   TIP_CHECK_INTERVAL_MS: Type.Union([Type.Literal(0), Type.Integer({ minimum: 50, maximum: 60_000 })], { default: 1_000 }),
   RECOVERY_INTERVAL_MS: Type.Integer({ minimum: 50, default: 30_000 }),
   /**
+   * How long a collection or exact accept the node refused for a wait-class reason (chain_too_long,
+   * truc: an input a reorg or a held relay left unconfirmed) stays journaled with its claims while
+   * recovery relays it again, counted from its journaling; a refusal after it releases the claims.
+   */
+  SETTLEMENT_WAIT_HOLD_S: Type.Integer({ minimum: 0, maximum: 86_400, default: 3_600 }),
+  /**
    * The safety-net poll of the market generation (src/http/cache-generation.ts): a commit heard
    * through the event log's notification ends stale cached reads at once; this poll only covers
    * a lost notification. Tests raise it to prove that the notification, not the poll, does it.

@@ -66,6 +66,9 @@ export function mempoolPolicyOf(reason: string): MempoolPolicy | null {
   return null;
 }
 
+/** The classes the spec answers with `wait_for_confirmation: true`: the same bytes relay once an input confirms. */
+export const waitsForConfirmation = (policy: MempoolPolicy | null | undefined): boolean => policy === 'chain_too_long' || policy === 'truc';
+
 const CONFLICT_CODES = new Set([
   'txn-mempool-conflict',
   // Core 28 replaces conflicts (full-RBF); these refuse a replacement that would need to.

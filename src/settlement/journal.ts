@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import type { SettlementState, SettlementTables } from './tables.js';
 import { relayOnce, type RefusedMember, type RelayOutcome } from './relay.js';
-import { mempoolPolicyOf } from '../chain/errors.js';
+import { mempoolPolicyOf, waitsForConfirmation } from '../chain/errors.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
 import type { Lease } from '../cluster/fence.js';
 
@@ -30,6 +30,24 @@ export interface SettlementHandlers {
   onPartial?(tx: Tx, s: SettlementRow, refused: RefusedMember[]): Promise<void>;
   onConfirmed?(tx: Tx, s: SettlementRow, block: { height: number; hash: string; seenAt: number }): Promise<void>;
   onUnconfirmed?(tx: Tx, s: SettlementRow): Promise<void>;
+  /**
+   * Bytes nobody can sign again: a collection accept's child (the market signer co-signs one
+   * child per funding set) or an exact accept's parent (fixed by the bidder's authorization).
+   * A wait-class refusal of them (chain_too_long, truc: an input a reorg or a held relay left
+   * unconfirmed) is not the end of the trade: the settlement stays journaled with its claims,
+   * and recovery relays it again until it lands, loses to a conflict, or the journal's wait
+   * hold passes (then it is released as any refusal is). Kinds whose party can sign new bytes
+   * (a checkout's buyer re-quotes) release at once.
+   */
+  holdOnWait?: boolean;
+}
+
+/** A held settlement, as the completion and operation reads show it (see SettlementHandlers.holdOnWait). */
+export interface SettlementHold {
+  mempool_reason: string;
+  mempool_policy: string;
+  /** Unix seconds: a refusal after this releases the settlement. */
+  until: number;
 }
 
 /** The outpoints a settlement's transactions spend from outside the settlement itself (`txid:vout`). */
@@ -58,7 +76,8 @@ const LIVE: SettlementState[] = ['journaled', 'relayed'];
 // Compiled once: every settlement runs them (store/compiled.ts).
 const settlementByTxid = compiledOnce((db, txid: string) => db.selectFrom('settlements').selectAll().where('txid', '=', txid));
 const markRelayed = compiledOnce((tx, id: string, now: number) =>
-  tx.updateTable('settlements').set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null }).where('id', '=', id).where('state', '=', 'journaled'),
+  // mempool_reason: a journaled row carries one only while held (holdOnWait), and that wait is over.
+  tx.updateTable('settlements').set({ state: 'relayed', relayed_at: now, updated_at: now, last_error: null, mempool_reason: null }).where('id', '=', id).where('state', '=', 'journaled'),
 );
 const markMembersRelayed = compiledOnce((tx, id: string, now: number) =>
   tx.updateTable('settlement_members').set({ state: 'relayed', updated_at: now }).where('settlement_id', '=', id).where('state', '=', 'pending'),
@@ -79,12 +98,31 @@ export class SettlementJournal {
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     private readonly failpoint: Failpoint = noFailpoint,
+    /** How long after journaling a held settlement is still relayed again (SETTLEMENT_WAIT_HOLD_S). */
+    private readonly waitHoldMs = 3_600_000,
   ) {}
 
   /** One owner per settlement kind: two areas claiming one kind is a wiring mistake, caught at boot. */
   register(kind: string, handlers: SettlementHandlers): void {
     if (this.handlers.has(kind)) throw new Error(`settlement kind ${kind} already has handlers`);
     this.handlers.set(kind, handlers);
+  }
+
+  /** Whether this refusal of a never-relayed settlement is held rather than released (SettlementHandlers.holdOnWait). */
+  private holds(s: SettlementRow, outcome: RelayOutcome): boolean {
+    return (
+      outcome.status === 'rejected' &&
+      waitsForConfirmation(outcome.policy) &&
+      this.handlers.get(s.kind)?.holdOnWait === true &&
+      this.clock.now() < s.created_at + this.waitHoldMs
+    );
+  }
+
+  /** The hold a journaled settlement is under, or null (not refused, refused otherwise, or not journaled). */
+  holdOf(s: SettlementRow): SettlementHold | null {
+    const policy = s.state === 'journaled' && s.mempool_reason ? mempoolPolicyOf(s.mempool_reason) : null;
+    if (!policy || !waitsForConfirmation(policy)) return null;
+    return { mempool_reason: s.mempool_reason!, mempool_policy: policy, until: Math.floor((s.created_at + this.waitHoldMs) / 1000) };
   }
 
   async byTxid(db: Db | Tx, txid: string): Promise<SettlementRow | undefined> {
@@ -184,8 +222,7 @@ export class SettlementJournal {
     if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
     await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
     const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
-    await this.apply(s, outcome, false);
-    return outcome;
+    return (await this.apply(s, outcome, false)).outcome;
   }
 
   /**
@@ -199,8 +236,7 @@ export class SettlementJournal {
   async relayJournaled(s: SettlementRow): Promise<{ outcome: RelayOutcome; after?: SettlementRow }> {
     if (s.state !== 'journaled') throw new Error(`journal: settlement ${s.id} is ${s.state}, not just journaled`);
     const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
-    const after = await this.apply(s, outcome, false);
-    return after ? { outcome, after } : { outcome };
+    return this.apply(s, outcome, false);
   }
 
   /**
@@ -223,12 +259,13 @@ export class SettlementJournal {
 
   /**
    * `lease`: recovery on the elected instance; its state writes are fenced (a stale leader's fail).
-   * Returns the row as written when this call moved it from `journaled` to `relayed`.
+   * Returns the outcome (marked `held` when a wait hold kept the settlement journaled) and, when
+   * this call moved it from `journaled` to `relayed`, the row as written.
    */
-  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean, lease?: Lease): Promise<SettlementRow | undefined> {
+  private async apply(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean, lease?: Lease): Promise<{ outcome: RelayOutcome; after?: SettlementRow }> {
     const now = this.clock.now();
     if (outcome.status === 'relayed') {
-      return this.db.transaction().execute(async (tx) => {
+      const after = await this.db.transaction().execute(async (tx) => {
         await lease?.check(tx);
         const res = await markRelayed(tx, s.id, now);
         await markMembersRelayed(tx, s.id, now);
@@ -236,18 +273,26 @@ export class SettlementJournal {
         await this.handlers.get(s.kind)?.onRelayed?.(tx, { ...s, state: 'relayed' });
         return { ...s, state: 'relayed' as const, relayed_at: now, updated_at: now, last_error: null };
       });
+      return after ? { outcome, after } : { outcome };
     }
+    const held = !wasRelayed && this.holds(s, outcome);
     if (outcome.status === 'partial') {
       await this.applyPartial(s, outcome, lease);
-    } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed)) {
+    } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed && !held)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
       this.failpoint('relay-refused-before-release');
       await this.release(s.id, outcome.status, outcome.reason, lease);
+    } else if (held && outcome.status === 'rejected') {
+      // Kept journaled, the claims held; the reason is what the operation reads show while it waits.
+      const reason = outcome.reason.slice(0, 500);
+      await this.db.updateTable('settlements').set({ last_error: reason, mempool_reason: reason, updated_at: now }).where('id', '=', s.id).where('state', '=', 'journaled').execute();
+      if (s.mempool_reason !== reason) this.log.info({ settlement: s.id, kind: s.kind, reason }, 'settlement held: the node waits for a confirmation; recovery relays it again');
+      return { outcome: { ...outcome, held: true } };
     } else {
       const error = outcome.status === 'unknown' ? outcome.error : outcome.reason;
       await this.db.updateTable('settlements').set({ last_error: error.slice(0, 500), updated_at: now }).where('id', '=', s.id).execute();
     }
-    return undefined;
+    return { outcome };
   }
 
   /**
@@ -388,9 +433,9 @@ export class SettlementJournal {
       if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
       const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
       await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
-      await this.apply(s, outcome, s.state === 'relayed', lease);
+      const applied = (await this.apply(s, outcome, s.state === 'relayed', lease)).outcome;
       if (outcome.status === 'relayed') relayed++;
-      if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && s.state === 'journaled')) released++;
+      if (outcome.status === 'conflicted' || (applied.status === 'rejected' && s.state === 'journaled' && !applied.held)) released++;
     }
     return { relayed, released };
   }

@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors.js';
 import type { RelayOutcome } from './relay.js';
-import { isLostRaceReason, mempoolPolicyOf } from '../chain/errors.js';
+import { isLostRaceReason, mempoolPolicyOf, waitsForConfirmation } from '../chain/errors.js';
 
 /**
  * How a completion route answers when its journaled settlement did not relay.
@@ -20,7 +20,7 @@ export function relayOutcomeError(outcome: Exclude<RelayOutcome, { status: 'rela
     case 'conflicted':
       return conflictError(outcome.reason, { lost: `The broadcast lost to a conflicting or replacing spend: ${outcome.reason}`, spent: 'An input was already spent by another transaction' }, { claims_released: true, settlement_id: settlementId });
     case 'rejected': {
-      const wait = outcome.policy === 'chain_too_long' || outcome.policy === 'truc';
+      const wait = waitsForConfirmation(outcome.policy);
       if (!outcome.policy) {
         return new ApiError('invalid_transaction', `The node refused the transaction: ${outcome.reason}`, {
           mempool_reason: outcome.reason,

@@ -10,7 +10,11 @@ export interface RefusedMember {
 
 export type RelayOutcome =
   | { status: 'relayed' }
-  | { status: 'rejected'; reason: string; policy?: MempoolPolicy | null }
+  /**
+   * `held`: a wait-class refusal of a settlement whose kind holds them (SettlementHandlers.holdOnWait):
+   * it stays journaled with its claims and recovery relays it again; nothing was released.
+   */
+  | { status: 'rejected'; reason: string; policy?: MempoolPolicy | null; held?: true }
   | { status: 'conflicted'; reason: string }
   /**
    * Some members of a package are in the mempool and others were refused (Core validates each

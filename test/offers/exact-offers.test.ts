@@ -50,6 +50,17 @@ async function acceptWith(id: string, opts: { feeRate?: number; tamper?: boolean
   return { pf: p, parent, child, send: (body: Record<string, unknown>) => m.call('POST', `/v1/exact-offer-authorizations/${id}/accept`, seller.token, body) };
 }
 
+/** A confirmed one-slot asset offer at `price`, a final unit of the seller's, its authorization, and the seller's signed accept. */
+async function authorizedAccept(price: number) {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, price, 1, [{ scope: 'asset', asset: seller.asset }]);
+  await m.mine();
+  await m.sync();
+  const at = await unit();
+  const { a } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, at);
+  return { b, placed, at, a, acc: await acceptWith(a.authorization_id) };
+}
+
 describe('exact offers', () => {
   void it('an unlisted unit, detached delivery, no child: authorize, inbox, accept, deliver; siblings retire', async () => {
     const b = await newBidder(m);
@@ -358,13 +369,7 @@ describe('exact offers', () => {
   });
 
   void it('a bidder who spends the funding output after the seller signed wins on chain: state_changed with mempool_reason (lost to a conflicting spend), claims released, recorded for the seller', async () => {
-    const b = await newBidder(m);
-    const placed = await placeFunded(m, b, 27_000, 1, [{ scope: 'asset', asset: seller.asset }]);
-    await m.mine();
-    await m.sync();
-    const at = await unit();
-    const { a } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, at);
-    const acc = await acceptWith(a.authorization_id);
+    const { b, placed, at, a, acc } = await authorizedAccept(27_000);
     const slot = placed.funding_slots[0]!;
     await m.devnet.bitcoin.broadcast(buildTx([{ wallet: b.w, coin: coinOf(m.devnet, slot.txid, slot.vout) }], () => [{ script: b.w.script, amount: 26_000n }]));
     const r = await acc.send({ psbt_hex: acc.parent });
@@ -385,6 +390,33 @@ describe('exact offers', () => {
     const settlements = await m.ctx.store.db.selectFrom('settlements').select('state').where('ref_id', '=', a.authorization_id).execute();
     assert.deepEqual(settlements, [{ state: 'conflicted' }]);
     assert.equal((await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${at.txid}:${at.vout}`).execute()).length, 0, 'nothing claimed');
+  });
+});
+
+describe('exact offers: a reorg undoes the unit\'s confirmation before the accept reaches the node', () => {
+  void it('held, not released: 202 with hold (the node waits for the unit to confirm), the claims kept; the next block lets recovery relay the same bytes and the sale settles', async () => {
+    const { b, placed, at, a, acc } = await authorizedAccept(26_000);
+    assert.equal(acc.pf.requires_cpfp, false);
+    // The unit's attach goes back to the node's mempool; the market's indexer has not seen the reorg.
+    await m.devnet.reorg((await m.devnet.bitcoin.getTxOut(at.txid, at.vout, true))!.confirmations);
+    assert.equal((await m.devnet.bitcoin.getTxOut(at.txid, at.vout, true))?.confirmations, 0);
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    assert.equal(r.body.result.settlement_state, 'journaled');
+    assert.ok(['truc', 'chain_too_long'].includes(r.body.result.hold?.mempool_policy), JSON.stringify(r.body.result.hold));
+    const claimed = async () => (await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', 'in', [`${at.txid}:${at.vout}`, `${placed.funding_slots[0]!.txid}:${placed.funding_slots[0]!.vout}`]).execute()).length;
+    assert.equal(await claimed(), 2, 'the unit and the funding output stay claimed');
+    const read = async () => (await m.call('GET', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token)).body.result;
+    assert.deepEqual([(await read()).status, (await read()).claims_released], ['broadcasting', false]);
+    const same = await acc.send({ psbt_hex: acc.parent });
+    assert.deepEqual([same.status, same.body.result?.already_completed, same.body.result?.hold?.mempool_reason], [202, true, r.body.result.hold.mempool_reason], JSON.stringify(same.body));
+    await m.mine();
+    await m.sync();
+    assert.deepEqual([(await read()).status, (await read()).hold], ['broadcast', null]);
+    await m.mine();
+    await m.sync();
+    assert.equal((await read()).status, 'confirmed');
+    assert.equal(await heldAt(m, b.w.address, seller.asset), 1n, 'the unit reached the bidder');
   });
 });
 

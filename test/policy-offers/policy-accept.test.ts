@@ -146,15 +146,52 @@ describe('policy accept: a reorg after the quote', () => {
     assert.equal(again.status, 200, JSON.stringify(again.body));
   });
 
-  void it('the unit is unconfirmed again when the package reaches the node: 422 mempool_rejected chain_too_long (not invalid_transaction), wait_for_confirmation, claims released; the co-signed set has ended', async () => {
+  void it('the unit is unconfirmed again when the package reaches the node: held, not released (202, hold chain_too_long, claims kept); the next block lets recovery relay the same bytes and the trade settles', async () => {
     const { parent, u, body } = await signedAccept();
     // The checks pass (the unit is confirmed); then, before the package reaches the node, a reorg
     // puts the unit's attach back in the mempool (sim day 9115: a relay held, then a reorg).
     beforeSubmit = async () => m.devnet.reorg((await confirmationsOf(u))!);
     const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
     assert.equal(beforeSubmit, null, 'the package was submitted');
-    assert.equal(r.status, 422, JSON.stringify(r.body));
-    assert.deepEqual([r.body.code, r.body.mempool_policy, r.body.wait_for_confirmation, r.body.claims_released, r.body.mempool_reason], ['mempool_rejected', 'chain_too_long', true, true, 'package-not-child-with-unconfirmed-parents']);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const rec = r.body.result;
+    assert.equal(rec.settlement_state, 'journaled');
+    assert.deepEqual([rec.hold?.mempool_policy, rec.hold?.mempool_reason], ['chain_too_long', 'package-not-child-with-unconfirmed-parents']);
+    assert.equal(rec.hold.until, Math.floor(m.clock.now() / 1000) + 3_600, 'an hour from the accept');
+    assert.equal((await claimsOn(u)).length, 1, 'the unit stays claimed: nobody else can take it meanwhile');
+    const read = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    assert.deepEqual([read.body.result.status, read.body.result.claims_released, read.body.result.hold?.mempool_policy], ['broadcasting', false, 'chain_too_long'], JSON.stringify(read.body));
+    // The same bytes again: the same held record, nothing journaled twice.
+    const same = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.deepEqual([same.status, same.body.result?.already_completed, same.body.result?.hold?.mempool_policy], [202, true, 'chain_too_long'], JSON.stringify(same.body));
+    // The unit's attach confirms; recovery relays the very bytes the node refused, and they land.
+    await m.mine();
+    await m.sync();
+    const after = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    assert.deepEqual([after.body.result.status, after.body.result.hold, after.body.result.mempool_reason], ['broadcast', null, null], JSON.stringify(after.body));
+    assert.ok(await m.devnet.bitcoin.getTransaction(rec.txid), 'the accept child is in the mempool');
+    await m.mine();
+    await m.sync();
+    const done = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    assert.equal(done.body.result.status, 'confirmed', JSON.stringify(done.body));
+    assert.equal((await m.devnet.bitcoin.getTxOut(parent, 0, true)), null, "the escrow is spent: the seller was paid");
+  });
+
+  void it('a hold that outlives its bound is released as the refusal it is: failed mempool_rejected chain_too_long, claims released, the co-signed set ended', async () => {
+    const { parent, u, body } = await signedAccept();
+    beforeSubmit = async () => m.devnet.reorg((await confirmationsOf(u))!);
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    // Within the hour, recovery's refused relays keep it held.
+    m.clock.advance(3_599_000);
+    await m.sync();
+    assert.equal((await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token)).body.result.status, 'broadcasting');
+    // The hour passes without the unit's attach confirming: the next refusal releases it.
+    m.clock.advance(1_000);
+    await m.sync();
+    const read = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    const o = read.body.result;
+    assert.deepEqual([o.status, o.claims_released, o.failure_code, o.mempool_policy, o.hold], ['failed', true, 'mempool_rejected', 'chain_too_long', null], JSON.stringify(o));
     assert.deepEqual(await claimsOn(u), [], 'the unit is free again');
     // The signer co-signed the parent for this child, and never signs another: the set ends (as on
     // any refused accept after the co-signature), and a new quote says so with its own code.

@@ -1894,6 +1894,20 @@ export interface Routes {
         settlement_state: string | null;
         txid: Txid | null;
         child_txid: Txid | null;
+        hold: {
+          /**
+           * the node's reject reason (e.g. package-not-child-with-unconfirmed-parents)
+           */
+          mempool_reason: string;
+          /**
+           * chain_too_long or truc
+           */
+          mempool_policy: string;
+          /**
+           * unix seconds: a refusal after this releases the settlement (status failed, claims released)
+           */
+          until: number;
+        } | null;
         /**
          * true once a failed settlement released every claim (status failed)
          */
@@ -1924,6 +1938,20 @@ export interface Routes {
         status: string;
         settlement_id: string | null;
         settlement_state: string | null;
+        hold: {
+          /**
+           * the node's reject reason (e.g. package-not-child-with-unconfirmed-parents)
+           */
+          mempool_reason: string;
+          /**
+           * chain_too_long or truc
+           */
+          mempool_policy: string;
+          /**
+           * unix seconds: a refusal after this releases the settlement (status failed, claims released)
+           */
+          until: number;
+        } | null;
         txid: Txid;
         child_txid: Txid | null;
         child_state: string | null;
@@ -2347,6 +2375,20 @@ export interface Routes {
         settlement_state: string | null;
         parent_txid: Txid | null;
         txid: string | null;
+        hold: {
+          /**
+           * the node's reject reason (e.g. package-not-child-with-unconfirmed-parents)
+           */
+          mempool_reason: string;
+          /**
+           * chain_too_long or truc
+           */
+          mempool_policy: string;
+          /**
+           * unix seconds: a refusal after this releases the settlement (status failed, claims released)
+           */
+          until: number;
+        } | null;
         /**
          * true once a failed settlement released every claim (status failed)
          */
@@ -4081,6 +4123,20 @@ export interface CheckoutQuote {
   reserves_inventory: false;
   created_at: UnixSeconds;
   completed_at: UnixSeconds | null;
+  hold: {
+    /**
+     * the node's reject reason (e.g. package-not-child-with-unconfirmed-parents)
+     */
+    mempool_reason: string;
+    /**
+     * chain_too_long or truc
+     */
+    mempool_policy: string;
+    /**
+     * unix seconds: a refusal after this releases the settlement (status failed, claims released)
+     */
+    until: number;
+  } | null;
   /**
    * true once a failed settlement released every claim (status failed)
    */
@@ -4471,6 +4527,20 @@ export interface PolicyAcceptRecord {
   txid: Txid;
   settlement_id: string | null;
   settlement_state: string | null;
+  hold: {
+    /**
+     * the node's reject reason (e.g. package-not-child-with-unconfirmed-parents)
+     */
+    mempool_reason: string;
+    /**
+     * chain_too_long or truc
+     */
+    mempool_policy: string;
+    /**
+     * unix seconds: a refusal after this releases the settlement (status failed, claims released)
+     */
+    until: number;
+  } | null;
   listing_id: string | null;
   asset: string;
   asset_outpoint: Outpoint;

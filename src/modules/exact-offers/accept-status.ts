@@ -31,6 +31,6 @@ export async function acceptStatus(ctx: Context, seller: string, id: string) {
     settlement_state: s?.state ?? null,
     txid: s ? txs[0]!.txid : null,
     child_txid: txs.length > 1 ? txs[1]!.txid : null,
-    ...settlementFields(s, status === 'failed', tip?.height ?? null),
+    ...settlementFields(s, status === 'failed', tip?.height ?? null, s ? ctx.journal.holdOf(s) : null),
   };
 }

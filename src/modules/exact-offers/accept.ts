@@ -263,8 +263,15 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
   const outcome = await ctx.journal.relay(settlementId);
   // The parent is the trade: when it landed and only the seller's child was refused, the sale is on its way.
   const parentLanded = outcome.status === 'partial' && outcome.landed.includes(parent.txid);
-  if (outcome.status !== 'relayed' && !parentLanded) throw relayOutcomeError(outcome, settlementId);
-  return result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0);
+  // Held (a wait-class refusal: the same bytes relay once an input confirms): 202, recovery relays it.
+  const held = outcome.status === 'rejected' && outcome.held === true;
+  if (outcome.status !== 'relayed' && !parentLanded && !held) throw relayOutcomeError(outcome, settlementId);
+  return answered(await result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0));
+}
+
+/** 202 while the settlement is still journaled (held, or relayed by recovery after an unknown outcome), else 200. */
+function answered<T extends { settlement_state: string | null }>(r: T): { status: 200 | 202; result: T } {
+  return { status: r.settlement_state === 'journaled' ? 202 : 200, result: r };
 }
 
 /**
@@ -293,7 +300,7 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
   if (!same) throw new ApiError('state_changed', 'the authorization was already accepted with other bytes', { authorization_id: a.id });
   const txs = JSON.parse(s!.txs) as Array<{ txid: string }>;
   if (s!.state === 'journaled') await ctx.journal.relay(s!.id);
-  return result(ctx, a, true, txs.length > 1 ? null : 0);
+  return answered(await result(ctx, a, true, txs.length > 1 ? null : 0));
 }
 
 async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, childFee: number | null) {
@@ -306,6 +313,7 @@ async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, child
     status: a.state,
     settlement_id: a.settlement_id,
     settlement_state: s?.state ?? null,
+    hold: s ? ctx.journal.holdOf(s) : null,
     txid: a.parent_txid,
     child_txid: txs.length > 1 ? txs[1]!.txid : null,
     child_state: childMember?.state ?? null,

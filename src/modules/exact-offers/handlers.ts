@@ -1,6 +1,8 @@
 /**
  * The journal's reactions for kind `exact_offer` (in the journal's or the indexer's transaction).
  *
+ * - held (a wait-class refusal: an input a reorg or a held relay left unconfirmed): nothing
+ *   changes; the package stays journaled with its claims and recovery relays it again.
  * - released (the node refused the package, or an input was spent elsewhere — typically the
  *   bidder moving its funding output after the seller signed): the authorization is active again
  *   and the offer too (its superseded siblings come back), the listing the accept reserved is
@@ -20,6 +22,8 @@ import { recordEvent } from '../../trade/owner-events.js';
 
 export function exactOfferHandlers(now: () => number): SettlementHandlers {
   return {
+    // The signed bytes cannot be made again (see SettlementHandlers.holdOnWait): wait out a missing confirmation.
+    holdOnWait: true,
     onReleased: async (tx, s) => {
       const at = now();
       const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FeeRate, Nullable, Outpoint, PsbtHex, Sats, Txid, UnixSeconds } from '../../http/validators.js';
 import { MAX_AUTHORIZATION_OUTPOINTS } from './authorize.js';
-import { SettlementFields } from '../../settlement/operation.js';
+import { SettlementFields, SettlementHoldSchema } from '../../settlement/operation.js';
 
 export const AuthorizeBody = Type.Object(
   {
@@ -103,7 +103,8 @@ export const AcceptResult = Type.Object({
   offer_id: Type.String(),
   status: Type.String(),
   settlement_id: Nullable(Type.String()),
-  settlement_state: Nullable(Type.String()),
+  settlement_state: Nullable(Type.String({ description: 'journaled (202: recovery still relays it), relayed, confirmed, rejected or conflicted' })),
+  hold: SettlementHoldSchema,
   txid: Txid,
   child_txid: Nullable(Txid),
   /** `relayed`, `pending` or `refused`: the node can take the parent and refuse the child (the trade still settles at the parent's own fee). */

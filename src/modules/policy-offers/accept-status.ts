@@ -30,6 +30,6 @@ export async function acceptStatus(ctx: Context, seller: string, id: string) {
     settlement_state: s?.state ?? null,
     parent_txid: s ? txs[0]!.txid : null,
     txid: s ? q.expected_txid : null,
-    ...settlementFields(s, status === 'failed', tip?.height ?? null),
+    ...settlementFields(s, status === 'failed', tip?.height ?? null, s ? ctx.journal.holdOf(s) : null),
   };
 }

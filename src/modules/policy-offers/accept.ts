@@ -330,7 +330,9 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
   }
   ctx.failpoint('policy-accept-after-journal');
   const outcome = await ctx.journal.relay(settlementId);
-  if (outcome.status !== 'relayed' && outcome.status !== 'unknown') throw relayOutcomeError(outcome, settlementId);
+  // Held (a wait-class refusal of bytes the signer will not make again): journaled, like an unknown outcome.
+  const held = outcome.status === 'rejected' && outcome.held === true;
+  if (outcome.status !== 'relayed' && outcome.status !== 'unknown' && !held) throw relayOutcomeError(outcome, settlementId);
   return { status: outcome.status === 'relayed' ? 200 : 202, result: await acceptedView(ctx, await ownQuote(ctx, seller, q.id), false) };
 }
 
@@ -365,6 +367,7 @@ export async function acceptedView(ctx: Context, q: AcceptRow, alreadyCompleted:
     txid: q.expected_txid,
     settlement_id: q.settlement_id,
     settlement_state: s?.state ?? null,
+    hold: s ? ctx.journal.holdOf(s) : null,
     listing_id: q.listing_id,
     asset: q.asset,
     asset_outpoint: { txid: q.asset_outpoint.split(':')[0]!, vout: Number(q.asset_outpoint.split(':')[1]) },

@@ -1,6 +1,8 @@
 /**
  * The journal's reactions for kind `policy_accept` (in the journal's or the indexer's transaction).
  *
+ * - held (a wait-class refusal: an input a reorg or a held relay left unconfirmed): nothing
+ *   changes; the package stays journaled with its claims and recovery relays it again.
  * - released (the node refused the package, or an input was spent elsewhere — the bidder racing
  *   its own funding, or the seller its unit): the listing the accept reserved is active again, the
  *   fill dropped, and the funding set ends invalid — the signer co-signed that one child and will
@@ -20,6 +22,8 @@ import { recordEvent } from '../../trade/owner-events.js';
 
 export function policyAcceptHandlers(now: () => number): SettlementHandlers {
   return {
+    // The signed bytes cannot be made again (see SettlementHandlers.holdOnWait): wait out a missing confirmation.
+    holdOnWait: true,
     onReleased: async (tx, s, outcome) => tradeFailed(tx, s, outcome === 'conflicted', now()),
     // The parent landed (its escrow is on the network and keeps its claims) and the accept child
     // was refused: the trade did not happen. The unit's claim was freed by the journal; the set

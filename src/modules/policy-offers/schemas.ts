@@ -5,7 +5,7 @@ import { Address, FeeRate, Hex, Id, Nullable, Outpoint, PsbtHex, Sats, Txid, Uni
 import { traitFields } from '../market/index.js';
 import { OfferTarget } from '../offers/index.js';
 import { MAX_ALTERNATIVES, MAX_FUNDING_INPUTS } from './rules.js';
-import { SettlementFields } from '../../settlement/operation.js';
+import { SettlementFields, SettlementHoldSchema } from '../../settlement/operation.js';
 
 const { target_outpoint: _exact, ...policyTargetFields } = OfferTarget.properties;
 
@@ -251,6 +251,7 @@ export const AcceptRecord = Type.Object(
     txid: Txid,
     settlement_id: Nullable(Type.String()),
     settlement_state: Nullable(Type.String({ description: 'journaled (202: recovery still relays), relayed, confirmed, rejected, conflicted' })),
+    hold: SettlementHoldSchema,
     listing_id: Nullable(Type.String()),
     asset: Type.String(),
     asset_outpoint: Outpoint,
