@@ -141,6 +141,21 @@ shape('package RBF: a collection accept replaces the bidder\'s hard cancel', asy
   await pkg('accept package', [parent, child]);
 });
 
+// The refusals an accept is held on (journal holdOnWait): a reorg put the unit's attach back in the mempool.
+shape('an accept whose unit is unconfirmed: the exact parent alone, and the collection package', async () => {
+  const escrow = policyEscrow(bidderTr.xOnly, market.xOnly, 'regtest');
+  const [coin, slot, funding, anchor] = await d.fund([{ wallet: seller, sats: 20_000 }, { wallet: bidder, sats: 40_000 }, { wallet: bidderTr, sats: 60_000 }, { wallet: market, sats: 1_000 }]);
+  const attach = attachTx(seller, coin!);
+  await send('the attach, unconfirmed', attach);
+  const unit = outCoin(attach, 0);
+  const { parent } = exactAccept({ bidder, slot: slot!, seller, unit, receive, platform, parentFee: 600, childFee: 0 });
+  await send('exact parent (v3) spending the unconfirmed unit', parent);
+  const pa = policyAccept({ escrow, bidder: bidderTr, funding: funding!, market, anchor: anchor!, seller, unit, receive, platform, price: 50_000, childFee: 1_500 });
+  await pkg('collection package whose child spends the unconfirmed unit', [pa.parent, pa.child]);
+  await d.mine(1);
+  await send('exact parent once the unit confirmed', parent);
+});
+
 shape('TRUC sibling eviction by sendrawtransaction', async () => {
   const [coin] = await d.fund([{ wallet: bidder, sats: 60_000 }]);
   const parent = pay(bidder, coin!, seller, 1_000n, { version: 3, outputs: 2 });
