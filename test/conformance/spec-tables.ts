@@ -223,8 +223,8 @@ export const OWNER_FEED_KINDS: Record<string, 'seller' | 'bidder' | 'buyer'> = {
   sale_confirmed: 'seller',
 };
 
-/** Owner-feed kinds the service adds (listings it exposes and rotates, a lost accept race): docs/deviations.md. */
-export const EXTRA_OWNER_FEED_KINDS = ['listing_exposed', 'listing_rotated', 'exact_offer_accept_conflicted', 'collection_offer_accept_conflicted', 'exact_offer_child_refused'];
+/** Owner-feed kinds the service adds (listings it exposes and rotates, a lost accept race, a refused child, a sale Counterparty will not deliver): docs/deviations.md. */
+export const EXTRA_OWNER_FEED_KINDS = ['listing_exposed', 'listing_rotated', 'exact_offer_accept_conflicted', 'collection_offer_accept_conflicted', 'exact_offer_child_refused', 'purchase_undelivered', 'sale_undelivered'];
 
 /** The public feed's kinds and reasons. */
 export const PUBLIC_FEED_KINDS = ['sale', 'listed', 'delisted', 'offer_placed', 'offer_ended', 'collection_offer_placed', 'collection_offer_ended'];

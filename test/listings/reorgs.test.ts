@@ -315,6 +315,26 @@ void test('a sold unit whose attach a reorg reopened is verified again when it c
   assert.match(errors[0]!.msg, /sale delivers nothing/);
   assert.equal(errors[0]!.obj.listing_id, listingId);
   assert.deepEqual(errors[0]!.obj.fills.map((f: { buyer: string; txid: string }) => [f.buyer, f.txid]), [[buyer.w.address, q.expected_txid]]);
+  // The parties are told in their feeds, not only the operator.
+  const undelivered = async (who: { w: TestWallet; token: string }, kind: string) => {
+    const r = await m.call('GET', `/v1/address/${who.w.address}/events`, who.token);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.result.filter((e: any) => e.kind === kind).map((e: any) => [e.role, e.status, e.listing_id, e.txid, e.delivery_failure, e.asset_utxo?.txid]);
+  };
+  const told = (role: string) => [[role, 'undelivered', listingId, q.expected_txid, 'attach invalid: insufficient funds for transfer', utxo.txid]];
+  assert.deepEqual(await undelivered(buyer, 'purchase_undelivered'), told('buyer'));
+  assert.deepEqual(await undelivered(s, 'sale_undelivered'), told('seller'));
+
+  // A reorg takes that block away: the failure and both events go with it.
+  await m.ctx.store.db.transaction().execute((tx) => watcher.rollback(tx, tip.height + 1));
+  assert.equal((await draftRow()).status, 'awaiting_indexer');
+  assert.deepEqual([await undelivered(buyer, 'purchase_undelivered'), await undelivered(s, 'sale_undelivered')], [[], []]);
+  // Mined again, invalid again: told again (the same event ids), and the operator again.
+  await m.ctx.store.db.transaction().execute((tx) => watcher.onBlock(tx, block('invalid: insufficient funds for transfer'), undefined));
+  assert.equal((await draftRow()).status, 'failed');
+  assert.deepEqual(await undelivered(buyer, 'purchase_undelivered'), told('buyer'));
+  assert.deepEqual(await undelivered(s, 'sale_undelivered'), told('seller'));
+  assert.equal(errors.length, 2, JSON.stringify(errors));
 });
 
 void test('a spend reorged out restores the listing and removes its event; the spend confirmed again ends it again; final at 3 confirmations', async () => {

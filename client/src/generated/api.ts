@@ -138,7 +138,7 @@ export type OwnerLogEntry =
        */
       event_id: string;
       /**
-       * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept's parent landed and the sale stands, its CPFP child was refused: seller role).
+       * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept's parent landed and the sale stands, its CPFP child was refused: seller role). purchase_undelivered (buyer) and sale_undelivered (seller): a confirmed sale whose unit Counterparty will not deliver, because a reorg mined the unit's attach again and Counterparty found it invalid (`delivery_failure` says why; the operator is told too); withdrawn if a later reorg undoes that block.
        */
       kind:
         | 'listing_filled'
@@ -162,7 +162,9 @@ export type OwnerLogEntry =
         | 'listing_rotated'
         | 'exact_offer_accept_conflicted'
         | 'collection_offer_accept_conflicted'
-        | 'exact_offer_child_refused';
+        | 'exact_offer_child_refused'
+        | 'purchase_undelivered'
+        | 'sale_undelivered';
       /**
        * unix time, seconds
        */
@@ -193,6 +195,10 @@ export type OwnerLogEntry =
        * On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected
        */
       exposure_reason?: string;
+      /**
+       * On purchase_undelivered / sale_undelivered: Counterparty's verdict on the unit's attach (e.g. `attach invalid: insufficient funds for transfer`)
+       */
+      delivery_failure?: string;
     }
   | {
       /**
@@ -3453,7 +3459,7 @@ export interface Routes {
              */
             event_id: string;
             /**
-             * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept's parent landed and the sale stands, its CPFP child was refused: seller role).
+             * Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller's accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept's parent landed and the sale stands, its CPFP child was refused: seller role). purchase_undelivered (buyer) and sale_undelivered (seller): a confirmed sale whose unit Counterparty will not deliver, because a reorg mined the unit's attach again and Counterparty found it invalid (`delivery_failure` says why; the operator is told too); withdrawn if a later reorg undoes that block.
              */
             kind:
               | 'listing_filled'
@@ -3477,7 +3483,9 @@ export interface Routes {
               | 'listing_rotated'
               | 'exact_offer_accept_conflicted'
               | 'collection_offer_accept_conflicted'
-              | 'exact_offer_child_refused';
+              | 'exact_offer_child_refused'
+              | 'purchase_undelivered'
+              | 'sale_undelivered';
             /**
              * unix time, seconds
              */
@@ -3508,6 +3516,10 @@ export interface Routes {
              * On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected
              */
             exposure_reason?: string;
+            /**
+             * On purchase_undelivered / sale_undelivered: Counterparty's verdict on the unit's attach (e.g. `attach invalid: insufficient funds for transfer`)
+             */
+            delivery_failure?: string;
           }[];
           /**
            * Opaque; pass back unchanged for older events. Null on the last page.

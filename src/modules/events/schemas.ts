@@ -46,6 +46,8 @@ export const OWNER_EVENT_KINDS = [
   'exact_offer_accept_conflicted',
   'collection_offer_accept_conflicted',
   'exact_offer_child_refused',
+  'purchase_undelivered',
+  'sale_undelivered',
 ] as const;
 
 export const OwnerEvent = Type.Object(
@@ -57,7 +59,7 @@ export const OwnerEvent = Type.Object(
       type: 'string',
       enum: [...OWNER_EVENT_KINDS],
       description:
-        'Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller\'s accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept\'s parent landed and the sale stands, its CPFP child was refused: seller role).',
+        'Seller: listing_filled, listing_delisted, listing_expired, listing_invalidated, sale_confirmed, and listing_exposed / listing_rotated (a released checkout had reached the network; the unit moved). Buyer: purchase_confirmed. Bidder: offer_accepted (once the funding slot is seen spent), offer_cancelled, offer_expired, offer_retired, offer_consumed_by_counter; exact_authorization_used, exact_authorization_retired; collection_offer_filled, collection_offer_cancelled, collection_offer_expired, collection_offer_retired; exact_offer_accept_conflicted and collection_offer_accept_conflicted (the seller\'s accept lost to a conflicting spend: seller role); exact_offer_child_refused (the accept\'s parent landed and the sale stands, its CPFP child was refused: seller role). purchase_undelivered (buyer) and sale_undelivered (seller): a confirmed sale whose unit Counterparty will not deliver, because a reorg mined the unit\'s attach again and Counterparty found it invalid (`delivery_failure` says why; the operator is told too); withdrawn if a later reorg undoes that block.',
     }),
     at: { ...UnixSeconds, description: 'When the market observed the event; a confirmation when it first saw the block; an expiry its expires_at' },
     role: Type.Union([Type.Literal('seller'), Type.Literal('buyer'), Type.Literal('bidder')]),
@@ -74,6 +76,7 @@ export const OwnerEvent = Type.Object(
     asset_utxo: Type.Optional({ ...Outpoint, description: "The listed unit's outpoint" }),
     expires_at: Type.Optional({ ...UnixSeconds, description: 'On an expiry' }),
     exposure_reason: Type.Optional(Type.String({ description: 'On listing_exposed: checkout_replaced, checkout_conflicted or checkout_rejected' })),
+    delivery_failure: Type.Optional(Type.String({ description: "On purchase_undelivered / sale_undelivered: Counterparty's verdict on the unit's attach (e.g. `attach invalid: insufficient funds for transfer`)" })),
   },
   { additionalProperties: false },
 );

@@ -117,7 +117,7 @@ function publicEvent(r: PublicEventRow, collections: ReadonlyMap<string, string>
 }
 
 /** Extras a stored row may carry in `data` (the writers' JSON), passed through when well formed. */
-const STRING_EXTRAS = ['offer_id', 'authorization_id', 'parent_txid', 'funding_slot_id', 'collection', 'exposure_reason'] as const;
+const STRING_EXTRAS = ['offer_id', 'authorization_id', 'parent_txid', 'funding_slot_id', 'collection', 'exposure_reason', 'delivery_failure'] as const;
 
 function parseData(data: string | null): Record<string, unknown> {
   if (!data) return {};

@@ -31,7 +31,8 @@
  * new preflight; drafts failed by a spend there are restored; reused units confirmed there go
  * back to `pending`. When a reopened draft's attach confirms again it is verified again
  * (reconfirmReopened): found invalid, the draft fails, and a listing already sold is logged as an
- * error (its buyer will not get the unit).
+ * error (its buyer will not get the unit) and told to both parties (`purchase_undelivered`,
+ * `sale_undelivered`); a rollback of that block withdraws them with the failure.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Tx } from '../../store/db.js';
@@ -43,6 +44,8 @@ import { quantityFromJson } from '../../counterparty/ledger-events.js';
 import { IN_FLIGHT, LIVE, type DraftRow } from './store.js';
 import { activateListing, endListing, forgetEndedHalf, restoreListing } from './lifecycle.js';
 import { outpointKey } from '../../trade/outpoints.js';
+import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
+import { eventId } from '../../trade/event-rows.js';
 import { followReused, unconfirmReused } from './reuse-watch.js';
 
 const CHUNK = 500;
@@ -120,10 +123,52 @@ async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attac
     return;
   }
   await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).where('status', '=', 'completed').execute();
+  await tellUndelivered(tx, d, v.error, confirmed.updated_at, log);
+}
+
+/**
+ * A draft's attach found invalid: when its listing was already sold (or its sale is in flight),
+ * the buyer paid for a unit Counterparty will not deliver. The operator is told in the log, the
+ * parties in their feeds.
+ */
+async function tellUndelivered(tx: Tx, d: DraftRow, error: string, at: number, log: FastifyBaseLogger): Promise<void> {
   const listing = d.listing_id ? await tx.selectFrom('listings').select(['id', 'state']).where('id', '=', d.listing_id).executeTakeFirst() : undefined;
   if (listing?.state !== 'sold' && listing?.state !== 'reserved') return;
-  const fills = await tx.selectFrom('fills').select(['id', 'txid', 'buyer', 'price_sats', 'state']).where('kind', '=', 'listing').where('ref_id', '=', listing.id).where('state', '<>', 'dropped').execute();
-  log.error({ listing_id: listing.id, draft_id: d.id, attach_txid: d.attach_txid, asset: d.asset, attach_error: v.error, fills }, 'a sold unit\'s attach is invalid after a reorg: its sale delivers nothing to the buyer');
+  const fills = await saleFills(tx, listing.id);
+  log.error({ listing_id: listing.id, draft_id: d.id, attach_txid: d.attach_txid, asset: d.asset, attach_error: error, fills }, 'a sold unit\'s attach is invalid after a reorg: its sale delivers nothing to the buyer');
+  for (const f of fills) {
+    for (const [kind, role, address] of UNDELIVERED) {
+      await recordEvent(tx, {
+        event_id: eventId(kind, f.id),
+        address: address(f),
+        role,
+        kind,
+        at,
+        listing_id: listing.id,
+        asset: d.asset,
+        price_sats: f.price_sats,
+        txid: f.txid,
+        status: 'undelivered',
+        data: JSON.stringify({ delivery_failure: error, asset_utxo: { txid: d.attach_txid, vout: 0 } }),
+      });
+    }
+  }
+}
+
+type SaleFill = { id: string; txid: string; buyer: string; seller: string; price_sats: number; state: string };
+const saleFills = (tx: Tx, listingId: string): Promise<SaleFill[]> =>
+  tx.selectFrom('fills').select(['id', 'txid', 'buyer', 'seller', 'price_sats', 'state']).where('kind', '=', 'listing').where('ref_id', '=', listingId).where('state', '<>', 'dropped').execute();
+
+/** The parties a sale that delivers nothing is told (the buyer is the fill's delivery address). */
+const UNDELIVERED: ReadonlyArray<readonly ['purchase_undelivered' | 'sale_undelivered', 'buyer' | 'seller', (f: SaleFill) => string]> = [
+  ['purchase_undelivered', 'buyer', (f) => f.buyer],
+  ['sale_undelivered', 'seller', (f) => f.seller],
+];
+
+/** A rollback took the block that failed a sold unit's attach: its parties' undelivered events go with it. */
+async function withdrawUndelivered(tx: Tx, d: DraftRow, at: number): Promise<void> {
+  if (!d.listing_id) return;
+  for (const f of await saleFills(tx, d.listing_id)) for (const [kind] of UNDELIVERED) await retractStoredEvent(tx, eventId(kind, f.id), at);
 }
 
 async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number, log: FastifyBaseLogger): Promise<void> {
@@ -146,6 +191,8 @@ async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number, log: Fastify
       const listing = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
       if (!v.ok) {
         await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).execute();
+        // A draft back here from a rollback of its failure may hold a sold listing (endListing leaves it).
+        await tellUndelivered(tx, d, v.error, at, log);
         if (listing) await endListing(tx, listing, 'invalid', at);
         continue;
       }
@@ -245,6 +292,7 @@ async function rollback(tx: Tx, height: number, at: number): Promise<void> {
       const l = d.listing_id ? await tx.selectFrom('listings').selectAll().where('id', '=', d.listing_id).executeTakeFirst() : undefined;
       if (l) await endListing(tx, l, 'invalid', at);
     } else if (d.status === 'ready' || d.status === 'prepared' || d.status === 'failed') {
+      if (d.status === 'failed') await withdrawUndelivered(tx, d, at);
       await tx
         .updateTable('listing_drafts')
         .set({ ...unconfirm, status: 'awaiting_indexer', last_error: null, spent_height: null })
