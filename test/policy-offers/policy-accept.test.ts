@@ -193,6 +193,9 @@ describe('policy accept: a reorg after the quote', () => {
     const o = read.body.result;
     assert.deepEqual([o.status, o.claims_released, o.failure_code, o.mempool_policy, o.hold], ['failed', true, 'mempool_rejected', 'chain_too_long', null], JSON.stringify(o));
     assert.deepEqual(await claimsOn(u), [], 'the unit is free again');
+    // The same bytes again answer how they ended, not the accepted record.
+    const same = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.deepEqual([same.status, same.body.code, same.body.mempool_policy, same.body.claims_released], [422, 'mempool_rejected', 'chain_too_long', true], JSON.stringify(same.body));
     // The signer co-signed the parent for this child, and never signs another: the set ends (as on
     // any refused accept after the co-signature), and a new quote says so with its own code.
     await m.mine();

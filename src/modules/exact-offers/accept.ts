@@ -299,7 +299,9 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
   }
   if (!same) throw new ApiError('state_changed', 'the authorization was already accepted with other bytes', { authorization_id: a.id });
   const txs = JSON.parse(s!.txs) as Array<{ txid: string }>;
-  if (s!.state === 'journaled') await ctx.journal.relay(s!.id);
+  // Relayed again while journaled; one released meanwhile answers how it ended, as the first answer did.
+  const outcome = await ctx.journal.relay(s!.id);
+  if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !outcome.held)) throw relayOutcomeError(outcome, s!.id);
   return answered(await result(ctx, a, true, txs.length > 1 ? null : 0));
 }
 

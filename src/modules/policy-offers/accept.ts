@@ -348,8 +348,9 @@ async function repeat(ctx: Context, q: AcceptRow, psbtHex: string) {
     same = false;
   }
   if (!same) throw new ApiError('state_changed', 'this quote was already accepted with other bytes', { accept_id: q.id });
-  const s = await ctx.journal.byId(q.settlement_id!);
-  if (s?.state === 'journaled') await ctx.journal.relay(s.id);
+  // Relayed again while journaled; an ended one answers how it ended, as the first answer did.
+  const outcome = await ctx.journal.relay(q.settlement_id!);
+  if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !outcome.held)) throw relayOutcomeError(outcome, q.settlement_id!);
   const after = await ctx.journal.byId(q.settlement_id!);
   return { status: after?.state === 'journaled' ? 202 : 200, result: await acceptedView(ctx, q, true) };
 }
