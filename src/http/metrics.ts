@@ -55,6 +55,15 @@ export class Metrics {
         for (const r of rows) this.set({ state: r.state }, Number(r.n));
       },
     });
+    new Gauge({
+      name: 'market_settlements_held',
+      help: 'Journaled settlements held after a wait-class refusal (chain_too_long, truc) that recovery relays again until an input confirms (SETTLEMENT_WAIT_HOLD_S); the rest of market_settlements{state="journaled"} wait on an unknown outcome',
+      registers,
+      async collect() {
+        const r = await ctx.store.db.selectFrom('settlements').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'journaled').where('mempool_reason', 'is not', null).executeTakeFirst();
+        this.set(Number(r?.n ?? 0));
+      },
+    });
     new Counter({
       name: 'market_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (succeeded, failed, timeout, network_error, refused_address, gone), kept in the shared store beside the delivery log: the same on every instance (take max, not sum)',

@@ -159,6 +159,8 @@ describe('policy accept: a reorg after the quote', () => {
     assert.deepEqual([rec.hold?.mempool_policy, rec.hold?.mempool_reason], ['chain_too_long', 'package-not-child-with-unconfirmed-parents']);
     assert.equal(rec.hold.until, Math.floor(m.clock.now() / 1000) + 3_600, 'an hour from the accept');
     assert.equal((await claimsOn(u)).length, 1, 'the unit stays claimed: nobody else can take it meanwhile');
+    const metrics = async () => (await m.app.inject({ method: 'GET', url: '/metrics' })).body.match(/^market_settlements_held (\d+)$/m)?.[1];
+    assert.equal(await metrics(), '1', 'the operator sees the hold');
     const read = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
     assert.deepEqual([read.body.result.status, read.body.result.claims_released, read.body.result.hold?.mempool_policy], ['broadcasting', false, 'chain_too_long'], JSON.stringify(read.body));
     // The same bytes again: the same held record, nothing journaled twice.
@@ -169,6 +171,7 @@ describe('policy accept: a reorg after the quote', () => {
     await m.sync();
     const after = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
     assert.deepEqual([after.body.result.status, after.body.result.hold, after.body.result.mempool_reason], ['broadcast', null, null], JSON.stringify(after.body));
+    assert.equal(await metrics(), '0');
     assert.ok(await m.devnet.bitcoin.getTransaction(rec.txid), 'the accept child is in the mempool');
     await m.mine();
     await m.sync();
