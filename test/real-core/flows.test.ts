@@ -2,7 +2,8 @@
  * The trade flows on a real Bitcoin Core (BITCOIND): the market with CHAIN=bitcoin-core and its
  * production adapters, Bitcoin at the node, Counterparty at the devnet ledger following that
  * node (core-market.ts). Attach-and-list, checkout, a bid filled by an exact accept with a CPFP
- * child, a collection offer accepted, and the bidder backing out before and after an accept.
+ * child, one held while a reorg left its unit unconfirmed, a collection offer accepted, and the
+ * bidder backing out before and after an accept.
  * Every transaction is signed with real keys, relayed and mined by Core, and the asset moves in
  * the ledger that follows Core's blocks.
  */
@@ -111,6 +112,34 @@ if (!BITCOIND) {
       assert.equal(await heldAt(m, receive, seller.asset), 1n, 'the unit reached the delivery address');
       const fill = await m.ctx.store.db.selectFrom('fills').selectAll().where('ref_id', '=', placed.funding_slots[0]!.offer_ids[0]!).executeTakeFirstOrThrow();
       assert.equal(fill.state, 'confirmed');
+    });
+
+    it('an exact accept whose unit a reorg put back in the mempool: Core refuses it (TRUC), the market holds it (202), and relays the same bytes once the unit confirms', async () => {
+      const b = await newBidder(m);
+      const placed = await placeFunded(m, b, 28_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+      await settle();
+      const at = await unit();
+      const { a } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, at);
+      const pf = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept-preflight`, seller.token, {});
+      assert.equal(pf.status, 200, JSON.stringify(pf.body));
+      assert.equal(pf.body.result.requires_cpfp, false);
+      // The unit's attach block and its two successors leave Core's chain; the attach returns to its mempool.
+      const out = (await core.rpc('gettxout', at.txid, at.vout)) as { confirmations: number };
+      const height = ((await core.rpc('getblockcount')) as number) - out.confirmations + 1;
+      await core.rpc('invalidateblock', await core.rpc('getblockhash', height));
+      assert.ok(await core.rpc('getmempoolentry', at.txid), 'the attach is unconfirmed again');
+      const r = await m.call('POST', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token, { psbt_hex: signPsbt(pf.body.result.psbt_hex, seller.w, [1], SigHash.ALL) });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      assert.equal(r.body.result.hold?.mempool_policy, 'truc', JSON.stringify(r.body.result));
+      assert.match(r.body.result.hold.mempool_reason, /^TRUC-violation/);
+      // Another miner's block (not the invalidated one again) mines the attach; recovery relays the held parent.
+      await m.follower.mine(1, makeWallet('p2wpkh', 'rc-other-miner').address);
+      await m.sync();
+      assert.ok(await core.rpc('getmempoolentry', r.body.result.txid), 'the held parent is in Core\'s mempool');
+      await settle();
+      assert.equal(await heldAt(m, b.w.address, seller.asset), 1n, 'the unit reached the bidder');
+      const read = await m.call('GET', `/v1/exact-offer-authorizations/${a.authorization_id}/accept`, seller.token);
+      assert.deepEqual([read.body.result.status, read.body.result.hold], ['confirmed', null], JSON.stringify(read.body.result));
     });
 
     it('a collection offer placed and accepted (escrow package on Core)', async () => {
