@@ -118,6 +118,40 @@ export class SettlementJournal {
     );
   }
 
+  /**
+   * A refusal the journal would not end the settlement on (a policy refusal of bytes the network
+   * once took, or a held one), checked against the node: when an input of a member the node does
+   * not have is spent by another transaction, the settlement can never land, and it is a conflict.
+   * Core judges a package's shape before its inputs: a child spending an output that is gone gets
+   * `package-not-child-with-unconfirmed-parents`, as one not yet confirmed does (sim day 9122: a
+   * collection accept's parent confirmed, its child left the mempool with its unit's attach, and
+   * the bidder's refund then spent the escrow; recovery relayed the package for ever).
+   */
+  private async judged(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean): Promise<RelayOutcome> {
+    if (outcome.status !== 'rejected' || (!wasRelayed && !this.holds(s, outcome))) return outcome;
+    const gone = await this.spentElsewhere(s).catch(() => null);
+    return gone ? { status: 'conflicted', reason: `bad-txns-inputs-missingorspent, ${gone} is spent by another transaction (the node said: ${outcome.reason})` } : outcome;
+  }
+
+  /** An input of a member the node does not have that is spent elsewhere (its source known to the node, the output no longer unspent), or null. */
+  private async spentElsewhere(s: SettlementRow): Promise<string | null> {
+    const known = new Map<string, boolean>();
+    const onNode = async (txid: string) => {
+      if (!known.has(txid)) known.set(txid, (await this.bitcoin.getTransaction(txid)) !== null);
+      return known.get(txid)!;
+    };
+    for (const t of await this.liveTxs(this.db, s)) {
+      if (await onNode(t.txid)) continue;
+      for (const i of RawTx.decode(hex.decode(t.hex)).inputs) {
+        const txid = hex.encode(i.txid);
+        // A source the node does not have (an input still to come, or gone): not decidable here.
+        if (!(await onNode(txid))) continue;
+        if (!(await this.bitcoin.getTxOut(txid, i.index, true))) return `${txid}:${i.index}`;
+      }
+    }
+    return null;
+  }
+
   /** The hold a journaled settlement is under, or null (not refused, refused otherwise, or not journaled). */
   holdOf(s: SettlementRow): SettlementHold | null {
     const policy = s.state === 'journaled' && s.mempool_reason ? mempoolPolicyOf(s.mempool_reason) : null;
@@ -221,7 +255,7 @@ export class SettlementJournal {
     }
     if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
     await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
-    const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
+    const outcome = await this.judged(s, await relayOnce(this.bitcoin, await this.liveTxs(this.db, s)), false);
     return (await this.apply(s, outcome, false)).outcome;
   }
 
@@ -431,7 +465,7 @@ export class SettlementJournal {
     let released = 0;
     for (const s of live) {
       if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
-      const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
+      const outcome = await this.judged(s, await relayOnce(this.bitcoin, await this.liveTxs(this.db, s)), s.state === 'relayed');
       await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
       const applied = (await this.apply(s, outcome, s.state === 'relayed', lease)).outcome;
       if (outcome.status === 'relayed') relayed++;

@@ -14,7 +14,7 @@ import { interceptBitcoin } from '../helpers/chain.js';
 import { listUnit, newSeller, type Seller } from '../helpers/listing.js';
 import { complete, listingRow, newBuyer, quoteOk, signQuote } from '../helpers/checkout.js';
 import { signMessageBip322 } from '../helpers/wallets.js';
-import { buildTx, txidOf as buildTxid } from '../helpers/devnet.js';
+import { buildTx, coinOf, txidOf as buildTxid } from '../helpers/devnet.js';
 import { attachOutputScript } from '../../src/counterparty/attach-detach.js';
 import { finalize, newBidder } from '../offers/exact-helpers.js';
 import { SigHash } from '@scure/btc-signer';
@@ -289,6 +289,27 @@ describe('policy accept: the bidder wins a race after the accept', () => {
     assert.deepEqual(fills.map((f) => f.state), ['dropped']);
     // The unit is still the seller's: it can be sold again.
     assert.ok(await m.ctx.chain.bitcoin.getTxOut(u.txid, u.vout));
+  });
+});
+
+describe('policy accept: the package left the mempool and the seller moved the unit (sim day 9122)', () => {
+  void it('the node answers the package package-not-child-with-unconfirmed-parents, not a conflict; the journal asks the node, finds the unit spent elsewhere and ends the settlement conflicted', async () => {
+    const { parent, u, body } = await signedAccept();
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await m.devnet.dropMempool();
+    // The seller's wallet moves the unit in a block of its own while the package is out of the mempool.
+    const fee = await m.fund(seller.w, 10_000);
+    await m.devnet.bitcoin.broadcast(buildTx([{ wallet: seller.w, coin: coinOf(m.devnet, u.txid, u.vout) }, { wallet: seller.w, coin: fee }], [{ script: seller.w.script, amount: 9_330n }]));
+    await m.mine();
+    await m.sync();
+    const s = await m.ctx.store.db.selectFrom('settlements').select(['state', 'mempool_reason']).where('id', '=', r.body.result.settlement_id).executeTakeFirstOrThrow();
+    assert.equal(s.state, 'conflicted', JSON.stringify(s));
+    assert.match(s.mempool_reason!, new RegExp(`^bad-txns-inputs-missingorspent, ${u.txid}:${u.vout} is spent by another transaction \\(the node said: package-not-child-with-unconfirmed-parents\\)$`));
+    const read = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    assert.deepEqual([read.body.result.status, read.body.result.failure_code, read.body.result.claims_released], ['failed', 'conflict_spend', true], JSON.stringify(read.body));
+    const set = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('parent_txid', '=', parent).executeTakeFirstOrThrow();
+    assert.equal(set.state, 'invalid');
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { policyEscrow } from '../../src/counterparty/policy-offer.js';
 import { makeWallet } from '../helpers/wallets.js';
+import { buildTx } from '../helpers/devnet.js';
 import type { Differential } from './differential-harness.js';
 import {
   attachTx, cosignedCheckout, cosignedOutput, exactAccept, fundingTx, liftPair, outCoin, pay, plainCheckout, policyAccept, refundTx, signListing,
@@ -154,6 +155,20 @@ shape('an accept whose unit is unconfirmed: the exact parent alone, and the coll
   await pkg('collection package whose child spends the unconfirmed unit', [pa.parent, pa.child]);
   await d.mine(1);
   await send('exact parent once the unit confirmed', parent);
+});
+
+// What recovery meets when a relayed package left the mempool and its child's other input was spent
+// meanwhile (sim day 9122): the shape check answers before the inputs are looked at.
+shape('a package whose parent is confirmed and whose child spends an output spent in the chain', async () => {
+  const [coin, unit, other] = await d.fund([{ wallet: bidder, sats: 50_000 }, { wallet: seller, sats: 330 }, { wallet: seller, sats: 10_000 }]);
+  const parent = pay(bidder, coin!, seller, 1_000n);
+  await send('parent', parent);
+  await d.mine(1);
+  await send('the unit spent elsewhere', buildTx([{ wallet: seller, coin: unit! }, { wallet: seller, coin: other! }], [{ script: seller.script, amount: 9_330n }]));
+  await d.mine(1);
+  const child = buildTx([{ wallet: seller, coin: outCoin(parent, 0) }, { wallet: seller, coin: unit! }], [{ script: seller.script, amount: 48_000n }]);
+  await pkg('submitpackage', [parent, child]);
+  await send('the child alone', child);
 });
 
 shape('TRUC sibling eviction by sendrawtransaction', async () => {
