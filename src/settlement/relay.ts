@@ -25,6 +25,12 @@ export type RelayOutcome =
   /** The outcome is not known (timeout, node down): keep the journal entry, never re-sign. */
   | { status: 'unknown'; error: string };
 
+/** A refusal the journal holds rather than releases (SettlementHandlers.holdOnWait). */
+export const isHeld = (o: RelayOutcome): boolean => o.status === 'rejected' && o.held === true;
+
+/** The settlement ended on this outcome (released): a conflict, or a refusal not held. */
+export const endedOn = (o: RelayOutcome): o is Extract<RelayOutcome, { status: 'conflicted' | 'rejected' }> => o.status === 'conflicted' || (o.status === 'rejected' && !o.held);
+
 /**
  * One attempt to put signed bytes on the network: a single transaction or a child with its
  * parents. Already-known bytes count as relayed (the adapters map Bitcoin Core's "already in

@@ -30,6 +30,7 @@ import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } fr
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { endedOn, isHeld } from '../../settlement/relay.js';
 import { buyerSigned } from '../../trade/signed.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
 import { claimListingAt } from '../listings/index.js';
@@ -264,7 +265,7 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
   // The parent is the trade: when it landed and only the seller's child was refused, the sale is on its way.
   const parentLanded = outcome.status === 'partial' && outcome.landed.includes(parent.txid);
   // Held (a wait-class refusal: the same bytes relay once an input confirms): 202, recovery relays it.
-  const held = outcome.status === 'rejected' && outcome.held === true;
+  const held = isHeld(outcome);
   if (outcome.status !== 'relayed' && !parentLanded && !held) throw relayOutcomeError(outcome, settlementId);
   return answered(await result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0));
 }
@@ -301,7 +302,7 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
   const txs = JSON.parse(s!.txs) as Array<{ txid: string }>;
   // Relayed again while journaled; one released meanwhile answers how it ended, as the first answer did.
   const outcome = await ctx.journal.relay(s!.id);
-  if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !outcome.held)) throw relayOutcomeError(outcome, s!.id);
+  if (endedOn(outcome)) throw relayOutcomeError(outcome, s!.id);
   return answered(await result(ctx, a, true, txs.length > 1 ? null : 0));
 }
 

@@ -31,6 +31,7 @@ import { extractFinalTransaction } from '../../bitcoin/psbt-verify.js';
 import { buildPolicyChild, escrowWitness, policyEscrow, POLICY_PROTOCOL_VERSION } from '../../counterparty/policy-offer.js';
 import { ClaimLost } from '../../settlement/journal.js';
 import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { endedOn, isHeld } from '../../settlement/relay.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { buyerSigned } from '../../trade/signed.js';
 import { marketFeeScript } from '../../trade/fee-address.js';
@@ -331,7 +332,7 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
   ctx.failpoint('policy-accept-after-journal');
   const outcome = await ctx.journal.relay(settlementId);
   // Held (a wait-class refusal of bytes the signer will not make again): journaled, like an unknown outcome.
-  const held = outcome.status === 'rejected' && outcome.held === true;
+  const held = isHeld(outcome);
   if (outcome.status !== 'relayed' && outcome.status !== 'unknown' && !held) throw relayOutcomeError(outcome, settlementId);
   return { status: outcome.status === 'relayed' ? 200 : 202, result: await acceptedView(ctx, await ownQuote(ctx, seller, q.id), false) };
 }
@@ -350,7 +351,7 @@ async function repeat(ctx: Context, q: AcceptRow, psbtHex: string) {
   if (!same) throw new ApiError('state_changed', 'this quote was already accepted with other bytes', { accept_id: q.id });
   // Relayed again while journaled; an ended one answers how it ended, as the first answer did.
   const outcome = await ctx.journal.relay(q.settlement_id!);
-  if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !outcome.held)) throw relayOutcomeError(outcome, q.settlement_id!);
+  if (endedOn(outcome)) throw relayOutcomeError(outcome, q.settlement_id!);
   const after = await ctx.journal.byId(q.settlement_id!);
   return { status: after?.state === 'journaled' ? 202 : 200, result: await acceptedView(ctx, q, true) };
 }
