@@ -127,20 +127,26 @@ export class SettlementJournal {
    * collection accept's parent confirmed, its child left the mempool with its unit's attach, and
    * the bidder's refund then spent the escrow; recovery relayed the package for ever).
    */
-  private async judged(s: SettlementRow, outcome: RelayOutcome, wasRelayed: boolean): Promise<RelayOutcome> {
+  private async judged(s: SettlementRow, txs: SignedTx[], outcome: RelayOutcome, wasRelayed: boolean): Promise<RelayOutcome> {
     if (outcome.status !== 'rejected' || (!wasRelayed && !this.holds(s, outcome))) return outcome;
-    const gone = await this.spentElsewhere(s).catch(() => null);
+    const gone = await this.spentElsewhere(txs).catch(() => null);
     return gone ? { status: 'conflicted', reason: `bad-txns-inputs-missingorspent, ${gone} is spent by another transaction (the node said: ${outcome.reason})` } : outcome;
   }
 
+  /** One relay of what is still worth relaying, judged (above) over the same transactions. */
+  private async relayJudged(s: SettlementRow, wasRelayed: boolean): Promise<RelayOutcome> {
+    const txs = await this.liveTxs(this.db, s);
+    return this.judged(s, txs, await relayOnce(this.bitcoin, txs), wasRelayed);
+  }
+
   /** An input of a member the node does not have that is spent elsewhere (its source known to the node, the output no longer unspent), or null. */
-  private async spentElsewhere(s: SettlementRow): Promise<string | null> {
+  private async spentElsewhere(txs: SignedTx[]): Promise<string | null> {
     const known = new Map<string, boolean>();
     const onNode = async (txid: string) => {
       if (!known.has(txid)) known.set(txid, (await this.bitcoin.getTransaction(txid)) !== null);
       return known.get(txid)!;
     };
-    for (const t of await this.liveTxs(this.db, s)) {
+    for (const t of txs) {
       if (await onNode(t.txid)) continue;
       for (const i of RawTx.decode(hex.decode(t.hex)).inputs) {
         const txid = hex.encode(i.txid);
@@ -255,7 +261,7 @@ export class SettlementJournal {
     }
     if (s.state === 'conflicted') return { status: 'conflicted', reason: s.mempool_reason ?? 'conflict' };
     await this.db.updateTable('settlements').set({ attempts: s.attempts + 1, updated_at: this.clock.now() }).where('id', '=', id).execute();
-    const outcome = await this.judged(s, await relayOnce(this.bitcoin, await this.liveTxs(this.db, s)), false);
+    const outcome = await this.relayJudged(s, false);
     return (await this.apply(s, outcome, false)).outcome;
   }
 
@@ -269,8 +275,7 @@ export class SettlementJournal {
    */
   async relayJournaled(s: SettlementRow): Promise<{ outcome: RelayOutcome; after?: SettlementRow }> {
     if (s.state !== 'journaled') throw new Error(`journal: settlement ${s.id} is ${s.state}, not just journaled`);
-    const outcome = await relayOnce(this.bitcoin, await this.liveTxs(this.db, s));
-    return this.apply(s, outcome, false);
+    return this.apply(s, await this.relayJudged(s, false), false);
   }
 
   /**
@@ -465,7 +470,7 @@ export class SettlementJournal {
     let released = 0;
     for (const s of live) {
       if (s.state === 'relayed' && (await this.bitcoin.getTransaction(s.txid))) continue;
-      const outcome = await this.judged(s, await relayOnce(this.bitcoin, await this.liveTxs(this.db, s)), s.state === 'relayed');
+      const outcome = await this.relayJudged(s, s.state === 'relayed');
       await this.db.updateTable('settlements').set({ attempts: s.attempts + 1 }).where('id', '=', s.id).execute();
       const applied = (await this.apply(s, outcome, s.state === 'relayed', lease)).outcome;
       if (outcome.status === 'relayed') relayed++;

@@ -15,6 +15,11 @@ export function conflictError(reason: string, text: { lost: string; spent: strin
   return isLostRaceReason(reason) ? new ApiError('state_changed', text.lost, { ...extras, mempool_reason: reason }) : new ApiError('conflict_spend', text.spent, { ...extras, mempool_reason: reason });
 }
 
+/** A completion's success status: 202 while its settlement is still journaled (held, or waiting on an unknown outcome), else 200. */
+export function completionAnswer<T extends { settlement_state: string | null }>(result: T): { status: 200 | 202; result: T } {
+  return { status: result.settlement_state === 'journaled' ? 202 : 200, result };
+}
+
 export function relayOutcomeError(outcome: Exclude<RelayOutcome, { status: 'relayed' }>, settlementId: string): ApiError {
   switch (outcome.status) {
     case 'conflicted':

@@ -29,7 +29,7 @@ import type { Tx } from '../../store/db.js';
 import { cosignedUnitAt, cosignUnitInput, unitLeafSigner, type CosignedUnit } from '../listings/index.js';
 import { checkInput0Sighash } from '../../counterparty/sighash-flag.js';
 import { ClaimLost } from '../../settlement/journal.js';
-import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { completionAnswer, relayOutcomeError } from '../../settlement/outcome-error.js';
 import { endedOn, isHeld } from '../../settlement/relay.js';
 import { buyerSigned } from '../../trade/signed.js';
 import { defaultFeeRate } from '../../trade/fee-rates.js';
@@ -267,12 +267,7 @@ export async function accept(ctx: Context, seller: string, id: string, body: { p
   // Held (a wait-class refusal: the same bytes relay once an input confirms): 202, recovery relays it.
   const held = isHeld(outcome);
   if (outcome.status !== 'relayed' && !parentLanded && !held) throw relayOutcomeError(outcome, settlementId);
-  return answered(await result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0));
-}
-
-/** 202 while the settlement is still journaled (held, or relayed by recovery after an unknown outcome), else 200. */
-function answered<T extends { settlement_state: string | null }>(r: T): { status: 200 | 202; result: T } {
-  return { status: r.settlement_state === 'journaled' ? 202 : 200, result: r };
+  return completionAnswer(await result(ctx, (await ownAuthorization(ctx, seller, id))!, false, child?.fee ?? 0));
 }
 
 /**
@@ -303,7 +298,7 @@ async function repeat(ctx: Context, a: AuthRow, psbtHex: string) {
   // Relayed again while journaled; one released meanwhile answers how it ended, as the first answer did.
   const outcome = await ctx.journal.relay(s!.id);
   if (endedOn(outcome)) throw relayOutcomeError(outcome, s!.id);
-  return answered(await result(ctx, a, true, txs.length > 1 ? null : 0));
+  return completionAnswer(await result(ctx, a, true, txs.length > 1 ? null : 0));
 }
 
 async function result(ctx: Context, a: AuthRow, alreadyCompleted: boolean, childFee: number | null) {

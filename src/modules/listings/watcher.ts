@@ -123,7 +123,8 @@ async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attac
     return;
   }
   await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).where('status', '=', 'completed').execute();
-  await tellUndelivered(tx, d, v.error, confirmed.updated_at, log);
+  const listing = d.listing_id ? await tx.selectFrom('listings').select(['id', 'state']).where('id', '=', d.listing_id).executeTakeFirst() : undefined;
+  await tellUndelivered(tx, d, listing, v.error, confirmed.updated_at, log);
 }
 
 /**
@@ -131,8 +132,7 @@ async function reconfirmReopened(tx: Tx, d: DraftRow, v: ReturnType<typeof attac
  * the buyer paid for a unit Counterparty will not deliver. The operator is told in the log, the
  * parties in their feeds.
  */
-async function tellUndelivered(tx: Tx, d: DraftRow, error: string, at: number, log: FastifyBaseLogger): Promise<void> {
-  const listing = d.listing_id ? await tx.selectFrom('listings').select(['id', 'state']).where('id', '=', d.listing_id).executeTakeFirst() : undefined;
+async function tellUndelivered(tx: Tx, d: DraftRow, listing: { id: string; state: string } | undefined, error: string, at: number, log: FastifyBaseLogger): Promise<void> {
   if (listing?.state !== 'sold' && listing?.state !== 'reserved') return;
   const fills = await saleFills(tx, listing.id);
   log.error({ listing_id: listing.id, draft_id: d.id, attach_txid: d.attach_txid, asset: d.asset, attach_error: error, fills }, 'a sold unit\'s attach is invalid after a reorg: its sale delivers nothing to the buyer');
@@ -192,7 +192,7 @@ async function confirmAttaches(tx: Tx, b: IndexedBlock, at: number, log: Fastify
       if (!v.ok) {
         await tx.updateTable('listing_drafts').set({ ...confirmed, status: 'failed', last_error: v.error }).where('id', '=', d.id).execute();
         // A draft back here from a rollback of its failure may hold a sold listing (endListing leaves it).
-        await tellUndelivered(tx, d, v.error, at, log);
+        await tellUndelivered(tx, d, listing, v.error, at, log);
         if (listing) await endListing(tx, listing, 'invalid', at);
         continue;
       }

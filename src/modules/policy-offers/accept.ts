@@ -30,7 +30,7 @@ import { parsePsbt } from '../../bitcoin/psbt.js';
 import { extractFinalTransaction } from '../../bitcoin/psbt-verify.js';
 import { buildPolicyChild, escrowWitness, policyEscrow, POLICY_PROTOCOL_VERSION } from '../../counterparty/policy-offer.js';
 import { ClaimLost } from '../../settlement/journal.js';
-import { relayOutcomeError } from '../../settlement/outcome-error.js';
+import { completionAnswer, relayOutcomeError } from '../../settlement/outcome-error.js';
 import { endedOn, isHeld } from '../../settlement/relay.js';
 import { requireAddressRole } from '../../http/address-rules.js';
 import { buyerSigned } from '../../trade/signed.js';
@@ -334,7 +334,7 @@ export async function accept(ctx: Context, gate: SignerGate, wallet: MarketWalle
   // Held (a wait-class refusal of bytes the signer will not make again): journaled, like an unknown outcome.
   const held = isHeld(outcome);
   if (outcome.status !== 'relayed' && outcome.status !== 'unknown' && !held) throw relayOutcomeError(outcome, settlementId);
-  return { status: outcome.status === 'relayed' ? 200 : 202, result: await acceptedView(ctx, await ownQuote(ctx, seller, q.id), false) };
+  return completionAnswer(await acceptedView(ctx, await ownQuote(ctx, seller, q.id), false));
 }
 
 /** The same signed bytes again: the settlement as it stands (relayed again if still journaled); other bytes are refused. */
@@ -352,8 +352,7 @@ async function repeat(ctx: Context, q: AcceptRow, psbtHex: string) {
   // Relayed again while journaled; an ended one answers how it ended, as the first answer did.
   const outcome = await ctx.journal.relay(q.settlement_id!);
   if (endedOn(outcome)) throw relayOutcomeError(outcome, q.settlement_id!);
-  const after = await ctx.journal.byId(q.settlement_id!);
-  return { status: after?.state === 'journaled' ? 202 : 200, result: await acceptedView(ctx, q, true) };
+  return completionAnswer(await acceptedView(ctx, q, true));
 }
 
 export async function acceptedView(ctx: Context, q: AcceptRow, alreadyCompleted: boolean) {
