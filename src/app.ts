@@ -103,7 +103,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   // budget), then who is asking, then the limiter.
   app.addHook('onRequest', fresh.serveFromCache);
   app.addHook('onRequest', sessionHook(ctx));
-  app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, clock: ctx.clock, log: ctx.logger }));
+  app.addHook('onRequest', rateLimitHook({ limiter: ctx.limiter, fallback: ctx.limiterFallback, clock: ctx.clock, log: ctx.logger }));
   // A route that declares a session (schema.security) refuses anonymous requests before parsing them.
   app.addHook('onRequest', enforceDeclaredSession);
   // A route whose body is optional reads a missing one as `{}` (its schema's fields are then all optional).

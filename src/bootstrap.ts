@@ -73,6 +73,7 @@ export async function bootstrap(
   const secret = await loadSecret(store.db, config.SECRET);
 
   let limiter: Limiter;
+  let limiterFallback: Limiter | undefined;
   let streamSlots: StreamSlots;
   let cache;
   if (config.REDIS_URL) {
@@ -89,6 +90,9 @@ export async function bootstrap(
       onError: (err) => logger.warn({ err: err.message }, 'redis limiter connection error'),
     });
     limiter = redisLimiter;
+    // While Redis cannot answer, each instance counts the same budgets itself (rate-limit.ts).
+    limiterFallback = new MemoryLimiter();
+    closers.push(() => limiterFallback!.close());
     // No offline queue: a dropped connection makes misses at once. The command timeout only bounds
     // a hung server; at 500 ms a loaded machine timed out healthy writes and lost cache entries.
     const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
@@ -136,6 +140,7 @@ export async function bootstrap(
     chain: made.chain,
     devnet: made.devnet,
     limiter,
+    limiterFallback,
     streamSlots,
     cache,
     generation,

@@ -26,6 +26,8 @@ export interface Context {
   store: Store;
   chain: Chain;
   limiter: Limiter;
+  /** The instance's own windows, counted while a shared limiter (Redis) cannot answer; absent when the limiter is this instance's already. */
+  limiterFallback?: Limiter;
   /** Concurrent streams per IP and per address: on Redis (shared by every instance) when configured. */
   streamSlots: StreamSlots;
   cache: ResponseCache;

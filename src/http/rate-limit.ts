@@ -14,9 +14,15 @@ declare module 'fastify' {
 
 export type RateLimitDeps = {
   limiter: Limiter;
+  /**
+   * This instance's own windows, counted while the shared limiter (Redis) cannot answer: the same
+   * classes and budgets per instance, so an outage neither lifts the limits nor closes the market.
+   * Absent: an outage refuses every class that does not fail open (503 service_unavailable).
+   */
+  fallback?: Limiter;
   clock: { now(): number };
   /** Defaults to the request's logger. */
-  log?: { warn(obj: object, msg?: string): void };
+  log?: { warn(obj: object, msg?: string): void; info?(obj: object, msg?: string): void };
 };
 
 /**
@@ -30,6 +36,9 @@ export type RateLimitDeps = {
  * share one budget, while two methods on one pattern are two routes.
  */
 export function rateLimitHook(deps: RateLimitDeps) {
+  // Whether the last answer came from the fallback: the outage is logged when it starts and ends,
+  // not once per request it lasts.
+  let degraded = false;
   return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const cls = request.routeOptions.config?.limit;
     if (!cls) return;
@@ -38,19 +47,31 @@ export function rateLimitHook(deps: RateLimitDeps) {
 
     const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
     const buckets = bucketsFor(cls, { route, address: sessionAddress(request), ip: request.ip });
+    const log = deps.log ?? request.log;
+    const now = deps.clock.now();
 
     let result;
     try {
-      result = await deps.limiter.consume(buckets, deps.clock.now());
+      result = await deps.limiter.consume(buckets, now);
+      if (degraded) {
+        degraded = false;
+        (log.info ?? log.warn).call(log, { limitClass: cls }, 'shared rate limiter answers again; limits are counted across instances');
+      }
     } catch (e) {
       if (!isLimiterUnavailable(e)) throw e;
-      const log = deps.log ?? request.log;
       if (LIMITS[cls].failOpen) {
         log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; letting the request through unlimited');
         return;
       }
-      log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
-      throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
+      if (!deps.fallback) {
+        log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
+        throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
+      }
+      if (!degraded) {
+        degraded = true;
+        log.warn({ err: e, limitClass: cls, route }, "shared rate limiter unavailable; counting on this instance's own windows until it answers");
+      }
+      result = await deps.fallback.consume(buckets, now);
     }
     if (result.allowed) return;
 

@@ -27,7 +27,7 @@ export type ClassLimits = {
   principalLimit: number;
   /** Limit over everything from one IP (all its sessions and its anonymous requests); null when none. */
   ipCeiling: number | null;
-  /** On a limiter outage, let the request through instead of answering 503. */
+  /** On a limiter outage, let the request through uncounted (the others are counted on the instance's own windows, or refused with 503 where there are none). */
   failOpen: boolean;
 };
 

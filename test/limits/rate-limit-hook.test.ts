@@ -3,11 +3,11 @@ import { describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
 import { rateLimitHook } from '../../src/http/rate-limit.js';
-import type { Limiter } from '../../src/limits/limiter.js';
+import { LimiterUnavailable, type Limiter } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { connectRedisLimiter } from '../../src/limits/redis-limiter.js';
 
-type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warnings: string[] };
+type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warnings: string[]; infos: string[] };
 
 /**
  * A tiny app in the shape of the real one: a stand-in auth hook sets
@@ -15,9 +15,10 @@ type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warn
  * `request.cacheHit`, both before the limiter. The error handler only renders
  * ApiError, as the real one does.
  */
-async function harness(limiter: Limiter): Promise<Harness> {
+async function harness(limiter: Limiter, fallback?: Limiter): Promise<Harness> {
   const clock = { t: 1_000, now: () => clock.t };
   const warnings: string[] = [];
+  const infos: string[] = [];
   const app = Fastify();
   app.setErrorHandler((err, _request, reply) => {
     if (err instanceof ApiError) return reply.status(err.status).headers(err.headers).send(err.toBody());
@@ -28,7 +29,7 @@ async function harness(limiter: Limiter): Promise<Harness> {
     if (typeof address === 'string') (request as unknown as { session: { address: string } }).session = { address };
     if (request.headers['x-test-cache-hit'] === '1') (request as unknown as { cacheHit: boolean }).cacheHit = true;
   });
-  app.addHook('onRequest', rateLimitHook({ limiter, clock, log: { warn: (_obj, msg) => void warnings.push(msg ?? '') } }));
+  app.addHook('onRequest', rateLimitHook({ limiter, fallback, clock, log: { warn: (_obj, msg) => void warnings.push(msg ?? ''), info: (_obj, msg) => void infos.push(msg ?? '') } }));
   const ok = async () => ({ result: 'ok' });
   app.post('/v1/things/:id/quote', { config: { limit: 'expensive_write' } }, ok);
   app.post('/v1/other/quote', { config: { limit: 'expensive_write' } }, ok);
@@ -36,7 +37,7 @@ async function harness(limiter: Limiter): Promise<Harness> {
   app.get('/v1/book', { config: { limit: 'uncached_read' } }, ok);
   app.get('/v1/free', ok);
   await app.ready();
-  return { app, clock, warnings };
+  return { app, clock, warnings, infos };
 }
 
 const post = (app: FastifyInstance, url: string, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
@@ -110,6 +111,37 @@ void describe('rateLimitHook', () => {
       await app.close();
       await limiter.close();
     }
+  });
+
+  void it('limiter down with a fallback: reads and writes are counted on the instance\'s own windows at the same budgets; completions pass uncounted; the outage is logged once each way', async () => {
+    // A shared limiter that is down until `up` is set: an outage that ends, without a Redis to stop.
+    let up = false;
+    const shared = new MemoryLimiter();
+    const flaky: Limiter = {
+      consume: async (buckets, now) => {
+        if (!up) throw new LimiterUnavailable('connection is reconnecting');
+        return shared.consume(buckets, now);
+      },
+      close: async () => shared.close(),
+    };
+    const { app, clock, warnings, infos } = await harness(flaky, new MemoryLimiter());
+    const who = { 'x-test-address': 'bc1qbuyer' };
+    for (let i = 0; i < 20; i++) assert.equal((await post(app, `/v1/things/${i}/quote`, who)).statusCode, 200);
+    const over = await post(app, '/v1/things/new/quote', who);
+    assert.equal(over.statusCode, 429, 'the budget holds through the outage');
+    assert.equal(over.json().code, 'rate_limited');
+    for (let i = 0; i < 300; i++) assert.equal((await app.inject({ url: `/v1/book?page=${i}` })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 429);
+    // Completions fail open as before: not counted anywhere, so none of them is refused.
+    for (let i = 0; i < 130; i++) assert.equal((await post(app, '/v1/things/x/complete', who)).statusCode, 200);
+    assert.deepEqual(warnings.filter((w) => w.startsWith('shared rate limiter unavailable')).length, 1, 'one warning for the outage, not one per request');
+
+    // The shared limiter answers again: it counts from its own state (the outage's requests are not in it).
+    up = true;
+    clock.t += 1;
+    assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 200);
+    assert.deepEqual(infos, ['shared rate limiter answers again; limits are counted across instances']);
+    await app.close();
   });
 
   void it('any other limiter failure is a bug and surfaces as one, even for signed completions', async () => {

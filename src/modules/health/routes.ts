@@ -34,7 +34,7 @@ export function healthRoutes(app: App, ctx: Context): void {
         tags: ['health'],
         summary: 'Store reachable, chain backends reachable and caught up',
         description:
-          '200 when every check passes; 503 service_unavailable with the same checks otherwise. `utxos` names the source of wallet coins (UTXO_SOURCE: Counterparty Core with its Electrs, or Bitcoin Core\'s scantxoutset) and whether it answers. With Redis configured (REDIS_URL), `redis` checks the limiter\'s connection: while Redis is unreachable every rate-limited route answers 503, so the instance is not ready.',
+          '200 when every check passes; 503 service_unavailable with the same checks otherwise. `utxos` names the source of wallet coins (UTXO_SOURCE: Counterparty Core with its Electrs, or Bitcoin Core\'s scantxoutset) and whether it answers. With Redis configured (REDIS_URL), `redis` checks the limiter\'s connection. Redis unreachable does not make the instance unready: while it is, each instance counts the same rate limits on its own windows (a client can then spend a budget once per instance), public reads are answered from the store, and new streams are admitted uncounted; `redis.ok` is false and `redis.detail` says why.',
         response: { 200: Ok(Type.Object({ store: Check, bitcoin: Check, counterparty: Check, utxos: Check, indexer: Check, redis: Type.Optional(Check) })), ...errorResponses },
       },
     },
@@ -62,7 +62,9 @@ export function healthRoutes(app: App, ctx: Context): void {
         ping ? check(ping) : undefined,
       ]);
       const checks = { store, bitcoin, counterparty, utxos, indexer, ...(redis ? { redis } : {}) };
-      if (!store.ok || !bitcoin.ok || !counterparty.ok || !utxos.ok || !indexer.ok || (redis && !redis.ok)) {
+      // Redis down degrades the limits to per-instance windows (ctx.limiterFallback); it closes nothing.
+      const redisBlocks = redis !== undefined && !redis.ok && !ctx.limiterFallback;
+      if (!store.ok || !bitcoin.ok || !counterparty.ok || !utxos.ok || !indexer.ok || redisBlocks) {
         throw new ApiError('service_unavailable', 'not ready', { retryable: true, checks });
       }
       return { result: checks };
