@@ -392,7 +392,10 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
         for (let k = 0; k < tx.inputsLength && k < tx.outputsLength; k++) {
           const w = tx.getInput(k).finalScriptWitness;
           const sig = w?.[0];
-          if (w && w.length <= 2 && sig && sig.length >= 64 && sig[sig.length - 1] === 0x83) pairs.push({ txid, tx, k });
+          // A key-path signature with an explicit hash type is 65 bytes (a 64-byte one is DEFAULT,
+          // whatever its last byte: day 9125 took two buyers' for pairs); P2WPKH's is DER.
+          const explicit = w?.length === 1 ? sig?.length === 65 : w?.length === 2 && sig?.[0] === 0x30;
+          if (w && sig && explicit && sig[sig.length - 1] === 0x83) pairs.push({ txid, tx, k });
         }
       }
       if (!pairs.length) return skip('no_plain_pair');
