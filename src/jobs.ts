@@ -13,16 +13,21 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-/** A singleton's run under its lease; a run fenced out gives the role up (another instance took it). */
-function leased(ctx: Context, job: Job, lease: Lease): Job {
+/**
+ * A singleton's run under its lease. A run fenced out gives the role up (another instance took
+ * it): a handover, not a failure, so it is a warning and no back-off (the job stops here when the
+ * role's loss reaches startJobs, and a new lease starts a new job).
+ */
+export function leased(ctx: Pick<Context, 'leadership' | 'logger'>, job: Job, lease: Lease): Job {
   return {
     ...job,
     run: async () => {
       try {
         await job.run(lease);
       } catch (e) {
-        if (e instanceof FencedOut) void ctx.leadership.resign(lease.role);
-        throw e;
+        if (!(e instanceof FencedOut)) throw e;
+        ctx.logger.warn({ job: job.name, role: lease.role, epoch: lease.epoch }, 'job run fenced out: another instance leads its role now; giving it up');
+        void ctx.leadership.resign(lease.role);
       }
     },
   };
