@@ -21,6 +21,8 @@ export interface RunningJob {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** Consecutive failed runs after which each is logged as an error rather than a warning. */
+export const ERROR_AFTER_FAILURES = 3;
 
 /**
  * Self-scheduling loop: the next run is planned only after the current one
@@ -39,7 +41,11 @@ export function startJob(job: Job, log: FastifyBaseLogger): RunningJob {
       failures = 0;
     } catch (e) {
       failures++;
-      log.error({ job: job.name, err: e instanceof Error ? e.message : String(e), failures }, 'job run failed');
+      // One run cut by a dependency's blip (a database failover, a node restart) is retried with
+      // back-off and usually passes: a warning. A job still failing on its third run in a row is
+      // an operator's problem: an error, every run until one passes.
+      const level = failures >= ERROR_AFTER_FAILURES ? 'error' : 'warn';
+      log[level]({ job: job.name, err: e instanceof Error ? e.message : String(e), failures }, 'job run failed');
     }
   };
 
