@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
 import { LIMITS, bucketsFor, type BucketClass } from '../limits/classes.js';
-import { isLimiterUnavailable, type Limiter } from '../limits/limiter.js';
+import { isLimiterUnavailable, type ConsumeResult, type Limiter } from '../limits/limiter.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,10 +35,14 @@ export type RateLimitDeps = {
  * concrete path, so `/v1/listings/a/reprice` and `/v1/listings/b/reprice`
  * share one budget, while two methods on one pattern are two routes.
  */
+/** After the shared limiter fails, how long requests go straight to the fallback before one tries it again (a hung Redis costs one request its timeout per second, not every request). */
+export const SHARED_RETRY_MS = 1_000;
+
 export function rateLimitHook(deps: RateLimitDeps) {
   // Whether the last answer came from the fallback: the outage is logged when it starts and ends,
   // not once per request it lasts.
   let degraded = false;
+  let retrySharedAt = 0;
   return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const cls = request.routeOptions.config?.limit;
     if (!cls) return;
@@ -50,28 +54,33 @@ export function rateLimitHook(deps: RateLimitDeps) {
     const log = deps.log ?? request.log;
     const now = deps.clock.now();
 
-    let result;
-    try {
-      result = await deps.limiter.consume(buckets, now);
-      if (degraded) {
-        degraded = false;
-        (log.info ?? log.warn).call(log, { limitClass: cls }, 'shared rate limiter answers again; limits are counted across instances');
-      }
-    } catch (e) {
-      if (!isLimiterUnavailable(e)) throw e;
-      if (LIMITS[cls].failOpen) {
-        log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; letting the request through unlimited');
-        return;
-      }
-      if (!deps.fallback) {
-        log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
-        throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
-      }
-      if (!degraded) {
+    let result: ConsumeResult | undefined;
+    if (!deps.fallback || now >= retrySharedAt) {
+      try {
+        result = await deps.limiter.consume(buckets, now);
+        if (degraded) {
+          degraded = false;
+          (log.info ?? log.warn).call(log, { limitClass: cls }, 'shared rate limiter answers again; limits are counted across instances');
+        }
+      } catch (e) {
+        if (!isLimiterUnavailable(e)) throw e;
+        if (!deps.fallback) {
+          if (LIMITS[cls].failOpen) {
+            log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; letting the request through unlimited');
+            return;
+          }
+          log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
+          throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
+        }
+        if (!degraded) log.warn({ err: e, limitClass: cls, route }, "shared rate limiter unavailable; counting on this instance's own windows until it answers");
         degraded = true;
-        log.warn({ err: e, limitClass: cls, route }, "shared rate limiter unavailable; counting on this instance's own windows until it answers");
+        retrySharedAt = now + SHARED_RETRY_MS;
       }
-      result = await deps.fallback.consume(buckets, now);
+    }
+    if (!result) {
+      // The shared limiter is down: completions pass uncounted, the rest count here.
+      if (LIMITS[cls].failOpen) return;
+      result = await deps.fallback!.consume(buckets, now);
     }
     if (result.allowed) return;
 

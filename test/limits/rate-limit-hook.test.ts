@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
-import { rateLimitHook } from '../../src/http/rate-limit.js';
+import { SHARED_RETRY_MS, rateLimitHook } from '../../src/http/rate-limit.js';
 import { LimiterUnavailable, type Limiter } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { connectRedisLimiter } from '../../src/limits/redis-limiter.js';
@@ -116,9 +116,11 @@ void describe('rateLimitHook', () => {
   void it('limiter down with a fallback: reads and writes are counted on the instance\'s own windows at the same budgets; completions pass uncounted; the outage is logged once each way', async () => {
     // A shared limiter that is down until `up` is set: an outage that ends, without a Redis to stop.
     let up = false;
+    let asked = 0;
     const shared = new MemoryLimiter();
     const flaky: Limiter = {
       consume: async (buckets, now) => {
+        asked++;
         if (!up) throw new LimiterUnavailable('connection is reconnecting');
         return shared.consume(buckets, now);
       },
@@ -135,11 +137,18 @@ void describe('rateLimitHook', () => {
     // Completions fail open as before: not counted anywhere, so none of them is refused.
     for (let i = 0; i < 130; i++) assert.equal((await post(app, '/v1/things/x/complete', who)).statusCode, 200);
     assert.deepEqual(warnings.filter((w) => w.startsWith('shared rate limiter unavailable')).length, 1, 'one warning for the outage, not one per request');
+    assert.equal(asked, 1, 'within SHARED_RETRY_MS of a failure the shared limiter is not asked again (a hung one would cost each request its timeout)');
 
-    // The shared limiter answers again: it counts from its own state (the outage's requests are not in it).
+    // A second on, one request tries the shared limiter again: still down, still counted here.
+    clock.t += SHARED_RETRY_MS;
+    assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 429);
+    assert.equal(asked, 2);
+    // Up again: the next try counts there, from its own state (the outage's requests are not in it).
     up = true;
-    clock.t += 1;
+    assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 429, 'still inside the retry pause');
+    clock.t += SHARED_RETRY_MS;
     assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 200);
+    assert.equal(asked, 3);
     assert.deepEqual(infos, ['shared rate limiter answers again; limits are counted across instances']);
     await app.close();
   });
