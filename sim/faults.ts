@@ -8,7 +8,7 @@ import type { Rng } from './rng.js';
 import { isRunning } from './processes.js';
 import type { World } from './world.js';
 
-export const FAULTS = ['kill', 'signer', 'redis', 'pg', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
+export const FAULTS = ['kill', 'signer', 'redis', 'redis_hang', 'pg', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export function parseFaults(text: string | undefined): Fault[] {
@@ -43,7 +43,7 @@ export class FaultInjector {
 
   /** Which faults apply to this world (Redis and PostgreSQL only where they run). */
   private applicable(): Fault[] {
-    return this.enabled.filter((f) => (f === 'redis' ? !!this.world.o.redis : f === 'pg' ? this.world.o.backend === 'postgres' : true));
+    return this.enabled.filter((f) => (f === 'redis' || f === 'redis_hang' ? !!this.world.o.redis : f === 'pg' ? this.world.o.backend === 'postgres' : true));
   }
 
   /** Injects one fault now; its undoing runs in the background. */
@@ -93,6 +93,19 @@ export class FaultInjector {
         await w.stopRedis();
         restartLater('redis', 'redis', 3_000, 15_000, () => w.startRedis());
         return;
+      case 'redis_hang':
+        // Frozen, not gone: connections stay open and nothing answers (a server stuck in a fork, a
+        // partition that drops packets), so every command waits for its timeout.
+        if (!up('redis', w.redis)) return;
+        this.history.add({ kind: 'fault', fault: 'redis_hang' });
+        this.down.add('redis');
+        w.pauseRedis();
+        later(this.rng.delay(2_000, 10_000), async () => {
+          w.resumeRedis();
+          this.down.delete('redis');
+          this.history.add({ kind: 'fault', fault: 'redis_resumed' });
+        });
+        return;
       case 'pg': {
         const n = await w.terminateDbSessions();
         this.history.add({ kind: 'fault', fault: 'pg', detail: { sessions: n } });
@@ -138,6 +151,7 @@ export class FaultInjector {
     // As a fault's own undoing, a start that does not come up in time (a loaded machine: seed 6002's
     // instance took over 180 s to catch up) is tried again before the day is given up.
     const start = (what: string, fn: () => Promise<unknown>) => this.retrying(`healing: starting ${what}`, fn, (attempt) => attempt >= 3);
+    w.resumeRedis();
     if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
     if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {

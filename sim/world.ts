@@ -156,6 +156,16 @@ export class World {
     this.redis = await startRedis(this.redisPort, this.log('redis'));
   }
 
+  /** Freezes Redis (SIGSTOP): its connections stay open and nothing answers. */
+  pauseRedis(): void {
+    if (this.redis && isRunning(this.redis)) this.redis.proc.kill('SIGSTOP');
+  }
+
+  /** Lets a frozen Redis run again (SIGCONT; nothing for one that runs). */
+  resumeRedis(): void {
+    if (this.redis && isRunning(this.redis)) this.redis.proc.kill('SIGCONT');
+  }
+
   async stopRedis(): Promise<void> {
     await this.redis?.kill('SIGKILL');
   }
