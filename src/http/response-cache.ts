@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { withTimeout } from '../util/stall-aware-timeout.js';
 
 /** How long a cache call waits for a connection still being made (boot); then it is a miss. */
 const READY_WAIT_MS = 1_000;
@@ -68,36 +69,50 @@ export class MemoryResponseCache implements ResponseCache {
 /**
  * Entries carry their expiry on the app's clock (what every instance and the
  * tests agree on); Redis's own expiry only reclaims memory a little later.
+ *
+ * A cache must never make a read slower than no cache: a command is bounded (`boundMs`, far
+ * above a healthy answer) and after a failure the cache is skipped for `pauseMs` (a Redis that
+ * hangs, with its connections open, would otherwise cost every read the client's 2 s command
+ * timeout; the simulator's `redis_hang`).
  */
 export class RedisResponseCache implements ResponseCache {
   private readyWait: Promise<void> | undefined;
+  private pausedUntil = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly now: () => number,
+    private readonly o: { boundMs: number; pauseMs: number } = { boundMs: 250, pauseMs: 1_000 },
   ) {}
 
   async get(key: string): Promise<CachedResponse | undefined> {
+    if (Date.now() < this.pausedUntil) return undefined;
     try {
       await this.ready();
-      const raw = await this.redis.get(this.prefix + 'rc:' + key);
+      const raw = await withTimeout(this.redis.get(this.prefix + 'rc:' + key), this.o.boundMs);
       if (!raw) return undefined;
       const entry = JSON.parse(raw) as CachedResponse & { expiresAt: number };
       return entry.expiresAt > this.now() ? entry : undefined;
     } catch {
+      this.pause();
       return undefined; // a cache outage degrades to uncached reads, never to errors
     }
   }
 
   async set(key: string, value: CachedResponse, ttlMs: number): Promise<void> {
+    if (Date.now() < this.pausedUntil) return;
     try {
       const entry = { ...value, expiresAt: this.now() + ttlMs };
       await this.ready();
-      await this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(entry), 'PX', Math.max(1, ttlMs) + 5_000);
+      await withTimeout(this.redis.set(this.prefix + 'rc:' + key, JSON.stringify(entry), 'PX', Math.max(1, ttlMs) + 5_000), this.o.boundMs);
     } catch {
-      /* best effort */
+      this.pause(); // best effort
     }
+  }
+
+  private pause(): void {
+    this.pausedUntil = Date.now() + this.o.pauseMs;
   }
 
   /**

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
 import { LimiterUnavailable, WINDOW_MS, normalizeBuckets, type Bucket, type ConsumeResult, type Limiter } from './limiter.js';
 import { SLIDING_WINDOW_LUA, SLIDING_WINDOW_SHA } from './redis-script.js';
+import { withTimeout } from '../util/stall-aware-timeout.js';
 
 /** Keys outlive the window a little, so Redis drops a bucket nobody touches any more. */
 const KEY_TTL_MS = WINDOW_MS + 1_000;
@@ -149,27 +150,4 @@ function parseReply(reply: unknown, list: Bucket[]): ConsumeResult {
     if (typeof retryAfterMs === 'number' && bucket) return { allowed: false, retryAfterMs, bucket: bucket.key };
   }
   throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
-}
-
-/**
- * Bounds how long Redis takes to answer, not how long this process takes to look: a timer that
- * fires late (the event loop was blocked: a GC pause, a burst of signature checks) fired inside
- * our own stall, during which the command may not even have been written, and a reply that
- * arrived meanwhile waits unread behind it. Such a timer re-arms once for the full bound, counted
- * from when we can look again; a loop that stays blocked still ends at the second firing.
- */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    const arm = (rearmed: boolean) => {
-      const due = Date.now() + ms;
-      timer = setTimeout(() => {
-        const lateMs = Date.now() - due;
-        if (!rearmed && lateMs > ms / 2) return arm(true);
-        reject(new Error(`timed out after ${ms} ms`));
-      }, ms);
-    };
-    arm(false);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
