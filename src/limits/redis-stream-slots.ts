@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SlotGrant, SlotRequest, StreamSlots } from './stream-slots.js';
+import { withTimeout } from '../util/stall-aware-timeout.js';
 
 /**
  * One sorted set per key: a member per open stream, scored by when it expires (the server's
@@ -45,6 +46,8 @@ export interface RedisStreamSlotsOptions {
   prefix: string;
   /** How long a slot lives without its instance renewing it: a crashed instance's streams free their slots after this. */
   ttlMs?: number;
+  /** How long a take waits for Redis before it fails (the stream is then admitted uncounted); default 500 ms. */
+  timeoutMs?: number;
   /** Where a failed renewal or release is told (the slot then expires by itself). */
   onError?: (e: unknown) => void;
 }
@@ -81,7 +84,9 @@ export class RedisStreamSlots implements StreamSlots {
     if (list.length === 0) return { release: () => {} };
     const keys = list.map((r) => this.prefix + r.key);
     const member = `${this.instance}:${++this.sequence}`;
-    const full = await this.client.streamSlotTake(keys.length, ...keys, member, String(this.ttlMs), ...list.map((r) => String(r.limit)));
+    // Bounded: a hung Redis must not hold a new stream for the client's 2 s command timeout. A take
+    // that lands after its timeout is never renewed, so its slot expires within the TTL.
+    const full = await withTimeout(this.client.streamSlotTake(keys.length, ...keys, member, String(this.ttlMs), ...list.map((r) => String(r.limit))), this.o.timeoutMs ?? 500);
     if (full > 0) return { full: list[full - 1]!.key };
     this.live.set(member, keys);
     return {

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { RedisResponseCache } from '../../src/http/response-cache.js';
 import { redisUrl } from '../helpers/store.js';
+import { freezingProxy } from '../helpers/freezing-proxy.js';
 
 void test('a set and a get sent before the connection is up still land', { skip: redisUrl ? false : 'needs TEST_REDIS_URL' }, async () => {
   const client = new Redis(redisUrl!, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500, enableOfflineQueue: false });
@@ -40,26 +40,9 @@ void test('an unreachable server degrades to misses, quickly', { skip: redisUrl 
 });
 
 void test('a hung server (connections open, nothing answered) costs one read the bound, then the cache is skipped for the pause', { skip: redisUrl ? false : 'needs TEST_REDIS_URL' }, async () => {
-  // A TCP proxy in front of the real Redis that can stop passing bytes either way: Redis frozen
-  // as the simulator's redis_hang freezes it, without stopping the server other tests share.
-  const target = new URL(redisUrl!);
-  let frozen = false;
-  const sockets = new Set<net.Socket>();
-  const proxy = net.createServer((c) => {
-    const up = net.connect(Number(target.port || 6379), target.hostname);
-    for (const s of [c, up]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-    }
-    c.on('data', (d) => void (frozen || up.write(d)));
-    up.on('data', (d) => void (frozen || c.write(d)));
-    c.on('close', () => up.destroy());
-    up.on('close', () => c.destroy());
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-  const { port } = proxy.address() as net.AddressInfo;
+  const proxy = await freezingProxy(redisUrl!);
   // The client as bootstrap.ts makes it: a 2 s command timeout, no offline queue.
-  const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
+  const client = new Redis(proxy.url, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
   client.on('error', () => undefined);
   try {
     const cache = new RedisResponseCache(client, `t${crypto.randomBytes(5).toString('hex')}:`, () => 1_000, { boundMs: 200, pauseMs: 60_000 });
@@ -67,7 +50,7 @@ void test('a hung server (connections open, nothing answered) costs one read the
     await cache.set('k', value, 30_000);
     assert.equal((await cache.get('k'))?.body, '{"result":2}', 'served through the proxy');
 
-    frozen = true;
+    proxy.freeze();
     let started = Date.now();
     assert.equal(await cache.get('k'), undefined, 'a miss, not an error');
     assert.ok(Date.now() - started < 1_000, `the first read waited ${Date.now() - started} ms (the client's own timeout is 2 s)`);
@@ -79,7 +62,6 @@ void test('a hung server (connections open, nothing answered) costs one read the
     assert.ok(Date.now() - started < 200, `paused: 20 reads and writes took ${Date.now() - started} ms without asking Redis`);
   } finally {
     client.disconnect();
-    for (const s of sockets) s.destroy();
     proxy.close();
   }
 });

@@ -7,10 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { MemoryStreamSlots, type SlotGrant, type StreamSlots } from '../../src/limits/stream-slots.js';
 import { RedisStreamSlots } from '../../src/limits/redis-stream-slots.js';
+import { freezingProxy } from '../helpers/freezing-proxy.js';
 
 const url = process.env.TEST_REDIS_URL || undefined;
 const skip = url ? false : 'TEST_REDIS_URL not set';
@@ -67,6 +69,25 @@ void describe('stream slots', () => {
       const keys = await clients[0]!.keys(`${prefix}*`);
       assert.deepEqual(keys.sort(), [`${prefix}ss:address:bcrt1qexample`, `${prefix}ss:ip:198.51.100.7`]);
       assert.ok((await clients[0]!.pttl(keys[0]!)) > 0, 'the keys expire');
+    });
+
+    void it('a hung Redis costs a take its bound, not the client\'s command timeout', { skip }, async () => {
+      const proxy = await freezingProxy(url!);
+      const client = new Redis(proxy.url, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });
+      client.on('error', () => undefined);
+      const slots = new RedisStreamSlots({ client, prefix, timeoutMs: 200 });
+      try {
+        await once(client, 'ready');
+        released(await slots.take([ip(50)]));
+        proxy.freeze();
+        const started = Date.now();
+        await assert.rejects(slots.take([ip(50)]), /timed out/);
+        assert.ok(Date.now() - started < 1_000, `waited ${Date.now() - started} ms`);
+      } finally {
+        await slots.close();
+        client.disconnect();
+        proxy.close();
+      }
     });
 
     void it("a dead instance's slots expire within the TTL; a live instance's are renewed past it", { skip }, async () => {
