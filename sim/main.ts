@@ -192,18 +192,25 @@ async function traderLoop(s: SimState, t: Trader, stopAt: number): Promise<void>
   }
 }
 
-/** Mines until no settlement is in flight and the market has caught up (bounded: 120 s). */
+/**
+ * Mines until no settlement is in flight and the market has caught up (bounded: 120 s). Quiet is
+ * checked twice, 2 s apart: the market's own jobs keep working while it settles (day 9129: the
+ * anchor pool's upkeep relayed a refill in the 2 s after the first quiet check, once the blocks
+ * mined here had confirmed the market wallet's coins, and the check then found it in flight).
+ */
 async function settle(world: World): Promise<void> {
   const deadline = Date.now() + 120_000;
+  const quiet = async () => {
+    const pending = await world.withDb(async (q) => (await q(`select count(*) as n from settlements where state in ('journaled', 'relayed')`))[0].n as number);
+    const mempool = (await world.rpc('getrawmempool')) as string[];
+    return Number(pending) === 0 && mempool.length === 0;
+  };
   while (Date.now() < deadline) {
     await world.control('mine', { blocks: 1 });
     await new Promise((r) => setTimeout(r, 1_500));
-    const pending = await world.withDb(async (q) => (await q(`select count(*) as n from settlements where state in ('journaled', 'relayed')`))[0].n as number);
-    const mempool = (await world.rpc('getrawmempool')) as string[];
-    if (Number(pending) === 0 && mempool.length === 0) {
-      await new Promise((r) => setTimeout(r, 2_000));
-      return;
-    }
+    if (!(await quiet())) continue;
+    await new Promise((r) => setTimeout(r, 2_000));
+    if (await quiet()) return;
   }
   history.add({ kind: 'note', message: 'the market did not settle within 120 s' });
 }
