@@ -25,6 +25,9 @@ export type RateLimitDeps = {
   log?: { warn(obj: object, msg?: string): void; info?(obj: object, msg?: string): void };
 };
 
+/** After the shared limiter fails, how long requests go straight to the fallback before one tries it again (a hung Redis costs one request its timeout per second, not every request). */
+export const SHARED_RETRY_MS = 1_000;
+
 /**
  * The `onRequest` hook that applies a route's class. It runs after the auth
  * hook (which sets `request.session`) and the response cache (which sets
@@ -35,14 +38,13 @@ export type RateLimitDeps = {
  * concrete path, so `/v1/listings/a/reprice` and `/v1/listings/b/reprice`
  * share one budget, while two methods on one pattern are two routes.
  */
-/** After the shared limiter fails, how long requests go straight to the fallback before one tries it again (a hung Redis costs one request its timeout per second, not every request). */
-export const SHARED_RETRY_MS = 1_000;
-
 export function rateLimitHook(deps: RateLimitDeps) {
   // Whether the last answer came from the fallback: the outage is logged when it starts and ends,
   // not once per request it lasts.
   let degraded = false;
   let retrySharedAt = 0;
+  // While degraded, one request at a time tries the shared limiter again; the rest count here.
+  let probing = false;
   return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const cls = request.routeOptions.config?.limit;
     if (!cls) return;
@@ -55,7 +57,8 @@ export function rateLimitHook(deps: RateLimitDeps) {
     const now = deps.clock.now();
 
     let result: ConsumeResult | undefined;
-    if (!deps.fallback || now >= retrySharedAt) {
+    if (!deps.fallback || (now >= retrySharedAt && !(degraded && probing))) {
+      probing = degraded;
       try {
         result = await deps.limiter.consume(buckets, now);
         if (degraded) {
@@ -75,6 +78,8 @@ export function rateLimitHook(deps: RateLimitDeps) {
         if (!degraded) log.warn({ err: e, limitClass: cls, route }, "shared rate limiter unavailable; counting on this instance's own windows until it answers");
         degraded = true;
         retrySharedAt = now + SHARED_RETRY_MS;
+      } finally {
+        probing = false;
       }
     }
     if (!result) {

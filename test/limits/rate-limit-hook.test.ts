@@ -153,6 +153,31 @@ void describe('rateLimitHook', () => {
     await app.close();
   });
 
+  void it('while degraded, one request at a time probes a hung shared limiter; the others are answered here meanwhile', async () => {
+    let hang: ((e: Error) => void) | undefined;
+    let asked = 0;
+    const hung: Limiter = {
+      consume: async () => {
+        asked++;
+        if (asked === 1) throw new LimiterUnavailable('connection is reconnecting');
+        // The probe: a hung server, answered (with its timeout) only when the test says so.
+        return new Promise((_, reject) => void (hang = reject));
+      },
+      close: async () => undefined,
+    };
+    const { app, clock } = await harness(hung, new MemoryLimiter());
+    assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 200, 'the first failure: answered here');
+    clock.t += SHARED_RETRY_MS;
+    const probe = app.inject({ url: '/v1/book' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(asked, 2, 'one probe in flight');
+    for (let i = 0; i < 5; i++) assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 200, 'answered without waiting for the probe');
+    assert.equal(asked, 2, 'nobody else asked the hung limiter');
+    hang!(new LimiterUnavailable('timed out after 500 ms'));
+    assert.equal((await probe).statusCode, 200, 'the probe itself falls back');
+    await app.close();
+  });
+
   void it('any other limiter failure is a bug and surfaces as one, even for signed completions', async () => {
     const broken: Limiter = { consume: async () => Promise.reject(new TypeError('boom')), close: async () => undefined };
     const { app } = await harness(broken);
