@@ -17,7 +17,8 @@ import type { World } from '../../sim/world.js';
 const proc = () => ({ proc: { exitCode: null as number | null, signalCode: null as string | null } });
 
 function fakeWorld() {
-  const starts = { signer: 0, redis: 0, market: 0 };
+  const starts = { signer: 0, redis: 0, market: 0, pauses: 0, resumes: 0 };
+  let paused = false;
   const w = {
     o: { redis: true, backend: 'postgres' },
     signer: proc(),
@@ -40,6 +41,14 @@ function fakeWorld() {
       starts.redis++;
       w.redis = proc();
     },
+    pauseRedis() {
+      starts.pauses++;
+      paused = true;
+    },
+    resumeRedis() {
+      if (paused) starts.resumes++;
+      paused = false;
+    },
     async killMarket(i: number) {
       w.markets[i]!.proc.signalCode = 'SIGKILL';
     },
@@ -49,7 +58,7 @@ function fakeWorld() {
     },
     proxy: { state: { down: false, hold: false }, release() {} },
   };
-  return { w, starts };
+  return { w, starts, paused: () => paused };
 }
 
 for (const fault of ['signer', 'redis', 'kill'] as const) {
@@ -69,3 +78,29 @@ for (const fault of ['signer', 'redis', 'kill'] as const) {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 }
+
+const drawn = new Set<string>();
+for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) void test(`a redis_hang freezes Redis once, no kill lands on a frozen Redis, and heal lets it run (seed ${seed})`, async () => {
+  const { w, starts, paused } = fakeWorld();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-faults-'));
+  const history = new History(path.join(dir, 'history.jsonl'));
+  const f = new FaultInjector(w as unknown as World, new Rng(seed), history, ['redis_hang', 'redis']);
+  for (let i = 0; i < 6; i++) await f.inject();
+  const lines = () => fs.readFileSync(history.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { fault?: string });
+  await f.heal();
+  const first = lines().find((l) => l.fault === 'redis' || l.fault === 'redis_hang')!.fault;
+  // Whichever came first holds Redis until it is undone: the other is not drawn onto it.
+  assert.equal(lines().filter((l) => l.fault === 'redis' || l.fault === 'redis_hang').length, 1, 'one fault on Redis at a time');
+  assert.equal(paused(), false, 'healed: Redis runs');
+  if (first === 'redis_hang') {
+    assert.equal(starts.pauses, 1);
+    assert.equal(starts.resumes, 1);
+    assert.equal(starts.redis, 0, 'a frozen Redis is resumed, not started again');
+  } else assert.equal(starts.redis, 1);
+  drawn.add(first!);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+void test('both Redis faults came first in some seed above', () => {
+  assert.deepEqual([...drawn].sort(), ['redis', 'redis_hang']);
+});
