@@ -13,6 +13,7 @@ import { requestLogValue } from './http/log-redaction.js';
 import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.js';
 import { MarketGeneration } from './http/cache-generation.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
+import { LimiterBreaker } from './limits/limiter-breaker.js';
 import { MemoryStreamSlots, type StreamSlots } from './limits/stream-slots.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
@@ -89,7 +90,7 @@ export async function bootstrap(
       prefix: config.REDIS_PREFIX,
       onError: (err) => logger.warn({ err: err.message }, 'redis limiter connection error'),
     });
-    limiter = redisLimiter;
+    limiter = new LimiterBreaker(redisLimiter, logger);
     // While Redis cannot answer, each instance counts the same budgets itself (rate-limit.ts).
     limiterFallback = new MemoryLimiter();
     closers.push(() => limiterFallback!.close());

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
 import { LIMITS, bucketsFor, type BucketClass } from '../limits/classes.js';
-import { isLimiterUnavailable, type ConsumeResult, type Limiter } from '../limits/limiter.js';
+import { isLimiterUnavailable, type Limiter } from '../limits/limiter.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,18 +15,16 @@ declare module 'fastify' {
 export type RateLimitDeps = {
   limiter: Limiter;
   /**
-   * This instance's own windows, counted while the shared limiter (Redis) cannot answer: the same
-   * classes and budgets per instance, so an outage neither lifts the limits nor closes the market.
+   * This instance's own windows, counted while the shared limiter (Redis, behind its breaker)
+   * cannot answer: the same classes and budgets per instance, so an outage neither lifts the
+   * limits nor closes the market.
    * Absent: an outage refuses every class that does not fail open (503 service_unavailable).
    */
   fallback?: Limiter;
   clock: { now(): number };
   /** Defaults to the request's logger. */
-  log?: { warn(obj: object, msg?: string): void; info?(obj: object, msg?: string): void };
+  log?: { warn(obj: object, msg?: string): void };
 };
-
-/** After the shared limiter fails, how long requests go straight to the fallback before one tries it again (a hung Redis costs one request its timeout per second, not every request). */
-export const SHARED_RETRY_MS = 1_000;
 
 /**
  * The `onRequest` hook that applies a route's class. It runs after the auth
@@ -39,12 +37,6 @@ export const SHARED_RETRY_MS = 1_000;
  * share one budget, while two methods on one pattern are two routes.
  */
 export function rateLimitHook(deps: RateLimitDeps) {
-  // Whether the last answer came from the fallback: the outage is logged when it starts and ends,
-  // not once per request it lasts.
-  let degraded = false;
-  let retrySharedAt = 0;
-  // While degraded, one request at a time tries the shared limiter again; the rest count here.
-  let probing = false;
   return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const cls = request.routeOptions.config?.limit;
     if (!cls) return;
@@ -53,39 +45,24 @@ export function rateLimitHook(deps: RateLimitDeps) {
 
     const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
     const buckets = bucketsFor(cls, { route, address: sessionAddress(request), ip: request.ip });
-    const log = deps.log ?? request.log;
     const now = deps.clock.now();
 
-    let result: ConsumeResult | undefined;
-    if (!deps.fallback || (now >= retrySharedAt && !(degraded && probing))) {
-      probing = degraded;
-      try {
-        result = await deps.limiter.consume(buckets, now);
-        if (degraded) {
-          degraded = false;
-          (log.info ?? log.warn).call(log, { limitClass: cls }, 'shared rate limiter answers again; limits are counted across instances');
-        }
-      } catch (e) {
-        if (!isLimiterUnavailable(e)) throw e;
-        if (!deps.fallback) {
-          if (LIMITS[cls].failOpen) {
-            log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; letting the request through unlimited');
-            return;
-          }
-          log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
-          throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
-        }
-        if (!degraded) log.warn({ err: e, limitClass: cls, route }, "shared rate limiter unavailable; counting on this instance's own windows until it answers");
-        degraded = true;
-        retrySharedAt = now + SHARED_RETRY_MS;
-      } finally {
-        probing = false;
+    let result;
+    try {
+      result = await deps.limiter.consume(buckets, now);
+    } catch (e) {
+      if (!isLimiterUnavailable(e)) throw e;
+      const log = deps.log ?? request.log;
+      // With a fallback, the shared limiter's breaker (limiter-breaker.ts) logs the outage once.
+      if (LIMITS[cls].failOpen) {
+        if (!deps.fallback) log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; letting the request through unlimited');
+        return;
       }
-    }
-    if (!result) {
-      // The shared limiter is down: completions pass uncounted, the rest count here.
-      if (LIMITS[cls].failOpen) return;
-      result = await deps.fallback!.consume(buckets, now);
+      if (!deps.fallback) {
+        log.warn({ err: e, limitClass: cls, route }, 'rate limiter unavailable; refusing with 503');
+        throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryable: true });
+      }
+      result = await deps.fallback.consume(buckets, now);
     }
     if (result.allowed) return;
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
-import { SHARED_RETRY_MS, rateLimitHook } from '../../src/http/rate-limit.js';
+import { rateLimitHook } from '../../src/http/rate-limit.js';
+import { LimiterBreaker, SHARED_RETRY_MS } from '../../src/limits/limiter-breaker.js';
 import { LimiterUnavailable, type Limiter } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { connectRedisLimiter } from '../../src/limits/redis-limiter.js';
@@ -13,12 +14,14 @@ type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warn
  * A tiny app in the shape of the real one: a stand-in auth hook sets
  * `request.session` (from a test header) and a stand-in cache sets
  * `request.cacheHit`, both before the limiter. The error handler only renders
- * ApiError, as the real one does.
+ * ApiError, as the real one does. With a fallback, the limiter sits behind its breaker, as
+ * bootstrap wires the Redis limiter.
  */
 async function harness(limiter: Limiter, fallback?: Limiter): Promise<Harness> {
   const clock = { t: 1_000, now: () => clock.t };
   const warnings: string[] = [];
   const infos: string[] = [];
+  const log = { warn: (_obj: object, msg?: string) => void warnings.push(msg ?? ''), info: (_obj: object, msg?: string) => void infos.push(msg ?? '') };
   const app = Fastify();
   app.setErrorHandler((err, _request, reply) => {
     if (err instanceof ApiError) return reply.status(err.status).headers(err.headers).send(err.toBody());
@@ -29,7 +32,7 @@ async function harness(limiter: Limiter, fallback?: Limiter): Promise<Harness> {
     if (typeof address === 'string') (request as unknown as { session: { address: string } }).session = { address };
     if (request.headers['x-test-cache-hit'] === '1') (request as unknown as { cacheHit: boolean }).cacheHit = true;
   });
-  app.addHook('onRequest', rateLimitHook({ limiter, fallback, clock, log: { warn: (_obj, msg) => void warnings.push(msg ?? ''), info: (_obj, msg) => void infos.push(msg ?? '') } }));
+  app.addHook('onRequest', rateLimitHook({ limiter: fallback ? new LimiterBreaker(limiter, log) : limiter, fallback, clock, log }));
   const ok = async () => ({ result: 'ok' });
   app.post('/v1/things/:id/quote', { config: { limit: 'expensive_write' } }, ok);
   app.post('/v1/other/quote', { config: { limit: 'expensive_write' } }, ok);
