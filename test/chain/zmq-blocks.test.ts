@@ -48,7 +48,6 @@ void test('hashblock notices: each hash in RPC order; other topics, bad bodies i
     const a = '00'.repeat(31) + 'a1';
     await sendUntilHeard(pub, frames(a, 7), got);
     assert.equal(got.at(-1), a);
-    const heard = got.length;
     // Not for us: a raw transaction topic is never subscribed to; a short body is refused.
     await pub.send(frames('ab'.repeat(32), 8, 'rawtx') as never);
     await pub.send(['hashblock', Buffer.alloc(31), Buffer.alloc(4)] as never);
@@ -56,8 +55,10 @@ void test('hashblock notices: each hash in RPC order; other topics, bad bodies i
     await pub.send(frames(b, 8) as never);
     const c = 'c3'.repeat(32);
     await pub.send(frames(c, 12) as never); // 9 to 11 lost
-    for (let i = 0; got.length < heard + 2 && i < 250; i++) await sleep(20);
-    assert.deepEqual(got.slice(heard), [b, c]);
+    for (let i = 0; !got.includes(c) && i < 250; i++) await sleep(20);
+    // sendUntilHeard may have sent `a` again before the first copy arrived (a loaded machine):
+    // what counts is what came after the last copy of it.
+    assert.deepEqual(got.slice(got.lastIndexOf(a) + 1), [b, c]);
     assert.ok(warnings.some((w) => w.bytes === 31), 'the malformed notice is logged');
     assert.ok(warnings.some((w) => w.after === 8 && w.got === 12), 'the gap is logged');
   } finally {
