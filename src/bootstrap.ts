@@ -66,6 +66,8 @@ export async function bootstrap(
     schema: config.DATABASE_SCHEMA,
     readUrl: config.DATABASE_READ_URL,
     applicationName: `market ${os.hostname()}:${process.pid}`,
+    connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
     onConnectionError: (err) => logger.warn({ err: err.message }, 'database session ended by the server; the pool opens another'),
   }));
   if (!over.store) closers.push(() => store.close());

@@ -19,6 +19,10 @@ export const ConfigSchema = Type.Object({
   DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
   /** PostgreSQL only: a read replica's URL, for public market reads (same schema); unset: every read goes to DATABASE_URL. */
   DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://.+' })),
+  /** PostgreSQL: how long a request waits for a database connection (the pool's queue included) before it answers 503. */
+  PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** PostgreSQL: how long a query may go unanswered before its connection is dropped and the request answers 503 (0: never; migrations are never cut). */
+  PG_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /** PostgreSQL: how often an instance checks its leadership session and tries the roles it does not hold. */
   LEADERSHIP_INTERVAL_MS: Type.Integer({ minimum: 50, default: 2_000 }),
   /** The commit this build was made from, reported by GET /v1/meta (set it in a deployment; unset: null). */

@@ -27,6 +27,11 @@ export interface Store {
   /** PostgreSQL only: LISTEN on `channel` over a connection of its own (pg-listen.ts). */
   listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Unlisten;
   ping(): Promise<void>;
+  /**
+   * PostgreSQL only: runs `fn` on a connection of its own that has no query deadline
+   * (StoreOptions.queryTimeoutMs), for work that may rightly run long: migrations.
+   */
+  unbounded?<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -41,6 +46,10 @@ export interface StoreOptions {
   readUrl?: string;
   applicationName?: string;
   onConnectionError?: (err: Error) => void;
+  /** PostgreSQL: how long a request waits for a connection, the pool's queue included (PG_CONNECT_TIMEOUT_MS; default 5,000). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: how long a query may go unanswered before its connection is dropped (PG_QUERY_TIMEOUT_MS; default 30,000; 0: never). */
+  queryTimeoutMs?: number;
 }
 
 export async function openStore(url: string, opts: StoreOptions = {}): Promise<Store> {
@@ -92,7 +101,8 @@ export function isStoreUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
   const code = typeof err?.code === 'string' ? err.code : '';
   if (/^(57P0[123]|08\d\d\d)$/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
-  return /Connection terminated|not queryable|connection error/i.test(err?.message ?? '');
+  // The last two: no connection within PG_CONNECT_TIMEOUT_MS (the pool's wait, or the connect itself).
+  return /Connection terminated|not queryable|connection error|timeout exceeded when trying to connect|timeout expired/i.test(err?.message ?? '');
 }
 
 /** True when the error is a unique-constraint violation on either backend. */

@@ -37,7 +37,12 @@ export class KeyedLock {
     // pg is imported here, not with the module: a SQLite market (the default) never loads it
     // (docs/performance.md, idle memory). After the first call this is a cached module lookup.
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: this.pgUrl!, ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}) });
+    // Its lock wait is rightly unbounded (another instance holds the section); opening it is not,
+    // and keepalive finds a peer that vanished while the section ran.
+    const client = new pg.Client({
+      connectionString: this.pgUrl!, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+      ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}),
+    });
     // A session the server ends mid-section must not end the process (an unheard 'error' does).
     // Its advisory lock is gone with it; the section's own writes are still guarded by their
     // UPDATEs and constraints, the lock only kept two checks from interleaving.

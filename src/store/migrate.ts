@@ -14,8 +14,12 @@ class StaticProvider implements MigrationProvider {
  * migration exactly once.
  */
 export async function migrate(store: Store): Promise<string[]> {
+  return store.unbounded ? store.unbounded((db) => migrateOn(store, db)) : migrateOn(store, store.db);
+}
+
+async function migrateOn(store: Store, db: Store['db']): Promise<string[]> {
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider: new StaticProvider(),
     ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });

@@ -13,7 +13,9 @@ export function pgListen(url: string, channel: string, onMessage: (payload: stri
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const connect = async (again: boolean) => {
-    const c = new pg.Client({ connectionString: url, ...(applicationName ? { application_name: applicationName } : {}) });
+    // An idle LISTEN whose server vanished without a close (a black-holed failover) would never
+    // hear another notice: keepalive ends it within about 20 s and it reconnects.
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000, ...(applicationName ? { application_name: applicationName } : {}) });
     client = c;
     const retry = () => {
       if (client !== c || stopped) return;

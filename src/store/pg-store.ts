@@ -42,11 +42,19 @@ export async function openPgStore(url: string, opts: StoreOptions): Promise<Stor
   // at its LIMIT, and starting workers (10-15 ms) never pays for one. With the statistics of a fresh
   // 1 M market PostgreSQL chose a Gather Merge with two workers for the trait-filtered offer targets
   // (the walk's full cost estimated, not its LIMIT): 21 ms where the serial walk takes 1.5.
-  const poolOf = (connectionString: string) => {
+  //
+  // A database that stops answering must cost a request seconds, not the pool (pg-prepared.ts): a
+  // connection is awaited at most `connectTimeoutMs` (the pool's wait included), a query at most
+  // `queryTimeoutMs`, and TCP keepalive finds an idle connection whose peer is gone.
+  const poolOf = (connectionString: string, queryDeadlineMs = opts.queryTimeoutMs ?? 30_000, max = opts.poolSize ?? 10) => {
     const pool = new pg.Pool({
-      Client: PreparingClient, connectionString, max: opts.poolSize ?? 10, types: pgTypes(), options: `-c search_path=${schema} -c max_parallel_workers_per_gather=0`,
+      Client: PreparingClient, connectionString, max, types: pgTypes(), options: `-c search_path=${schema} -c max_parallel_workers_per_gather=0`,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      queryDeadlineMs,
       ...(appName ? { application_name: appName } : {}),
-    });
+    } as pg.PoolConfig & { queryDeadlineMs: number });
     // A pg client emits 'error' when the server ends its session. The pool listens only while the
     // client is idle (it drops it); a client checked out by a query or a transaction has no
     // listener then, and an unheard 'error' event ends the process: one database restart would
@@ -78,6 +86,16 @@ export async function openPgStore(url: string, opts: StoreOptions): Promise<Stor
     locks: new KeyedLock(url, schema, { applicationName: appName, onError }),
     listen: (channel, onMessage, onReconnect) => pgListen(url, channel, onMessage, onReconnect, appName),
     ping: async () => void (await sql`select 1`.execute(db)),
+    unbounded: async (fn) => {
+      // One connection of its own with no query deadline: a migration's index build over a large
+      // table may rightly take longer than a request ever should.
+      const own = new Kysely<DatabaseSchema>({ dialect: new SchemaScopedPostgresDialect({ pool: poolOf(url, 0, 1) }, schema) });
+      try {
+        return await fn(own);
+      } finally {
+        await own.destroy();
+      }
+    },
     close: async () => {
       if (read !== db) await read.destroy();
       await db.destroy();

@@ -45,9 +45,11 @@ export async function testApp(
     areas?: readonly Area[];
     /** The service's logger (default: silent). */
     logger?: pino.Logger;
+    /** The store (default: a fresh one, testStore()); the app's close cleans it up. */
+    storeHandle?: TestStoreHandle;
   } = {},
 ): Promise<TestApp> {
-  const storeHandle = await testStore();
+  const storeHandle = opts.storeHandle ?? (await testStore());
   const clock = opts.clock ?? new ManualClock();
   const useRedis = backend === 'postgres' && redisUrl;
   const config = loadConfig({

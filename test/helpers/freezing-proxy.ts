@@ -1,22 +1,25 @@
 /**
- * A TCP proxy in front of a server (the suite's Redis) that can stop passing bytes either way:
- * the server frozen as the simulator's `redis_hang` freezes it (connections open, nothing
- * answered), without stopping a server other tests share.
+ * A TCP proxy in front of a server (the suite's Redis or PostgreSQL) that can stop passing bytes
+ * either way: the server frozen as the simulator's `redis_hang` freezes it (connections open,
+ * nothing answered), without stopping a server other tests share; or only the connections open
+ * now, as a failover behind a moved address leaves them.
  */
 import net from 'node:net';
 
-export async function freezingProxy(targetUrl: string): Promise<{ url: string; freeze(): void; close(): void }> {
+export async function freezingProxy(targetUrl: string): Promise<{ url: string; freeze(): void; thaw(): void; blackhole(): void; close(): void }> {
   const target = new URL(targetUrl);
   let frozen = false;
   const sockets = new Set<net.Socket>();
+  /** Connections that never pass a byte again (blackhole): a failover that left them dangling. */
+  const dead = new Set<net.Socket>();
   const server = net.createServer((c) => {
     const up = net.connect(Number(target.port || 6379), target.hostname);
     for (const s of [c, up]) {
       sockets.add(s);
       s.on('error', () => undefined);
     }
-    c.on('data', (d) => void (frozen || up.write(d)));
-    up.on('data', (d) => void (frozen || c.write(d)));
+    c.on('data', (d) => void (frozen || dead.has(c) || up.write(d)));
+    up.on('data', (d) => void (frozen || dead.has(c) || c.write(d)));
     c.on('close', () => up.destroy());
     up.on('close', () => c.destroy());
   });
@@ -25,6 +28,11 @@ export async function freezingProxy(targetUrl: string): Promise<{ url: string; f
   return {
     url: `${target.protocol}//127.0.0.1:${port}`,
     freeze: () => void (frozen = true),
+    thaw: () => void (frozen = false),
+    /** Every connection open now stops passing bytes for good, with nothing closed; new ones pass. */
+    blackhole: () => {
+      for (const s of sockets) dead.add(s);
+    },
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();
