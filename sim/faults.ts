@@ -8,7 +8,7 @@ import type { Rng } from './rng.js';
 import { isRunning } from './processes.js';
 import type { World } from './world.js';
 
-export const FAULTS = ['kill', 'signer', 'redis', 'redis_hang', 'pg', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
+export const FAULTS = ['kill', 'signer', 'redis', 'redis_hang', 'pg', 'pg_hang', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export function parseFaults(text: string | undefined): Fault[] {
@@ -43,7 +43,7 @@ export class FaultInjector {
 
   /** Which faults apply to this world (Redis and PostgreSQL only where they run). */
   private applicable(): Fault[] {
-    return this.enabled.filter((f) => (f === 'redis' || f === 'redis_hang' ? !!this.world.o.redis : f === 'pg' ? this.world.o.backend === 'postgres' : true));
+    return this.enabled.filter((f) => (f === 'redis' || f === 'redis_hang' ? !!this.world.o.redis : f === 'pg' || f === 'pg_hang' ? this.world.o.backend === 'postgres' : true));
   }
 
   /** Injects one fault now; its undoing runs in the background. */
@@ -111,6 +111,20 @@ export class FaultInjector {
         this.history.add({ kind: 'fault', fault: 'pg', detail: { sessions: n } });
         return;
       }
+      case 'pg_hang':
+        // The database stalls for every instance (storage that hangs, a network that stops
+        // forwarding): nothing is closed, queries wait, and past PG_QUERY_TIMEOUT_MS the
+        // instances drop their connections mid-transaction (world.ts sets it to 6 s).
+        if (this.down.has('pg')) return;
+        this.history.add({ kind: 'fault', fault: 'pg_hang' });
+        this.down.add('pg');
+        w.pauseDb();
+        later(this.rng.delay(2_000, 10_000), async () => {
+          w.resumeDb();
+          this.down.delete('pg');
+          this.history.add({ kind: 'fault', fault: 'pg_resumed' });
+        });
+        return;
       case 'relay_down':
         this.history.add({ kind: 'fault', fault: 'relay_down' });
         w.proxy.state.down = true;
@@ -152,6 +166,7 @@ export class FaultInjector {
     // instance took over 180 s to catch up) is tried again before the day is given up.
     const start = (what: string, fn: () => Promise<unknown>) => this.retrying(`healing: starting ${what}`, fn, (attempt) => attempt >= 3);
     w.resumeRedis();
+    w.resumeDb();
     if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
     if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {

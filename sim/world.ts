@@ -12,6 +12,7 @@ import { dropSchema } from '../src/store/db.js';
 import { entryArgs, freePort, isRunning, REPO_ROOT, startCli, startCliOnFreePort, startRedis, type Child } from './processes.js';
 import { rpcProxy } from './rpc-proxy.js';
 import { terminateSessionsOf } from './pg-sessions.js';
+import { tcpStall, type TcpStall } from './tcp-stall.js';
 
 export interface WorldOptions {
   /** Where the run keeps its stores and logs. */
@@ -37,6 +38,8 @@ export class World {
   proxy!: Proxy;
   signer: Child | undefined;
   redis: Child | undefined;
+  /** PostgreSQL as the instances reach it: through a relay that can stall (pg_hang). */
+  pgRelay: TcpStall | undefined;
   readonly markets: Array<Child | undefined> = [];
   private redisPort = 0;
   private signerPort = 0;
@@ -83,9 +86,15 @@ export class World {
       this.redisPort = await freePort();
       await this.startRedis();
     }
+    if (this.o.backend === 'postgres') this.pgRelay = await tcpStall(this.o.pgUrl);
     for (let i = 0; i < this.o.instances; i++) {
       const store: Record<string, string> = this.o.backend === 'postgres'
-        ? { DATABASE_URL: this.o.pgUrl, DATABASE_SCHEMA: this.schema! }
+        ? {
+            DATABASE_URL: this.pgRelay!.url, DATABASE_SCHEMA: this.schema!,
+            // Shorter than the defaults (5 s, 30 s), so that a pg_hang of 2-10 s both waits out and
+            // trips the query deadline: transactions and commits are cut mid-flight.
+            PG_CONNECT_TIMEOUT_MS: '3000', PG_QUERY_TIMEOUT_MS: '6000',
+          }
         : { DATABASE_URL: `sqlite:${path.join(this.o.dir, 'market.sqlite')}` };
       this.marketEnv[i] = {
         ...store,
@@ -170,6 +179,16 @@ export class World {
     await this.redis?.kill('SIGKILL');
   }
 
+  /** Stalls PostgreSQL for the instances: their connections stay open and nothing moves. */
+  pauseDb(): void {
+    this.pgRelay?.stall();
+  }
+
+  /** Lets the stalled bytes flow on (nothing for a relay that flows). */
+  resumeDb(): void {
+    this.pgRelay?.resume();
+  }
+
   /** Ends every PostgreSQL session the instances hold, as a failover does. */
   async terminateDbSessions(): Promise<number> {
     if (this.o.backend !== 'postgres') return 0;
@@ -224,6 +243,7 @@ export class World {
     await this.devnet?.kill('SIGKILL').catch(() => {});
     await this.redis?.kill('SIGKILL').catch(() => {});
     await this.proxy?.close().catch(() => {});
+    await this.pgRelay?.close().catch(() => {});
     if (this.schema) await dropSchema(this.o.pgUrl, this.schema).catch(() => {});
   }
 }

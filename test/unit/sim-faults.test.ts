@@ -17,8 +17,9 @@ import type { World } from '../../sim/world.js';
 const proc = () => ({ proc: { exitCode: null as number | null, signalCode: null as string | null } });
 
 function fakeWorld() {
-  const starts = { signer: 0, redis: 0, market: 0, pauses: 0, resumes: 0 };
+  const starts = { signer: 0, redis: 0, market: 0, pauses: 0, resumes: 0, dbStalls: 0, dbResumes: 0 };
   let paused = false;
+  let dbStalled = false;
   const w = {
     o: { redis: true, backend: 'postgres' },
     signer: proc(),
@@ -49,6 +50,14 @@ function fakeWorld() {
       if (paused) starts.resumes++;
       paused = false;
     },
+    pauseDb() {
+      starts.dbStalls++;
+      dbStalled = true;
+    },
+    resumeDb() {
+      if (dbStalled) starts.dbResumes++;
+      dbStalled = false;
+    },
     async killMarket(i: number) {
       w.markets[i]!.proc.signalCode = 'SIGKILL';
     },
@@ -58,7 +67,7 @@ function fakeWorld() {
     },
     proxy: { state: { down: false, hold: false }, release() {} },
   };
-  return { w, starts, paused: () => paused };
+  return { w, starts, paused: () => paused, dbStalled: () => dbStalled };
 }
 
 for (const fault of ['signer', 'redis', 'kill'] as const) {
@@ -103,4 +112,21 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) void test(`a redis_hang freezes Red
 
 void test('both Redis faults came first in some seed above', () => {
   assert.deepEqual([...drawn].sort(), ['redis', 'redis_hang']);
+});
+
+void test('a pg_hang stalls the database once until it is undone, and heal lets it flow', async () => {
+  const { w, starts, dbStalled } = fakeWorld();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-faults-'));
+  const history = new History(path.join(dir, 'history.jsonl'));
+  const f = new FaultInjector(w as unknown as World, new Rng(3), history, ['pg_hang']);
+  for (let i = 0; i < 4; i++) await f.inject();
+  assert.equal(dbStalled(), true, 'stalled until its drawn while ends');
+  assert.equal(starts.dbStalls, 1, 'a stalled database is not stalled again');
+  await f.heal();
+  assert.equal(dbStalled(), false, 'healed: the database flows');
+  assert.equal(starts.dbResumes, 1);
+  await history.close();
+  const lines = fs.readFileSync(history.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { fault?: string });
+  assert.deepEqual(lines.map((l) => l.fault).filter(Boolean), ['pg_hang', 'pg_resumed', 'healed']);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
