@@ -68,7 +68,7 @@ export async function bootstrap(
     applicationName: `market ${os.hostname()}:${process.pid}`,
     connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
-    onConnectionError: (err) => logger.warn({ err: err.message }, 'database session ended by the server; the pool opens another'),
+    onConnectionError: (err) => logger.warn({ err: err.message }, 'database session ended (by the server, or dropped past PG_QUERY_TIMEOUT_MS); the pool opens another'),
   }));
   if (!over.store) closers.push(() => store.close());
   await migrate(store);
