@@ -8,7 +8,10 @@ import type { Rng } from './rng.js';
 import { isRunning } from './processes.js';
 import type { World } from './world.js';
 
-export const FAULTS = ['kill', 'signer', 'redis', 'redis_hang', 'pg', 'pg_hang', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
+export const FAULTS = ['kill', 'signer', 'redis', 'redis_hang', 'pg', 'pg_hang', 'cp_fault', 'relay_down', 'relay_hang', 'mempool', 'reorg'] as const;
+
+/** The failures of Counterparty Core that `cp_fault` puts on (the devnet's CounterpartyFault). */
+const CP_FAULTS = ['not_ready', 'electrs_failed', 'electrs_not_configured'] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export function parseFaults(text: string | undefined): Fault[] {
@@ -125,6 +128,21 @@ export class FaultInjector {
           this.history.add({ kind: 'fault', fault: 'pg_resumed' });
         });
         return;
+      case 'cp_fault': {
+        // Counterparty Core as met in the field: catching up after a restart (503 on every ledger
+        // route), or its Electrs down or not configured (400 on address UTXOs), for 2-10 s.
+        if (this.down.has('cp')) return;
+        const fault = this.rng.pick([...CP_FAULTS]);
+        await w.control('counterparty-fault', { fault });
+        this.history.add({ kind: 'fault', fault: 'cp_fault', detail: { fault } });
+        this.down.add('cp');
+        later(this.rng.delay(2_000, 10_000), async () => {
+          await w.control('counterparty-fault', { fault: 'none' });
+          this.down.delete('cp');
+          this.history.add({ kind: 'fault', fault: 'cp_healed' });
+        });
+        return;
+      }
       case 'relay_down':
         this.history.add({ kind: 'fault', fault: 'relay_down' });
         w.proxy.state.down = true;
@@ -167,6 +185,7 @@ export class FaultInjector {
     const start = (what: string, fn: () => Promise<unknown>) => this.retrying(`healing: starting ${what}`, fn, (attempt) => attempt >= 3);
     w.resumeRedis();
     w.resumeDb();
+    await start('Counterparty Core', () => w.control('counterparty-fault', { fault: 'none' }));
     if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
     if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {

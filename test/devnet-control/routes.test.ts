@@ -96,3 +96,20 @@ test('POST /devnet/sync takes an empty body with a JSON content type, or none', 
   const none = await t.app.inject({ method: 'POST', url: '/devnet/sync' });
   assert.equal(none.statusCode, 200, none.body);
 });
+
+test('counterparty-fault puts a Counterparty Core failure on and takes it off; the market’s reads meet it as Core’s', async () => {
+  const w = makeWallet('p2wpkh', 'cp-fault');
+  const utxos = () => t.ctx.chain.utxos.getAddressUtxos(w.address).then(() => 'ok', (e: Error & { status?: number }) => `${e.constructor.name} ${e.status}`);
+  assert.equal(await utxos(), 'ok');
+  const on = await post('/devnet/counterparty-fault', { fault: 'electrs_failed' });
+  assert.deepEqual([on.statusCode, json(on).result], [200, { fault: 'electrs_failed' }], on.body);
+  assert.equal(await utxos(), 'ElectrsUnavailable 503');
+  assert.equal((await post('/devnet/counterparty-fault', { fault: 'not_ready' })).statusCode, 200);
+  assert.equal(await utxos(), 'UpstreamUnavailable 503');
+  // Core's status route answers while it catches up (the market reads readiness from it).
+  assert.equal((await t.ctx.chain.counterparty.getStatus()).counterparty_height >= 0, true);
+  assert.equal((await post('/devnet/counterparty-fault', { fault: 'none' })).statusCode, 200);
+  assert.equal(await utxos(), 'ok');
+  const bad = await post('/devnet/counterparty-fault', { fault: 'slow' });
+  assert.deepEqual([bad.statusCode, json(bad).code], [400, 'invalid_request']);
+});

@@ -66,6 +66,11 @@ function fakeWorld() {
       w.markets[i] = proc();
     },
     proxy: { state: { down: false, hold: false }, release() {} },
+    cpFaults: [] as string[],
+    async control(route: string, body: { fault?: string }) {
+      if (route === 'counterparty-fault') w.cpFaults.push(body.fault!);
+      return {};
+    },
   };
   return { w, starts, paused: () => paused, dbStalled: () => dbStalled };
 }
@@ -128,5 +133,19 @@ void test('a pg_hang stalls the database once until it is undone, and heal lets 
   await history.close();
   const lines = fs.readFileSync(history.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { fault?: string });
   assert.deepEqual(lines.map((l) => l.fault).filter(Boolean), ['pg_hang', 'pg_resumed', 'healed']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+void test('a cp_fault puts one Counterparty failure on until it is undone; heal takes any off', async () => {
+  const { w } = fakeWorld();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-faults-'));
+  const history = new History(path.join(dir, 'history.jsonl'));
+  const f = new FaultInjector(w as unknown as World, new Rng(5), history, ['cp_fault']);
+  for (let i = 0; i < 4; i++) await f.inject();
+  assert.equal(w.cpFaults.length, 1, 'one failure at a time');
+  assert.ok(['not_ready', 'electrs_failed', 'electrs_not_configured'].includes(w.cpFaults[0]!));
+  await f.heal();
+  assert.equal(w.cpFaults.at(-1), 'none', 'healed: Counterparty answers');
+  assert.equal(w.cpFaults.filter((x) => x === 'none').length, 2, 'undone once, and once more by heal');
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -3860,6 +3860,16 @@ export interface Routes {
       };
     };
   };
+  'POST /devnet/counterparty-fault': {
+    body: {
+      fault: 'none' | 'not_ready' | 'electrs_not_configured' | 'electrs_failed';
+    };
+    response: {
+      result: {
+        fault: 'none' | 'not_ready' | 'electrs_not_configured' | 'electrs_failed';
+      };
+    };
+  };
   'POST /devnet/sync': {
     response: {
       result: {

@@ -235,6 +235,10 @@ export class CoreFollower implements DevnetControl {
     return { disconnected: depth, tip: { height: tip.height, hash: tip.hash } };
   }
 
+  setCounterpartyFault(): void {
+    throw new DevnetUsageError('devnet: following a real node, whose Counterparty faults are its own');
+  }
+
   dropMempool(): Promise<{ dropped: number }> {
     return Promise.reject(new DevnetUsageError('devnet: following a real node, whose mempool is its own'));
   }

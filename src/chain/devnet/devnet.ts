@@ -10,7 +10,7 @@ import type { Network } from '../../bitcoin/networks.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { ATTACH_GAS_PARAMS, type GasParams } from '../../counterparty/attach-fee.js';
 import type { Store } from '../../store/db.js';
-import type { DevnetControl } from '../devnet-control.js';
+import type { CounterpartyFault, DevnetControl } from '../devnet-control.js';
 import { TxRejected, type Chain, type FeeEstimates } from '../ports.js';
 import { CounterpartyApiViews } from './api-views.js';
 import { DevnetBitcoinBackend } from './bitcoin-backend.js';
@@ -60,13 +60,7 @@ export interface DevnetOptions {
 export const DEFAULT_MIN_RELAY_FEE_RATE = 0.1;
 export const DEFAULT_INCREMENTAL_RELAY_FEE_RATE = 0.1;
 
-/**
- * Failures a real Counterparty Core shows that the devnet can put on, so a market or an integrator
- * meets them before mainnet does: `not_ready` (503 `Counterparty not ready` on every route but
- * `/v2/`, X-COUNTERPARTY-READY False), `electrs_not_configured` / `electrs_failed` (400 with Core's
- * Electrs messages on `/v2/bitcoin/addresses/{a}/utxos`).
- */
-export type CounterpartyFault = 'none' | 'not_ready' | 'electrs_not_configured' | 'electrs_failed';
+export type { CounterpartyFault } from '../devnet-control.js';
 
 const DEFAULT_FEES: FeeEstimates = { fastest: 5, half_hour: 3, hour: 2, economy: 1, minimum: 1 };
 
@@ -239,6 +233,10 @@ export class Devnet implements DevnetControl {
       const block = this.mineOne([], [op], this.miner.script);
       await this.commit({ addBlocks: [block], pendingOps: [] });
     });
+  }
+
+  setCounterpartyFault(fault: CounterpartyFault): void {
+    this.counterpartyFault = fault;
   }
 
   /** Forgets every unconfirmed transaction, as a node restarted without its mempool does. */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.js';
-import type { DevnetControl } from '../../chain/devnet-control.js';
+import { COUNTERPARTY_FAULTS, type DevnetControl } from '../../chain/devnet-control.js';
 import { Ok, errorResponses } from '../../http/envelope.js';
 import { Address, PositiveQuantityRaw, Sats, Txid, Vout } from '../../http/validators.js';
 import { requireAddressRole } from '../../http/address-rules.js';
@@ -184,6 +184,24 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
       },
     },
     async () => ({ result: await wrap(() => devnet.dropMempool()) }),
+  );
+
+  app.post(
+    '/devnet/counterparty-fault',
+    {
+      schema: {
+        tags,
+        summary: 'Make the Counterparty API fail as a real Counterparty Core does',
+        description:
+          'From now on the devnet\'s Counterparty face (HTTP and in process) answers as Counterparty Core does when `not_ready` (503 `Counterparty not ready` on every route but `/v2/`, while it catches up), `electrs_not_configured` or `electrs_failed` (400 with Core\'s Electrs messages on `/v2/bitcoin/addresses/{address}/utxos`); `none` ends it. The market then answers 503 `upstream_unavailable` where it needs what failed. Answers the fault now in force; a devnet following a real node refuses (invalid_request).',
+        body: Type.Object({ fault: Type.Union(COUNTERPARTY_FAULTS.map((f) => Type.Literal(f))) }, { additionalProperties: false }),
+        response: { 200: Ok(Type.Object({ fault: Type.Union(COUNTERPARTY_FAULTS.map((f) => Type.Literal(f))) })), ...errorResponses },
+      },
+    },
+    async (req) => {
+      await wrap(async () => devnet.setCounterpartyFault(req.body.fault));
+      return { result: { fault: req.body.fault } };
+    },
   );
 
   app.post(
