@@ -22,8 +22,7 @@ export async function pgBookBench(): Promise<PgBookResult> {
   const why = await unreachable(pgUrl);
   if (why) return { skipped: `PostgreSQL at ${pgUrl.replace(/\/\/[^@]*@/, '//')} is not reachable (${why})` };
   const schema = `bench_book_${crypto.randomBytes(4).toString('hex')}`;
-  // No query deadline: the load's statements rightly run longer than a request ever should.
-  const store = await openStore(pgUrl, { schema, poolSize: 5, queryTimeoutMs: 0 });
+  const store = await openStore(pgUrl, { schema, poolSize: 5 });
   try {
     await migrate(store);
     const db = store.db;
