@@ -104,10 +104,11 @@ export interface NodeDescription {
   version: string;
   /** In the market's vocabulary: `mainnet`, `testnet4`, `signet`, `regtest` (or the node's own word when unknown). */
   network: string;
+  /** False while it catches up (initial block download, Counterparty parsing behind Bitcoin Core): a state that passes by itself. */
   ready: boolean;
   /** Facts the operator should know (`txindex on`, `pruned`, `catching up 850100/850214`, …). */
   notes: string[];
-  /** Requirements it misses (`txindex off: …`). The market starts anyway and says so. */
+  /** Requirements it misses (`txindex off: …`): the operator's to fix. The market starts anyway and says so. */
   problems: string[];
 }
 

@@ -1,9 +1,11 @@
 /**
  * What the market checks of its chain at start (docs/operating.md): each node's version, network
  * and readiness, the settings it needs (txindex), and the UTXO source (UTXO_SOURCE) answering. One
- * log line per component says what runs; a missing or unfit one is logged with what to do, and the
- * market starts anyway (`/readyz` answers 503 until it is fixed), except for a node on another
- * network than NETWORK: that is refused, since every address and signature would be for the wrong chain.
+ * log line per component says what runs; a missing or unfit one is logged as an error with what to
+ * do, and the market starts anyway (`/readyz` answers 503 until it is fixed), except for a node on
+ * another network than NETWORK: that is refused, since every address and signature would be for the
+ * wrong chain. A node that is only catching up (and a Counterparty-backed UTXO source waiting for
+ * it) is a warning: it passes by itself, as it does after every restart of the node.
  */
 import type { Chain, NodeDescription } from './ports.js';
 
@@ -21,6 +23,8 @@ export interface ComponentCheck {
   /** What the UTXO source said, or why a component did not answer. */
   detail?: string;
   problems: string[];
+  /** Not fit only because it catches up (no problem of its own): a warning, not an error. */
+  waiting?: true;
 }
 
 export class ChainNetworkMismatch extends Error {}
@@ -33,7 +37,7 @@ async function describe(component: 'bitcoin' | 'counterparty', run: (() => Promi
     const node = await run();
     const problems = [...node.problems];
     if (node.network !== network) problems.unshift(`network ${node.network}, but NETWORK=${network}`);
-    return { component, ok: problems.length === 0, node, problems };
+    return { component, ok: problems.length === 0 && node.ready, node, problems, ...(problems.length === 0 && !node.ready ? { waiting: true as const } : {}) };
   } catch (e) {
     return { component, ok: false, detail: `unreachable: ${message(e)}`, problems: [`unreachable: ${message(e)}`] };
   }
@@ -49,6 +53,8 @@ export async function checkChainAtStart(chain: Chain, network: string, logger: S
       (e: unknown): ComponentCheck => ({ component: 'utxos', ok: false, detail: message(e), problems: [`${chain.utxos.kind} does not answer: ${message(e)}`] }),
     ),
   ]);
+  // A Counterparty-backed UTXO source refused while Counterparty Core catches up waits with it.
+  if (!utxos.ok && counterparty.waiting && chain.utxos.kind === 'counterparty-core') utxos.waiting = true;
   const checks = [bitcoin, counterparty, utxos];
   for (const c of checks) {
     const fields = {
@@ -59,6 +65,7 @@ export async function checkChainAtStart(chain: Chain, network: string, logger: S
       ...(c.problems.length ? { problems: c.problems } : {}),
     };
     if (c.ok) logger.info(fields, `chain check: ${c.component} ok`);
+    else if (c.waiting) logger.warn(fields, `chain check: ${c.component} is catching up${c.node ? ` (${c.node.notes.join(', ')})` : ''} (the market starts; /readyz answers 503 until it has)`);
     else logger.error(fields, `chain check: ${c.component} is not fit: ${c.problems.join('; ')} (the market starts; /readyz answers 503 until this is fixed)`);
   }
   const wrong = checks.find((c) => c.node && c.node.network !== network);

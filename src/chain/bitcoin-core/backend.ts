@@ -100,7 +100,8 @@ export class BitcoinCoreBackend implements BitcoinBackend {
     const notes: string[] = [`height ${info.blocks}`];
     const problems: string[] = [];
     const ibd = info.initialblockdownload === true;
-    if (ibd) problems.push(`initial block download: ${info.blocks} of ${info.headers} headers`);
+    // Catching up passes by itself: a note and `ready: false`, not a problem (startup-check.ts).
+    if (ibd) notes.push(`initial block download: ${info.blocks} of ${info.headers} headers`);
     if (major < 28) problems.push(`version ${major}: the market expects Bitcoin Core 28 or newer (29 recommended): package relay (submitpackage, TRUC) and full-RBF defaults`);
     const txindex = index?.txindex;
     if (!index) problems.push('getindexinfo failed: cannot tell whether txindex is on');

@@ -94,8 +94,9 @@ export class CounterpartyCoreBackend implements CounterpartyBackend {
     const version = root.version ?? 'unknown';
     const problems: string[] = [];
     if (!/^11\./.test(version)) problems.push(`version ${version}: the market is built and tested against Counterparty Core v11 (API v2 as of 11.2.0)`);
-    if (!status.ready) problems.push(`catching up: parsed ${status.counterparty_height} of ${status.bitcoin_height} blocks`);
     const notes = [`height ${status.counterparty_height}`, ...(root.ledger_state ? [`ledger ${root.ledger_state}`] : [])];
+    // Catching up passes by itself: a note and `ready: false`, not a problem (startup-check.ts).
+    if (!status.ready) notes.push(`catching up: parsed ${status.counterparty_height} of ${status.bitcoin_height} blocks`);
     return { version: `Counterparty Core ${version}`, network: root.network ?? 'unknown', ready: status.ready, notes, problems };
   }
 
