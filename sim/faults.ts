@@ -30,7 +30,11 @@ export class FaultInjector {
   private readonly down = new Set<string>();
   private stopped = false;
 
-  constructor(private readonly world: World, private readonly rng: Rng, private readonly history: History, readonly enabled: Fault[]) {}
+  /**
+   * `timeScale` multiplies every drawn while before a fault is undone (1 in a day; the unit tests
+   * run the same draws at a tenth of the time, on a world of stand-ins).
+   */
+  constructor(private readonly world: World, private readonly rng: Rng, private readonly history: History, readonly enabled: Fault[], private readonly timeScale = 1) {}
 
   /** `fn` again until it succeeds or `giveUp(attempt)` says stop (then its error is thrown); each failure noted. */
   private async retrying(what: string, fn: () => Promise<unknown>, giveUp: (attempt: number) => boolean): Promise<void> {
@@ -60,7 +64,7 @@ export class FaultInjector {
       // machine) is tried again, so a killed instance never stays down for the rest of the day
       // while the traders' failures look like a busy market (seeds 5004 and 5008 did that).
       const undoing = () => this.retrying(`undoing ${f}`, undo, (attempt) => this.stopped && attempt >= 3);
-      const p = new Promise<void>((r) => setTimeout(r, ms)).then(undoing).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} gave up: ${e.message}` }));
+      const p = new Promise<void>((r) => setTimeout(r, ms * this.timeScale)).then(undoing).catch((e: Error) => this.history.add({ kind: 'note', message: `undoing ${f} gave up: ${e.message}` }));
       this.pending.add(p);
       void p.finally(() => this.pending.delete(p));
     };
