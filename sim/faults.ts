@@ -77,6 +77,15 @@ export class FaultInjector {
         this.history.add({ kind: 'fault', fault: `${name}_restarted`, ...(detail === undefined ? {} : { detail }) });
       });
     };
+    /** A fault on `key` held for a drawn 2-10 s: nothing else is drawn onto it meanwhile; `undo` ends it, recorded as `ended`. */
+    const holdFor = (key: string, ended: string, undo: () => unknown) => {
+      this.down.add(key);
+      later(this.rng.delay(2_000, 10_000), async () => {
+        await undo();
+        this.down.delete(key);
+        this.history.add({ kind: 'fault', fault: ended });
+      });
+    };
     // Only a process that runs (and is not being started again) is killed.
     const up = (key: string, c: Parameters<typeof isRunning>[0] | undefined) => !!c && isRunning(c) && !this.down.has(key);
     switch (f) {
@@ -105,13 +114,8 @@ export class FaultInjector {
         // partition that drops packets), so every command waits for its timeout.
         if (!up('redis', w.redis)) return;
         this.history.add({ kind: 'fault', fault: 'redis_hang' });
-        this.down.add('redis');
         w.pauseRedis();
-        later(this.rng.delay(2_000, 10_000), async () => {
-          w.resumeRedis();
-          this.down.delete('redis');
-          this.history.add({ kind: 'fault', fault: 'redis_resumed' });
-        });
+        holdFor('redis', 'redis_resumed', () => w.resumeRedis());
         return;
       case 'pg': {
         const n = await w.terminateDbSessions();
@@ -124,13 +128,8 @@ export class FaultInjector {
         // instances drop their connections mid-transaction (world.ts sets it to 6 s).
         if (this.down.has('pg')) return;
         this.history.add({ kind: 'fault', fault: 'pg_hang' });
-        this.down.add('pg');
         w.pauseDb();
-        later(this.rng.delay(2_000, 10_000), async () => {
-          w.resumeDb();
-          this.down.delete('pg');
-          this.history.add({ kind: 'fault', fault: 'pg_resumed' });
-        });
+        holdFor('pg', 'pg_resumed', () => w.resumeDb());
         return;
       case 'cp_fault': {
         // Counterparty Core as met in the field: catching up after a restart (503 on every ledger
@@ -139,12 +138,7 @@ export class FaultInjector {
         const fault = this.rng.pick([...CP_FAULTS]);
         await w.control('counterparty-fault', { fault });
         this.history.add({ kind: 'fault', fault: 'cp_fault', detail: { fault } });
-        this.down.add('cp');
-        later(this.rng.delay(2_000, 10_000), async () => {
-          await w.control('counterparty-fault', { fault: 'none' });
-          this.down.delete('cp');
-          this.history.add({ kind: 'fault', fault: 'cp_healed' });
-        });
+        holdFor('cp', 'cp_healed', () => w.control('counterparty-fault', { fault: 'none' }));
         return;
       }
       case 'relay_down':

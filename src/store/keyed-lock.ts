@@ -1,3 +1,5 @@
+import { PG_SESSION } from './pg-session.js';
+
 /**
  * Runs one critical section at a time per key. Within the process, callers of the same key
  * queue in order. With PostgreSQL (several instances), the section also holds a session
@@ -38,11 +40,8 @@ export class KeyedLock {
     // (docs/performance.md, idle memory). After the first call this is a cached module lookup.
     const { default: pg } = await import('pg');
     // Its lock wait is rightly unbounded (another instance holds the section); opening it is not,
-    // and keepalive finds a peer that vanished while the section ran.
-    const client = new pg.Client({
-      connectionString: this.pgUrl!, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000,
-      ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}),
-    });
+    // and keepalive finds a peer that vanished while the section ran (pg-session.ts).
+    const client = new pg.Client({ connectionString: this.pgUrl!, ...PG_SESSION, ...(this.session.applicationName ? { application_name: this.session.applicationName } : {}) });
     // A session the server ends mid-section must not end the process (an unheard 'error' does).
     // Its advisory lock is gone with it; the section's own writes are still guarded by their
     // UPDATEs and constraints, the lock only kept two checks from interleaving.

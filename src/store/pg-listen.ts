@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { PG_SESSION } from './pg-session.js';
 
 export type Unlisten = () => Promise<void>;
 
@@ -14,8 +15,8 @@ export function pgListen(url: string, channel: string, onMessage: (payload: stri
   let timer: NodeJS.Timeout | undefined;
   const connect = async (again: boolean) => {
     // An idle LISTEN whose server vanished without a close (a black-holed failover) would never
-    // hear another notice: keepalive ends it within about 20 s and it reconnects.
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000, ...(applicationName ? { application_name: applicationName } : {}) });
+    // hear another notice: keepalive ends it (pg-session.ts) and it reconnects.
+    const c = new pg.Client({ connectionString: url, ...PG_SESSION, ...(applicationName ? { application_name: applicationName } : {}) });
     client = c;
     const retry = () => {
       if (client !== c || stopped) return;

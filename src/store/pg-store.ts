@@ -11,6 +11,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { hookTransactions } from './tx-hooks.js';
 import { pgListen } from './pg-listen.js';
 import { PreparingClient } from './pg-prepared.js';
+import { PG_SESSION } from './pg-session.js';
 
 /** Satoshis are bigint in PostgreSQL; every amount is ≤ 2^53−1, so read them back as numbers on both backends. */
 const PG_INT8 = 20;
@@ -49,9 +50,8 @@ export async function openPgStore(url: string, opts: StoreOptions): Promise<Stor
   const poolOf = (connectionString: string, queryDeadlineMs = opts.queryTimeoutMs ?? 30_000, max = opts.poolSize ?? 10) => {
     const pool = new pg.Pool({
       Client: PreparingClient, connectionString, max, types: pgTypes(), options: `-c search_path=${schema} -c max_parallel_workers_per_gather=0`,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
+      ...PG_SESSION,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? PG_SESSION.connectionTimeoutMillis,
       queryDeadlineMs,
       ...(appName ? { application_name: appName } : {}),
     } as pg.PoolConfig & { queryDeadlineMs: number });
