@@ -440,3 +440,28 @@ describe('the event log', () => {
     await assertLogReplaysFeeds(m);
   });
 });
+
+// Last: its reorg and lost mempool change the chain the other cases share.
+describe("policy accept: the unit's source left the node while the package was out of the mempool", () => {
+  void it("the node answers the package package-not-child-with-unconfirmed-parents; the journal finds the unit's source in neither the node's mempool nor its chain nor the journal, and ends the settlement conflicted (missing-inputs), where before it stayed relayed for ever", async () => {
+    await fillPool(m);
+    const { parent, u, body } = await signedAccept();
+    const depth = (await confirmationsOf(u))!;
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // A reorg puts the unit's attach back in the mempool, and the mempool is then lost (a node
+    // restarted without its mempool): the attach is nobody's to relay but its owner's.
+    await m.devnet.reorg(depth);
+    await m.devnet.dropMempool();
+    assert.equal(await m.devnet.bitcoin.getTransaction(u.txid), null, "the unit's source is gone from the node");
+    await m.sync();
+    const s = await m.ctx.store.db.selectFrom('settlements').select(['state', 'mempool_reason']).where('id', '=', r.body.result.settlement_id).executeTakeFirstOrThrow();
+    assert.equal(s.state, 'conflicted', JSON.stringify(s));
+    assert.match(s.mempool_reason!, new RegExp(`^missing-inputs, the source of ${u.txid}:${u.vout} is neither in the node's mempool nor in its chain \\(the node said: package-not-child-with-unconfirmed-parents\\)$`));
+    const read = await m.call('GET', `/v1/policy-accepts/${body.accept_id}`, seller.token);
+    assert.deepEqual([read.body.result.status, read.body.result.failure_code, read.body.result.claims_released], ['failed', 'conflict_spend', true], JSON.stringify(read.body));
+    assert.deepEqual(await claimsOn(u), [], 'the unit is free again');
+    const set = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('parent_txid', '=', parent).executeTakeFirstOrThrow();
+    assert.equal(set.state, 'invalid');
+  });
+});

@@ -7,7 +7,7 @@ import { makeWallet } from '../helpers/wallets.js';
 import { buildTx } from '../helpers/devnet.js';
 import type { Differential } from './differential-harness.js';
 import {
-  attachTx, cosignedCheckout, cosignedOutput, exactAccept, fundingTx, liftPair, outCoin, pay, plainCheckout, policyAccept, refundTx, signListing,
+  attachTx, cosignedCheckout, cosignedOutput, exactAccept, fundingTx, liftPair, outCoin, pay, plainCheckout, policyAccept, refundTx, signListing, txidOf,
 } from './shapes.js';
 
 let d: Differential;
@@ -169,6 +169,23 @@ shape('a package whose parent is confirmed and whose child spends an output spen
   const child = buildTx([{ wallet: seller, coin: outCoin(parent, 0) }, { wallet: seller, coin: unit! }], [{ script: seller.script, amount: 48_000n }]);
   await pkg('submitpackage', [parent, child]);
   await send('the child alone', child);
+});
+
+// What recovery meets when a relayed package's child spends an output whose source neither node
+// has (an attach a reorg returned to the mempool and a restart lost): the same shape answer for
+// the package, `missing-inputs` for the child alone, and the source unknown to both reads the
+// journal asks (src/settlement/journal.ts, deadInput).
+shape("a package whose parent is confirmed and whose child spends an output of a transaction the node does not have", async () => {
+  const [coin, other] = await d.fund([{ wallet: bidder, sats: 50_000 }, { wallet: seller, sats: 10_000 }]);
+  const parent = pay(bidder, coin!, seller, 1_000n);
+  await send('parent', parent);
+  await d.mine(1);
+  const source = pay(seller, other!, seller, 500n); // signed, never broadcast
+  const child = buildTx([{ wallet: seller, coin: outCoin(parent, 0) }, { wallet: seller, coin: outCoin(source, 0) }], [{ script: seller.script, amount: 56_000n }]);
+  await pkg('submitpackage', [parent, child]);
+  await send('the child alone', child);
+  await d.both('the source, read', 'getrawtransaction', [txidOf(source), true]);
+  await d.both("the source's output, read", 'gettxout', [txidOf(source), 0, true]);
 });
 
 shape('TRUC sibling eviction by sendrawtransaction', async () => {
