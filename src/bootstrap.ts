@@ -14,6 +14,7 @@ import { MemoryResponseCache, RedisResponseCache } from './http/response-cache.j
 import { MarketGeneration } from './http/cache-generation.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { LimiterBreaker } from './limits/limiter-breaker.js';
+import { OutageWindows } from './limits/outage-windows.js';
 import { MemoryStreamSlots, type StreamSlots } from './limits/stream-slots.js';
 import type { Limiter } from './limits/limiter.js';
 import { createChain } from './chain/factory.js';
@@ -92,10 +93,12 @@ export async function bootstrap(
       prefix: config.REDIS_PREFIX,
       onError: (err) => logger.warn({ err: err.message }, 'redis limiter connection error'),
     });
-    limiter = new LimiterBreaker(redisLimiter, logger);
-    // While Redis cannot answer, each instance counts the same budgets itself (rate-limit.ts).
-    limiterFallback = new MemoryLimiter();
-    closers.push(() => limiterFallback!.close());
+    // While Redis cannot answer, each instance counts the same budgets itself (rate-limit.ts), from
+    // its own last minute, and adds those counts to Redis when it answers again (outage-windows.ts).
+    const windows = new OutageWindows();
+    limiter = new LimiterBreaker(redisLimiter, logger, windows);
+    limiterFallback = windows;
+    closers.push(() => windows.close());
     // No offline queue: a dropped connection makes misses at once. The command timeout only bounds
     // a hung server; at 500 ms a loaded machine timed out healthy writes and lost cache entries.
     const cacheClient = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableOfflineQueue: false });

@@ -49,7 +49,16 @@ export interface Limiter {
   close(): Promise<void>;
   /** Readiness: resolves when the backend answers now, rejects otherwise (absent: always ready, as in memory). */
   ping?(): Promise<void>;
+  /**
+   * Adds requests already counted elsewhere (an instance's own windows during an outage of this
+   * backend) to these windows, deciding nothing: each key keeps its newest `limit` entries inside
+   * the window at `nowMs`, as consume does. Rejects with LimiterUnavailable when it cannot answer.
+   */
+  absorb?(entries: readonly Counted[], nowMs: number): Promise<void>;
 }
+
+/** Requests counted in one bucket at the times `at` (ms, the callers' clock). */
+export type Counted = { key: string; limit: number; at: readonly number[] };
 
 /** The backend could not answer in time (unreachable, timed out, refused). */
 export class LimiterUnavailable extends Error {

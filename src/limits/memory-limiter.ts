@@ -1,4 +1,4 @@
-import { WINDOW_MS, normalizeBuckets, type Bucket, type ConsumeResult, type Limiter } from './limiter.js';
+import { WINDOW_MS, normalizeBuckets, type Bucket, type ConsumeResult, type Counted, type Limiter } from './limiter.js';
 
 /**
  * In-process backend (the default when no Redis is configured): one sorted
@@ -40,6 +40,20 @@ export class MemoryLimiter implements Limiter {
       this.logs.set(key, log);
     });
     return { allowed: true };
+  }
+
+  async absorb(entries: readonly Counted[], nowMs: number): Promise<void> {
+    for (const { key, limit, at } of entries) this.record(key, limit, at, nowMs);
+  }
+
+  /** Counts requests in one bucket without deciding (absorb; an instance's mirror of what the shared limiter counted). */
+  record(key: string, limit: number, at: readonly number[], nowMs: number): void {
+    this.sweepIdleKeys(nowMs);
+    const log = this.logs.get(key) ?? [];
+    for (const t of at) insertSorted(log, t);
+    prune(log, nowMs, limit);
+    if (log.length) this.logs.set(key, log);
+    else this.logs.delete(key);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
-import { LimiterUnavailable, WINDOW_MS, normalizeBuckets, type Bucket, type ConsumeResult, type Limiter } from './limiter.js';
+import { LimiterUnavailable, WINDOW_MS, normalizeBuckets, type Bucket, type ConsumeResult, type Counted, type Limiter } from './limiter.js';
 import { SLIDING_WINDOW_LUA, SLIDING_WINDOW_SHA } from './redis-script.js';
 import { withTimeout } from '../util/stall-aware-timeout.js';
 
@@ -79,6 +79,30 @@ export class RedisLimiter implements Limiter {
       throw new LimiterUnavailable(`rate limiter: Redis did not answer (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
     return parseReply(reply, list);
+  }
+
+  /**
+   * One MULTI: each key's entries added (members unique, as consume's), then pruned to the window
+   * and its newest `limit`, as the script does before it decides.
+   */
+  async absorb(entries: readonly Counted[], nowMs: number): Promise<void> {
+    const multi = this.client.multi();
+    for (const { key, limit, at } of entries) {
+      if (!at.length) continue;
+      const k = this.prefix + key;
+      multi.zadd(k, ...at.flatMap((t) => [t, `${t}:${this.instance}:a${++this.sequence}`]));
+      multi.zremrangebyscore(k, '-inf', nowMs - WINDOW_MS);
+      multi.zremrangebyrank(k, 0, -(limit + 1));
+      multi.pexpire(k, KEY_TTL_MS);
+    }
+    try {
+      await withTimeout(
+        this.whenReady().then(() => multi.exec()),
+        this.timeoutMs,
+      );
+    } catch (e) {
+      throw new LimiterUnavailable(`rate limiter: Redis did not take the outage's counts (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    }
   }
 
   async ping(): Promise<void> {

@@ -2,11 +2,13 @@
  * A TCP proxy in front of a server (the suite's Redis or PostgreSQL) that can stop passing bytes
  * either way: the server frozen as the simulator's `redis_hang` freezes it (connections open,
  * nothing answered), without stopping a server other tests share; or only the connections open
- * now, as a failover behind a moved address leaves them.
+ * now, as a failover behind a moved address leaves them; or stop and come back on its port.
  */
 import net from 'node:net';
 
-export async function freezingProxy(targetUrl: string): Promise<{ url: string; freeze(): void; thaw(): void; blackhole(): void; close(): void }> {
+export async function freezingProxy(
+  targetUrl: string,
+): Promise<{ url: string; freeze(): void; thaw(): void; blackhole(): void; down(): Promise<void>; up(): Promise<void>; close(): void }> {
   const target = new URL(targetUrl);
   let frozen = false;
   const sockets = new Set<net.Socket>();
@@ -33,6 +35,14 @@ export async function freezingProxy(targetUrl: string): Promise<{ url: string; f
     blackhole: () => {
       for (const s of sockets) dead.add(s);
     },
+    /** The server goes away: every connection closed, new ones refused (a Redis that stopped). */
+    down: async () => {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+    /** Back on the same port (clients reconnect on their own). */
+    up: () => new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r())),
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();

@@ -84,6 +84,25 @@ export function limiterContract(label: string, make: () => Promise<Limiter>, ski
     });
   });
 
+  void describe(`${label}: absorbing counts made elsewhere (an instance's windows during an outage)`, () => {
+    test('absorbed requests count without deciding, and retryAfter follows the oldest of them', async (l) => {
+      await l.absorb!([{ key: 'k', limit: 3, at: [1_000, 1_000, 2_000] }], 2_500);
+      assert.deepEqual(await l.consume([{ key: 'k', limit: 3 }], 2_500), { allowed: false, retryAfterMs: 58_500, bucket: 'k' });
+      assert.equal((await l.consume([{ key: 'k', limit: 3 }], 61_000)).allowed, true);
+      assert.equal((await l.consume([{ key: 'k', limit: 3 }], 61_000)).allowed, true);
+      assert.equal((await l.consume([{ key: 'k', limit: 3 }], 61_000)).allowed, false);
+    });
+
+    test('absorbing keeps the window and the newest limit entries, beside what the backend counted itself', async (l) => {
+      assert.equal((await l.consume([{ key: 'k', limit: 2 }], 64_000)).allowed, true);
+      // 0 has left the window at 65000; of 10000, 20000, 30000 and the own 64000, the newest 2 stay.
+      await l.absorb!([{ key: 'k', limit: 2, at: [0, 10_000, 20_000, 30_000] }, { key: 'other', limit: 1, at: [] }], 65_000);
+      assert.deepEqual(await l.consume([{ key: 'k', limit: 2 }], 65_000), { allowed: false, retryAfterMs: 25_000, bucket: 'k' });
+      assert.equal((await l.consume([{ key: 'k', limit: 2 }], 90_000)).allowed, true, '30000 left at 90000');
+      assert.equal((await l.consume([{ key: 'other', limit: 1 }], 65_000)).allowed, true, 'an empty entry counts nothing');
+    });
+  });
+
   void describe(`${label}: all or nothing`, () => {
     const route = 'POST /v1/listing-preflights';
     const ew = (address: string | null, ip: string) => bucketsFor('expensive_write', { route, address, ip });

@@ -6,6 +6,7 @@ import { rateLimitHook } from '../../src/http/rate-limit.js';
 import { LimiterBreaker, SHARED_RETRY_MS } from '../../src/limits/limiter-breaker.js';
 import { LimiterUnavailable, type Limiter } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
+import { OutageWindows } from '../../src/limits/outage-windows.js';
 import { connectRedisLimiter } from '../../src/limits/redis-limiter.js';
 
 type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warnings: string[]; infos: string[] };
@@ -17,7 +18,7 @@ type Harness = { app: FastifyInstance; clock: { t: number; now(): number }; warn
  * ApiError, as the real one does. With a fallback, the limiter sits behind its breaker, as
  * bootstrap wires the Redis limiter.
  */
-async function harness(limiter: Limiter, fallback?: Limiter): Promise<Harness> {
+async function harness(limiter: Limiter, fallback?: OutageWindows): Promise<Harness> {
   const clock = { t: 1_000, now: () => clock.t };
   const warnings: string[] = [];
   const infos: string[] = [];
@@ -32,7 +33,7 @@ async function harness(limiter: Limiter, fallback?: Limiter): Promise<Harness> {
     if (typeof address === 'string') (request as unknown as { session: { address: string } }).session = { address };
     if (request.headers['x-test-cache-hit'] === '1') (request as unknown as { cacheHit: boolean }).cacheHit = true;
   });
-  app.addHook('onRequest', rateLimitHook({ limiter: fallback ? new LimiterBreaker(limiter, log) : limiter, fallback, clock, log }));
+  app.addHook('onRequest', rateLimitHook({ limiter: fallback ? new LimiterBreaker(limiter, log, fallback) : limiter, fallback, clock, log }));
   const ok = async () => ({ result: 'ok' });
   app.post('/v1/things/:id/quote', { config: { limit: 'expensive_write' } }, ok);
   app.post('/v1/other/quote', { config: { limit: 'expensive_write' } }, ok);
@@ -127,9 +128,10 @@ void describe('rateLimitHook', () => {
         if (!up) throw new LimiterUnavailable('connection is reconnecting');
         return shared.consume(buckets, now);
       },
+      absorb: (entries, now) => shared.absorb(entries, now),
       close: async () => shared.close(),
     };
-    const { app, clock, warnings, infos } = await harness(flaky, new MemoryLimiter());
+    const { app, clock, warnings, infos } = await harness(flaky, new OutageWindows());
     const who = { 'x-test-address': 'bc1qbuyer' };
     for (let i = 0; i < 20; i++) assert.equal((await post(app, `/v1/things/${i}/quote`, who)).statusCode, 200);
     const over = await post(app, '/v1/things/new/quote', who);
@@ -146,13 +148,48 @@ void describe('rateLimitHook', () => {
     clock.t += SHARED_RETRY_MS;
     assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 429);
     assert.equal(asked, 2);
-    // Up again: the next try counts there, from its own state (the outage's requests are not in it).
+    // Up again: the outage's requests are added to the shared windows before it decides, so the
+    // budget spent during the outage still counts there (before, the next request passed).
     up = true;
     assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 429, 'still inside the retry pause');
     clock.t += SHARED_RETRY_MS;
-    assert.equal((await post(app, '/v1/things/new/quote', who)).statusCode, 200);
+    const after = await post(app, '/v1/things/new/quote', who);
+    assert.equal(after.statusCode, 429, 'the 20 quotes of the outage count in the shared window');
+    assert.equal(after.json().retry_after_seconds, 58, 'from the oldest of them (t=1000, now 3000)');
     assert.equal(asked, 3);
     assert.deepEqual(infos, ['shared rate limiter answers again; limits are counted across instances']);
+    assert.equal((await shared.consume([{ key: 'probe', limit: 1 }], clock.t)).allowed, true);
+    clock.t = 61_000; // the outage's quotes (all at t=1000) leave the window together, in the shared limiter
+    for (let i = 0; i < 20; i++) assert.equal((await post(app, `/v1/things/n${i}/quote`, who)).statusCode, 200);
+    assert.equal((await post(app, '/v1/things/n20/quote', who)).statusCode, 429);
+    await app.close();
+  });
+
+  void it('an outage starts from what this instance counted in the shared limiter in the last minute, not from an empty window', async () => {
+    let up = true;
+    const shared = new MemoryLimiter();
+    const flaky: Limiter = {
+      consume: async (buckets, now) => {
+        if (!up) throw new LimiterUnavailable('connection is reconnecting');
+        return shared.consume(buckets, now);
+      },
+      absorb: (entries, now) => shared.absorb(entries, now),
+      close: async () => shared.close(),
+    };
+    const { app, clock } = await harness(flaky, new OutageWindows());
+    const who = { 'x-test-address': 'bc1qmirror' };
+    for (let i = 0; i < 15; i++) assert.equal((await post(app, `/v1/things/${i}/quote`, who)).statusCode, 200);
+    up = false;
+    clock.t += 1_000;
+    for (let i = 0; i < 5; i++) assert.equal((await post(app, `/v1/things/o${i}/quote`, who)).statusCode, 200, 'the rest of the budget');
+    assert.equal((await post(app, '/v1/things/over/quote', who)).statusCode, 429, 'the 15 counted before the outage still count (before: 20 more passed)');
+    // Back: only the outage's 5 are added (the 15 are there already), so the shared window holds 20, not 35.
+    up = true;
+    clock.t += SHARED_RETRY_MS;
+    assert.equal((await post(app, '/v1/things/back/quote', who)).statusCode, 429);
+    clock.t = 61_000; // the first 15 leave the window (counted at 1000); the outage's 5 (2000) stay
+    for (let i = 0; i < 15; i++) assert.equal((await post(app, `/v1/things/n${i}/quote`, who)).statusCode, 200, `slot ${i}`);
+    assert.equal((await post(app, '/v1/things/n15/quote', who)).statusCode, 429);
     await app.close();
   });
 
@@ -168,7 +205,7 @@ void describe('rateLimitHook', () => {
       },
       close: async () => undefined,
     };
-    const { app, clock } = await harness(hung, new MemoryLimiter());
+    const { app, clock } = await harness(hung, new OutageWindows());
     assert.equal((await app.inject({ url: '/v1/book' })).statusCode, 200, 'the first failure: answered here');
     clock.t += SHARED_RETRY_MS;
     const probe = app.inject({ url: '/v1/book' });

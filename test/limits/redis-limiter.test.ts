@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { LimiterUnavailable } from '../../src/limits/limiter.js';
 import { RedisLimiter, connectRedisLimiter, limiterRedisOptions } from '../../src/limits/redis-limiter.js';
 import { limiterContract } from './limiter-contract.js';
+import { LimiterBreaker, SHARED_RETRY_MS } from '../../src/limits/limiter-breaker.js';
+import { OutageWindows } from '../../src/limits/outage-windows.js';
+import { freezingProxy } from '../helpers/freezing-proxy.js';
 
 const url = process.env.TEST_REDIS_URL || undefined;
 const skip = url ? false : 'TEST_REDIS_URL not set';
@@ -56,6 +60,38 @@ void describe('redis limiter: on a real server', () => {
       assert.equal((await other.consume(bucket, 1_000)).allowed, true);
     } finally {
       await Promise.all([a.close(), b.close(), other.close()]);
+    }
+  });
+
+  void it("an instance's Redis outage: it decides from its own last minute, and Redis counts the outage's requests once it answers (two instances, one cut off from Redis)", { skip }, async () => {
+    const prefix = freshPrefix();
+    const proxy = await freezingProxy(url!);
+    const quiet = { warn: () => undefined, info: () => undefined };
+    const windows = new OutageWindows();
+    const client = new Redis(proxy.url, limiterRedisOptions(200));
+    client.on('error', () => undefined);
+    const a = new LimiterBreaker(new RedisLimiter({ client, prefix, timeoutMs: 200, ownsClient: true }), quiet, windows);
+    const b = connectRedisLimiter({ url: url!, prefix });
+    const bucket = [{ key: 'address:bc1qbot', limit: 5 }];
+    /** As rate-limit.ts does: the shared limiter, or this instance's windows while it cannot answer. */
+    const viaA = (now: number) => a.consume(bucket, now).catch((e) => (e instanceof LimiterUnavailable ? windows.consume(bucket, now) : Promise.reject(e)));
+    try {
+      for (let i = 0; i < 2; i++) assert.equal((await viaA(1_000)).allowed, true);
+      await proxy.down();
+      // A's Redis is gone: the 2 it counted there still count here, so only 3 more pass.
+      for (let i = 0; i < 3; i++) assert.equal((await viaA(2_000)).allowed, true, `outage request ${i}`);
+      assert.equal((await viaA(2_000)).allowed, false, 'the budget of 5 holds through the outage');
+      assert.equal(await inspect().zcard(`${prefix}rl:address:bc1qbot`), 2, 'Redis has only what it counted');
+      await proxy.up();
+      await once(client, 'ready');
+      // Back: A adds its outage's 3 to Redis before deciding; the bot's budget is spent everywhere.
+      assert.equal((await viaA(2_000 + SHARED_RETRY_MS)).allowed, false);
+      assert.equal(windows.owes, false, 'nothing left owed');
+      assert.equal(await inspect().zcard(`${prefix}rl:address:bc1qbot`), 5);
+      assert.equal((await b.consume(bucket, 3_500)).allowed, false, 'the other instance sees 5 counted (before: 2, and 3 more passed)');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      proxy.close();
     }
   });
 
