@@ -21,6 +21,7 @@ import { resolveTargets, type ResolvedTarget, type TargetBody } from './targets.
 import type { OfferTables } from './tables.js';
 import { placementResult, type PlacementResult } from './view.js';
 import { counterFor, takeInPlacement } from './counters.js';
+import { recordFundingInputs, type FundingInput } from './funding-inputs.js';
 
 export interface PlacementBody {
   bids: Array<{ txid?: string; vout: number }>;
@@ -38,6 +39,8 @@ export interface CheckedSlot {
 }
 
 export interface PlacementPlan {
+  /** The inputs of a funding transaction still in the mempool, kept with the placement (funding-inputs.ts). */
+  fundingInputs?: FundingInput[];
   bidder: string;
   price: number;
   fee: number;
@@ -166,6 +169,7 @@ export async function place(ctx: Context, plan: PlacementPlan): Promise<Placemen
   try {
     await ctx.store.db.transaction().execute(async (tx) => {
       await createPlacement(tx, placement, slots, offers);
+      await recordFundingInputs(tx, plan.fundingInputs ?? [], now);
       if (plan.counter) await takeInPlacement(tx, plan.counter, placement.id, now);
     });
   } catch (e) {

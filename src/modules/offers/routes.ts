@@ -10,6 +10,7 @@ import { requireOwner, requireSession } from '../auth/index.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots } from './placement.js';
 import { existingSlots } from './slots.js';
 import { placeFunded } from './funded.js';
+import { mempoolFundingInputs } from './funding-inputs.js';
 import { composeFunding } from './funding-compose.js';
 import { cancelOffers, cancelPlacement, reviewCancellations } from './cancel.js';
 import { OfferStore } from './store.js';
@@ -84,6 +85,7 @@ export function offerRoutes(app: App, ctx: Context): void {
       const earlier = await earlierPlacement(ctx, plan);
       if (earlier) return { result: earlier };
       await refuseOpenSlots(ctx, slots);
+      plan.fundingInputs = await mempoolFundingInputs(ctx, slots);
       return { result: await place(ctx, plan) };
     },
   );

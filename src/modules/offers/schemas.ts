@@ -117,7 +117,7 @@ export const OfferOut = Type.Object({
   target_outpoint: Nullable(Outpoint),
   delivery: Delivery,
   status: Type.String({ description: 'active, filled, cancelled, expired (at read time past expires_at), retired, consumed' }),
-  end_reason: Nullable(Type.String({ description: 'cancelled, expired, superseded (a sibling over the slot filled), invalid (the slot was spent elsewhere), filled, consumed' })),
+  end_reason: Nullable(Type.String({ description: 'cancelled, expired, superseded (a sibling over the slot filled), invalid (the slot was spent elsewhere, or its funding transaction was replaced before it confirmed), filled, consumed' })),
   expires_at: UnixSeconds,
   created_at: UnixSeconds,
   ended_at: Nullable(UnixSeconds),

@@ -34,15 +34,15 @@ export async function refuseEncumbered(ctx: Context, keys: string[]): Promise<vo
 }
 
 /** `POST /v1/offers`: every named outpoint exists unspent (mempool included) and is the bidder's own. */
-export async function existingSlots(ctx: Context, bidder: string, bids: Array<{ txid?: string; vout: number }>): Promise<CheckedSlot[]> {
-  const slots: CheckedSlot[] = [];
+export async function existingSlots(ctx: Context, bidder: string, bids: Array<{ txid?: string; vout: number }>): Promise<Array<CheckedSlot & { confirmations: number }>> {
+  const slots: Array<CheckedSlot & { confirmations: number }> = [];
   for (const [i, b] of bids.entries()) {
     if (!b.txid) throw new ApiError('invalid_request', `bids[${i}].txid is required here (it is optional only with funding_tx_hex)`, { field: `${bidField(i)}.txid` });
     const key = `${b.txid}:${b.vout}`;
     const out = await ctx.chain.bitcoin.getTxOut(b.txid, b.vout, true);
     if (!out) throw new ApiError('state_changed', `bids[${i}]: ${key} is not an unspent output (spent, or unknown to the node)`, { field: bidField(i), outpoint: key });
     requireOwnOutput(ctx, bidder, out.script_hex, i, key);
-    slots.push({ txid: b.txid, vout: b.vout, value_sats: out.value_sats });
+    slots.push({ txid: b.txid, vout: b.vout, value_sats: out.value_sats, confirmations: out.confirmations });
   }
   await refuseEncumbered(ctx, slots.map((s) => `${s.txid}:${s.vout}`));
   return slots;

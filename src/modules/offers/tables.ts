@@ -54,6 +54,17 @@ export interface OfferTables {
     created_at: number;
     updated_at: number;
   };
+  /**
+   * The inputs of a funding transaction placed before it confirmed (funding-inputs.ts): a block
+   * spending one by another transaction replaced the funding, and its slots end. `settled_height`:
+   * the block that spent them (the funding itself, or its replacement); kept until it is final.
+   */
+  offer_funding_inputs: {
+    funding_txid: string;
+    outpoint: string;
+    settled_height: number | null;
+    created_at: number;
+  };
   offers: {
     id: string;
     placement_id: string;

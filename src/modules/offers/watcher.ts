@@ -6,11 +6,13 @@
  * spend (the bidder moved the money) retires every active offer over the slot (reason invalid).
  * Active offers past their market expiry are ended `expired`. A disconnected block restores the
  * offers its spends retired (lifecycle.unspendSlots); after 3 confirmations nothing is kept to undo.
+ * A funding replaced before it confirmed ends its slots too (funding-inputs.ts).
  */
 import type { Tx } from '../../store/db.js';
 import type { IndexedBlock, Watcher } from '../../indexer/indexer.js';
 import { spentOutpoints } from '../../indexer/spends.js';
 import { endOffers, seeAcceptSpend, spendSlot, unspendSlots } from './lifecycle.js';
+import { unsettleFundingInputs, watchFundingInputs } from './funding-inputs.js';
 
 const CHUNK = 500;
 
@@ -49,12 +51,14 @@ export function offersWatcher(): Watcher {
     onBlock: async (tx, b) => {
       const at = Math.floor(b.seenAt / 1000);
       await retireSpent(tx, b, at);
+      await watchFundingInputs(tx, b, at);
       await seeAccepted(tx, b, at);
       await expireOffers(tx, at);
     },
     rollback: async (tx, height) => {
       const last = await tx.selectFrom('indexed_blocks').select('seen_at').orderBy('height', 'desc').limit(1).executeTakeFirst();
       await unspendSlots(tx, height, Math.floor(Number(last?.seen_at ?? Date.now()) / 1000));
+      await unsettleFundingInputs(tx, height);
     },
   };
 }

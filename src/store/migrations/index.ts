@@ -38,6 +38,7 @@ import * as m085 from './085_kept_reads.js';
 import * as m090 from './090_top_sales_days.js';
 import * as m095 from './095_fewer_sale_indexes.js';
 import * as m096 from './096_counter_retirement.js';
+import * as m097 from './097_offer_funding_inputs.js';
 
 /** Numbered migrations, applied in key order. Never edit one that has shipped; add the next number. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '090_top_sales_days': m090,
   '095_fewer_sale_indexes': m095,
   '096_counter_retirement': m096,
+  '097_offer_funding_inputs': m097,
 };
