@@ -275,6 +275,46 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     },
   },
 
+  /**
+   * A bidder backs out another way: it replaces its funding transaction before it confirms (its
+   * inputs spent to itself at a higher fee, as a wallet's "cancel" does), so the slots never exist.
+   */
+  replace_funding: {
+    weight: 1,
+    run: async (s, t, rng) => {
+      const offers = (await t.client.http.call('GET /v1/address/{address}/offers', { params: { address: t.address }, query: { status: 'active' } })).result;
+      const pending: Array<{ txid: string; raw: string }> = [];
+      for (const txid of new Set(offers.map((o) => o.bid_txid))) {
+        const v = (await s.world.rpc('getrawtransaction', [txid, true]).catch(() => null)) as { hex: string; confirmations?: number } | null;
+        if (v && !v.confirmations) pending.push({ txid, raw: v.hex });
+      }
+      if (!pending.length) return skip('no_unconfirmed_funding');
+      const f = rng.pick(pending);
+      const funding = Transaction.fromRaw(hex.decode(f.raw), READ_TX_OPTS);
+      const unsigned = new Transaction({ allowUnknownOutputs: true });
+      let total = 0n;
+      for (let i = 0; i < funding.inputsLength; i++) {
+        const input = funding.getInput(i);
+        const source = (await s.world.rpc('getrawtransaction', [hex.encode(input.txid!), false]).catch(() => null)) as string | null;
+        if (!source) return skip('funding_input_unknown');
+        const prevOut = Transaction.fromRaw(hex.decode(source), READ_TX_OPTS).getOutput(input.index!);
+        unsigned.addInput({ txid: input.txid!, index: input.index!, witnessUtxo: { script: prevOut.script!, amount: prevOut.amount! } });
+        total += prevOut.amount!;
+      }
+      // Pays well above the funding's own fee (itself at 1-5 sat/vB), so Core replaces it.
+      unsigned.addOutputAddress(t.address, total - 6_000n, networkParams('regtest'));
+      const tx = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(unsigned.toPSBT()), Array.from({ length: funding.inputsLength }, (_, i) => i), 'ALL')), READ_TX_OPTS);
+      tx.finalize();
+      try {
+        await s.world.rpc('sendrawtransaction', [tx.hex]);
+      } catch (e) {
+        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
+      }
+      s.world.replacedFundings.set(f.txid, tx.id);
+      return 'funding_replaced';
+    },
+  },
+
   /** A collection offer: one price for any unit of a collection, escrowed with the market signer's key. */
   collection_offer: {
     weight: 4,

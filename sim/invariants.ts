@@ -200,8 +200,27 @@ const noLeakInLogs: Check = {
   },
 };
 
+/**
+ * Once settled: no bid stays active over a funding transaction a trader replaced whose replacement
+ * is in a block (its slots can never exist; the market must have retired the offers).
+ */
+const liveBids: Check = {
+  name: 'live_bids',
+  run: (w) => w.withDb(async (q) => {
+    const out: Violation[] = [];
+    for (const [funding, replacement] of w.replacedFundings) {
+      const mined = (await w.rpc('getrawtransaction', [replacement, true]).catch(() => null)) as { confirmations?: number } | null;
+      if (!mined?.confirmations) continue;
+      for (const o of await q(`select id from offers where state = 'active' and bid_txid = '${funding}'`)) {
+        out.push(v('live_bids', `offer ${o.id} is active over funding ${funding}, replaced by ${replacement} in a block`));
+      }
+    }
+    return out;
+  }),
+};
+
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {

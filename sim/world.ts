@@ -41,6 +41,8 @@ export class World {
   /** PostgreSQL as the instances reach it: through a relay that can stall (pg_hang). */
   pgRelay: TcpStall | undefined;
   readonly markets: Array<Child | undefined> = [];
+  /** Bid funding transactions a trader replaced before they confirmed (funding txid → its replacement): the live_bids invariant's record. */
+  readonly replacedFundings = new Map<string, string>();
   private redisPort = 0;
   private signerPort = 0;
   private readonly signerSecret = crypto.randomBytes(24).toString('hex');
