@@ -8,6 +8,11 @@
  * naming the replacement, and a disconnected block restores them, as for any spent slot); a block
  * that spends them by the funding itself confirmed it. Either way the rows are kept until that
  * block is final, then dropped.
+ *
+ * A funding the node only dropped (its inputs unspent: a restart without the mempool, an
+ * eviction) is not relayed again by the market: that is its owner's call, and doing it could undo
+ * a replacement the node lost too. Its offers stay until it is mined, replaced or they end; an
+ * accept meanwhile answers 409 state_changed with requires_buyer_action (the funding unconfirmed).
  */
 import { hex } from '@scure/base';
 import { RawTx } from '@scure/btc-signer';
