@@ -83,7 +83,7 @@ void describe('redis limiter: on a real server', () => {
       assert.equal((await viaA(2_000)).allowed, false, 'the budget of 5 holds through the outage');
       assert.equal(await inspect().zcard(`${prefix}rl:address:bc1qbot`), 2, 'Redis has only what it counted');
       await proxy.up();
-      await once(client, 'ready');
+      await once(client, 'ready', { signal: AbortSignal.timeout(10_000) }); // reconnects within its 2 s backoff cap
       // Back: A adds its outage's 3 to Redis before deciding; the bot's budget is spent everywhere.
       assert.equal((await viaA(2_000 + SHARED_RETRY_MS)).allowed, false);
       assert.equal(windows.owes, false, 'nothing left owed');
