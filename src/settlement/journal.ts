@@ -7,7 +7,8 @@ import { compiledOnce } from '../store/compiled.js';
 import { insertRows } from '../store/insert-rows.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
-import type { SettlementState, SettlementTables } from './tables.js';
+import { LIVE, type SettlementTables } from './tables.js';
+import { deadInput } from './dead-input.js';
 import { relayOnce, type RefusedMember, type RelayOutcome } from './relay.js';
 import { mempoolPolicyOf, waitsForConfirmation } from '../chain/errors.js';
 import { noFailpoint, type Failpoint } from '../failpoint.js';
@@ -71,7 +72,6 @@ export class ClaimLost extends Error {
   }
 }
 
-const LIVE: SettlementState[] = ['journaled', 'relayed'];
 
 // Compiled once: every settlement runs them (store/compiled.ts).
 const settlementByTxid = compiledOnce((db, txid: string) => db.selectFrom('settlements').selectAll().where('txid', '=', txid));
@@ -129,7 +129,7 @@ export class SettlementJournal {
    */
   private async judged(s: SettlementRow, txs: SignedTx[], outcome: RelayOutcome, wasRelayed: boolean): Promise<RelayOutcome> {
     if (outcome.status !== 'rejected' || (!wasRelayed && !this.holds(s, outcome))) return outcome;
-    const dead = await this.deadInput(s, txs).catch(() => null);
+    const dead = await deadInput(this.db, this.bitcoin, JSON.parse(s.txs) as SignedTx[], txs).catch(() => null);
     if (!dead) return outcome;
     const said = `(the node said: ${outcome.reason})`;
     return dead.why === 'spent'
@@ -141,54 +141,6 @@ export class SettlementJournal {
   private async relayJudged(s: SettlementRow, wasRelayed: boolean): Promise<RelayOutcome> {
     const txs = await this.liveTxs(this.db, s);
     return this.judged(s, txs, await relayOnce(this.bitcoin, txs), wasRelayed);
-  }
-
-  /**
-   * An input of a member the node does not have that can never be spent by it: spent elsewhere
-   * (its source known to the node, the output no longer unspent), or gone (its source in neither
-   * the node's mempool nor its chain, and not a transaction the journal still relays: an attach
-   * a reorg returned to the mempool and a restart then lost, a parent replaced upstream). Alone,
-   * such a transaction is Core's `missing-inputs`, which ends a single-transaction settlement at
-   * once; in a package Core answers only the package's shape
-   * (`package-not-child-with-unconfirmed-parents`), and without this the settlement stayed
-   * relayed, its claims held, for ever. Null when nothing is provably dead.
-   */
-  private async deadInput(s: SettlementRow, txs: SignedTx[]): Promise<{ outpoint: string; why: 'spent' | 'gone' } | null> {
-    const known = new Map<string, boolean>();
-    const onNode = async (txid: string) => {
-      if (!known.has(txid)) known.set(txid, (await this.bitcoin.getTransaction(txid)) !== null);
-      return known.get(txid)!;
-    };
-    const own = new Set((JSON.parse(s.txs) as SignedTx[]).map((t) => t.txid));
-    let gone: string | null = null;
-    for (const t of txs) {
-      if (await onNode(t.txid)) continue;
-      for (const i of RawTx.decode(hex.decode(t.hex)).inputs) {
-        const txid = hex.encode(i.txid);
-        const outpoint = `${txid}:${i.index}`;
-        if (await onNode(txid)) {
-          if (!(await this.bitcoin.getTxOut(txid, i.index, true))) return { outpoint, why: 'spent' };
-        } else if (!gone && !own.has(txid) && !(await this.bitcoin.getTxOut(txid, i.index, true)) && !(await this.relaysStill(txid))) {
-          // The output asked for too: the UTXO set answers for a confirmed source without txindex
-          // (a node still building its index answers getrawtransaction "not found").
-          gone = outpoint;
-        }
-      }
-    }
-    return gone ? { outpoint: gone, why: 'gone' } : null;
-  }
-
-  /** Whether a live settlement's member not refused is this transaction: a source still to come from the journal itself. */
-  private async relaysStill(txid: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('settlement_members as m')
-      .innerJoin('settlements as s', 's.id', 'm.settlement_id')
-      .select('m.txid')
-      .where('m.txid', '=', txid)
-      .where('m.state', '!=', 'refused')
-      .where('s.state', 'in', LIVE)
-      .executeTakeFirst();
-    return row !== undefined;
   }
 
   /** The hold a journaled settlement is under, or null (not refused, refused otherwise, or not journaled). */

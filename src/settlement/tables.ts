@@ -10,6 +10,9 @@ export type SettlementState =
   /** An input was spent by another transaction: provably dead; claims released. */
   | 'conflicted';
 
+/** The states a settlement can still move out of: recovery relays them, and they hold their claims. */
+export const LIVE: SettlementState[] = ['journaled', 'relayed'];
+
 /** One member's fate: `pending` (not yet answered), `relayed` (in the mempool or a block), `refused` (the node said no; `reason`). */
 export type MemberState = 'pending' | 'relayed' | 'refused';
 

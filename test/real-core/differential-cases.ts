@@ -174,7 +174,7 @@ shape('a package whose parent is confirmed and whose child spends an output spen
 // What recovery meets when a relayed package's child spends an output whose source neither node
 // has (an attach a reorg returned to the mempool and a restart lost): the same shape answer for
 // the package, `missing-inputs` for the child alone, and the source unknown to both reads the
-// journal asks (src/settlement/journal.ts, deadInput).
+// journal asks (src/settlement/dead-input.ts).
 shape("a package whose parent is confirmed and whose child spends an output of a transaction the node does not have", async () => {
   const [coin, other] = await d.fund([{ wallet: bidder, sats: 50_000 }, { wallet: seller, sats: 10_000 }]);
   const parent = pay(bidder, coin!, seller, 1_000n);

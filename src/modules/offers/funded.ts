@@ -13,7 +13,6 @@ import { toTransaction } from '../../bitcoin/transaction.js';
 import { relayOnce } from '../../settlement/relay.js';
 import { earlierPlacement, place, planPlacement, refuseOpenSlots, type PlacementBody } from './placement.js';
 import { bidField, requireOwnOutput } from './slots.js';
-import { fundingInputs } from './funding-inputs.js';
 import type { PlacementResult } from './view.js';
 
 export interface FundedBody extends PlacementBody {
@@ -58,7 +57,7 @@ export async function placeFunded(ctx: Context, bidder: string, body: FundedBody
   const moving = inputs.find((k) => withBalances.has(k));
   if (moving) throw new ApiError('invalid_request', `funding input ${moving} carries a Counterparty balance; the funding transaction would move it`, { field: 'body.funding_tx_hex', outpoint: moving });
   await refuseOpenSlots(ctx, slots);
-  plan.fundingInputs = fundingInputs(txid, hex.decode(body.funding_tx_hex));
+  plan.fundingInputs = inputs.map((outpoint) => ({ funding_txid: txid, outpoint }));
   const outcome = await relayOnce(ctx.chain.bitcoin, [{ txid, hex: body.funding_tx_hex.toLowerCase() }]);
   if (outcome.status === 'conflicted') {
     throw conflictError(outcome.reason, { lost: 'the funding transaction lost to a conflicting or replacing spend; nothing was placed', spent: 'an input of the funding transaction was already spent by another transaction; nothing was placed' }, {});

@@ -29,7 +29,7 @@ export type FundingInput = { funding_txid: string; outpoint: string };
 const FORGET_AFTER_S = 181 * 86_400;
 
 /** The inputs of a funding transaction (raw bytes). */
-export function fundingInputs(fundingTxid: string, raw: Uint8Array): FundingInput[] {
+function fundingInputs(fundingTxid: string, raw: Uint8Array): FundingInput[] {
   return RawTx.decode(raw).inputs.map((i) => ({ funding_txid: fundingTxid, outpoint: `${hex.encode(i.txid)}:${i.index}` }));
 }
 
