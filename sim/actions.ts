@@ -15,6 +15,7 @@ import { splitOutpoint } from '../src/trade/outpoints.js';
 import type { Rng } from './rng.js';
 import type { Trader } from './traders.js';
 import type { World } from './world.js';
+import { distinct, drawTarget, targetTakes, type CatalogEntry, type Target } from './targets.js';
 
 export interface SimState {
   world: World;
@@ -22,6 +23,8 @@ export interface SimState {
   collections: string[];
   /** Every asset of the run, by collection. */
   assets: Map<string, string[]>;
+  /** The run's catalogue: each asset's collection and traits. */
+  catalog: CatalogEntry[];
 }
 
 type Action = (s: SimState, t: Trader, rng: Rng) => Promise<string>;
@@ -204,10 +207,10 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     weight: 8,
     run: async (s, t, rng) => {
       const slug = rng.pick(s.collections);
-      const asset = rng.pick(s.assets.get(slug)!);
-      const scope = rng.chance(0.7) ? { scope: 'asset' as const, asset } : { scope: 'collection' as const, collection: slug };
+      // One target most often, sometimes two alternatives (an asset, the collection, a trait of it).
+      const targets = distinct(Array.from({ length: rng.chance(0.7) ? 1 : 2 }, () => drawTarget(s.catalog, rng, slug)));
       // Half the bids ask for the unit attached (the slot then carries its delivery output's sats too).
-      const placed = await t.client.placeBids({ price_sats: rng.int(6, 200) * 1_000, slots: rng.int(1, 2), targets: [scope], expires_at: now() + DAY, delivery_mode: rng.chance(0.5) ? 'attached' : 'detached', maxFeeSats: 20_000 });
+      const placed = await t.client.placeBids({ price_sats: rng.int(6, 200) * 1_000, slots: rng.int(1, 2), targets, expires_at: now() + DAY, delivery_mode: rng.chance(0.5) ? 'attached' : 'detached', maxFeeSats: 20_000 });
       return `placed:${placed.offer_count}`;
     },
   },
@@ -220,11 +223,13 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       if (!offers.length) return skip('no_offer');
       const o = rng.pick(offers);
       const slugs = o.collection ? [o.collection] : s.collections;
-      // A listed unit, or one another trader holds unlisted; only a final one can be authorized.
+      // A listed unit, or one another trader holds unlisted, that the offer's target takes (as the
+      // catalogue reads); only a final one can be authorized.
+      const takes = (asset: string) => targetTakes(o as Target, s.catalog.find((e) => e.asset === asset));
       const listed = (await Promise.all(slugs.map((slug) => bookListings(t, slug)))).flat()
-        .filter((l) => l.seller !== t.address && (!o.asset || l.asset === o.asset))
+        .filter((l) => l.seller !== t.address && takes(l.asset))
         .map(unitOf);
-      const held = await othersUnits(s, t, o.asset ? [o.asset] : rng.sample(slugs.flatMap((slug) => s.assets.get(slug) ?? []), 3));
+      const held = await othersUnits(s, t, o.asset ? [o.asset] : rng.sample(slugs.flatMap((slug) => s.assets.get(slug) ?? []).filter(takes), 3));
       const units = await finalUnits(s, rng, [...listed, ...held]);
       if (!units.length) return skip('no_unit');
       const u = rng.pick(units);
@@ -320,8 +325,10 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     weight: 4,
     run: async (s, t, rng) => {
       const slug = rng.pick(s.collections);
+      // One to three alternatives, each at its own price: the collection, an asset of it, or a trait.
+      const targets = distinct(Array.from({ length: rng.int(1, 3) }, () => ({ ...drawTarget(s.catalog, rng, slug), price_sats: rng.int(6, 120) * 1_000 })));
       const placed = await t.client.placeCollectionOffer({
-        targets: [{ scope: 'collection', collection: slug, price_sats: rng.int(6, 120) * 1_000 }],
+        targets,
         bidder_pubkey: t.signer.bidder_pubkey, expires_at: now() + DAY, maxFeeSats: 20_000,
       });
       t.collectionOffers.push({ funding_set_id: placed.funding_set_id, parent_txid: placed.parent_txid, offers: placed.offers.map((o) => ({ id: o.id })) });
@@ -335,13 +342,23 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
     run: async (s, t, rng) => {
       const slug = rng.pick(s.collections);
       const book = (await t.client.http.call('GET /v1/collections/{slug}/book', { params: { slug } })).result;
-      const offers = book.offers.filter((o) => o.id.startsWith('po_') && o.bidder !== t.address);
-      if (!offers.length) return skip('no_collection_offer');
       const mine = [...mineIn(book, t), ...(await heldIn(s, t, slug, 1))];
       if (!mine.length) return skip('no_unit');
-      const o = rng.pick(offers);
       const u = rng.pick(mine);
-      const done = await t.client.acceptCollectionOffer({ parent_txid: o.bid_txid, asset_utxo: u.utxo });
+      let parent: string;
+      if (rng.chance(0.5)) {
+        // The unit first: the best live alternative its asset matches, as the market reads it.
+        const matching = (await t.client.http.call('GET /v1/assets/{asset}/policy-offers', { params: { asset: u.asset } })).result.filter((o) => o.bidder !== t.address);
+        if (!matching.length) return skip('no_matching_collection_offer');
+        parent = matching[0]!.parent_txid;
+      } else {
+        // From the book: a foreign collection offer whose target takes the unit, as the catalogue reads it.
+        const entry = s.catalog.find((e) => e.asset === u.asset);
+        const offers = book.offers.filter((o) => o.id.startsWith('po_') && o.bidder !== t.address && targetTakes(o as Target, entry));
+        if (!offers.length) return skip('no_collection_offer');
+        parent = rng.pick(offers).bid_txid;
+      }
+      const done = await t.client.acceptCollectionOffer({ parent_txid: parent, asset_utxo: u.utxo });
       return `collection_accepted:${done.txid}`;
     },
   },

@@ -15,6 +15,7 @@ import type { Violation } from './history.js';
 import type { World } from './world.js';
 import type { Trader } from './traders.js';
 import { feedMirror, ownerFeedReplay } from './feed-checks.js';
+import { targetTakes, type CatalogEntry, type Target } from './targets.js';
 
 export interface Check {
   name: string;
@@ -219,8 +220,36 @@ const liveBids: Check = {
   }),
 };
 
+/**
+ * Every offer fill sold a unit its offer's target takes, at the offer's price: the asset named, or
+ * a member of the collection meeting each trait bound, read by the simulator's own predicate
+ * (targets.ts) over the imported catalogue.
+ */
+const offerTargets: Check = {
+  name: 'offer_targets',
+  run: (w) => w.withDb(async (q) => {
+    const out: Violation[] = [];
+    const n = (x: unknown) => (x === null || x === undefined ? null : Number(x));
+    const catalog = new Map<string, CatalogEntry>();
+    for (const r of await q(`select asset, collection_slug, max_supply_units, issued_year, series from catalog_assets`)) {
+      catalog.set(r.asset, { asset: r.asset, collection: r.collection_slug, max_supply_units: Number(r.max_supply_units), issued_year: Number(r.issued_year), series: Number(r.series) });
+    }
+    for (const f of await q(`select id, ref_id, asset, price_sats from fills where kind = 'offer' and state <> 'dropped'`)) {
+      const [o] = [...(await q(`select * from policy_offers where id = ?`, [f.ref_id])), ...(await q(`select * from offers where id = ?`, [f.ref_id]))];
+      if (!o) {
+        out.push(v('offer_targets', `fill ${f.id} names offer ${f.ref_id}, which the store does not hold`));
+        continue;
+      }
+      const target: Target = { scope: o.scope, asset: o.asset, collection: o.collection, max_supply_units: n(o.max_supply_units), min_supply_units: n(o.min_supply_units), issued_year: n(o.issued_year), series: n(o.series), artist: o.artist };
+      if (!targetTakes(target, catalog.get(f.asset))) out.push(v('offer_targets', `fill ${f.id} sold ${f.asset} into offer ${o.id}, whose target ${JSON.stringify(target)} does not take it`));
+      if (Number(f.price_sats) !== Number(o.price_sats)) out.push(v('offer_targets', `fill ${f.id} sold at ${f.price_sats} sats into offer ${o.id} priced ${o.price_sats}`));
+    }
+    return out;
+  }),
+};
+
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {

@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
   const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
   const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres' });
-  const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])) };
+  const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])), catalog: [] };
   const stopAt = Date.now() + minutes * 60_000;
   try {
     // The traders, their coins and their assets; the catalog that puts the assets in collections.
@@ -91,7 +91,9 @@ async function main(): Promise<number> {
         const units = setupRng.int(1, 3);
         await world.control('assets', { asset, issuer: t.address, quantity_raw: String(units), divisible: false });
         state.assets.get(collection)!.push(asset);
-        catalog.assets.push({ asset, collection, max_supply_units: units, issued_year: setupRng.int(2015, 2024), series: setupRng.int(1, 5), media_kind: 'image' });
+        const entry = { asset, collection, max_supply_units: units, issued_year: setupRng.int(2015, 2024), series: setupRng.int(1, 5) };
+        state.catalog.push(entry);
+        catalog.assets.push({ ...entry, media_kind: 'image' });
       }
     }
     for (const [c, list] of state.assets) if (!list.length) state.assets.get(c)!.push(assetName(0));
