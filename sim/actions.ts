@@ -15,6 +15,7 @@ import { splitOutpoint } from '../src/trade/outpoints.js';
 import type { Rng } from './rng.js';
 import type { Trader } from './traders.js';
 import type { World } from './world.js';
+import type { WebhookReceiver } from './webhook-receiver.js';
 import { distinct, drawTarget, targetTakes, type CatalogEntry, type Target } from './targets.js';
 
 export interface SimState {
@@ -25,6 +26,8 @@ export interface SimState {
   assets: Map<string, string[]>;
   /** The run's catalogue: each asset's collection and traits. */
   catalog: CatalogEntry[];
+  /** Where the traders' webhooks arrive. */
+  hooks: WebhookReceiver;
 }
 
 type Action = (s: SimState, t: Trader, rng: Rng) => Promise<string>;
@@ -360,6 +363,41 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       }
       const done = await t.client.acceptCollectionOffer({ parent_txid: parent, asset_utxo: u.utxo });
       return `collection_accepted:${done.txid}`;
+    },
+  },
+
+  /**
+   * An integrator's bot registers a webhook for its owner events (once per trader). Its receiver
+   * (sim/webhook-receiver.ts) verifies, dedupes and keeps what arrives; webhook_mirror compares it
+   * with the owner log once the market settled.
+   */
+  register_webhook: {
+    weight: 1,
+    run: async (s, t) => {
+      if (t.webhook) return skip('registered');
+      const { url, key } = s.hooks.url(t.name);
+      s.hooks.expect(key);
+      try {
+        const ep = await t.client.webhooks.register(url);
+        const hook = { id: ep.id, secrets: [ep.secret], startSeq: ep.last_delivered_seq, got: [], requests: 0, refusedOnPurpose: 0 };
+        s.hooks.add(key, hook);
+        t.webhook = hook;
+        return `webhook_registered:${ep.id}`;
+      } finally {
+        // An answer lost on the way leaves an endpoint whose secret nobody holds: from now on it is answered 410.
+        s.hooks.forget(key);
+      }
+    },
+  },
+
+  /** The bot rotates its endpoint's secret; the receiver verifies with either while both sign. */
+  rotate_webhook_secret: {
+    weight: 1,
+    run: async (_s, t) => {
+      if (!t.webhook) return skip('no_webhook');
+      const r = await t.client.webhooks.rotateSecret(t.webhook.id);
+      t.webhook.secrets.unshift(r.secret);
+      return 'webhook_secret_rotated';
     },
   },
 

@@ -16,13 +16,13 @@ import type { Violation } from './history.js';
 import type { Trader } from './traders.js';
 import type { Check } from './invariants.js';
 
-type Entry = Record<string, any> & { seq: number; event_id: string; kind: string };
+export type Entry = Record<string, any> & { seq: number; event_id: string; kind: string };
 const v = (name: string, message: string): Violation => ({ name, message });
 
-/** Every entry of a log read with `after`, oldest first. */
-async function readLog(read: (after: number) => Promise<{ result: Entry[]; next_after: number }>): Promise<Entry[]> {
+/** Every entry of a log read with `after` (from the start, or after `from`), oldest first. */
+export async function readLog(read: (after: number) => Promise<{ result: Entry[]; next_after: number }>, from = 0): Promise<Entry[]> {
   const out: Entry[] = [];
-  for (let after = 0; ; ) {
+  for (let after = from; ; ) {
     const page = await read(after);
     out.push(...page.result);
     if (page.result.length < 100) return out;

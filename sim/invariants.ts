@@ -15,6 +15,7 @@ import type { Violation } from './history.js';
 import type { World } from './world.js';
 import type { Trader } from './traders.js';
 import { feedMirror, ownerFeedReplay } from './feed-checks.js';
+import { webhookMirror } from './webhook-checks.js';
 import { targetTakes, type CatalogEntry, type Target } from './targets.js';
 
 export interface Check {
@@ -249,7 +250,7 @@ const offerTargets: Check = {
 };
 
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeWallet } from '../test/helpers/wallets.js';
+import { WebhookReceiver } from './webhook-receiver.js';
 import { ACTIONS, WEIGHTS, type SimState } from './actions.js';
 import { FaultInjector, parseFaults } from './faults.js';
 import { History, type Violation } from './history.js';
@@ -74,7 +75,9 @@ async function main(): Promise<number> {
   say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
   const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
   const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres' });
-  const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])), catalog: [] };
+  const hooks = new WebhookReceiver(rng.fork('webhooks'), violate);
+  await hooks.start();
+  const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])), catalog: [], hooks };
   const stopAt = Date.now() + minutes * 60_000;
   try {
     // The traders, their coins and their assets; the catalog that puts the assets in collections.
@@ -142,9 +145,10 @@ async function main(): Promise<number> {
     history.add({ kind: 'check', name: 'exercised', ok: idle.length === 0 });
   } finally {
     await world.close();
+    await hooks.close();
   }
   const counts = Object.fromEntries([...history.counts.entries()].sort());
-  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, counts };
+  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, webhooks: hooks.stats(), counts };
   await history.close();
   if (a.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else {
@@ -186,7 +190,8 @@ async function traderLoop(s: SimState, t: Trader, stopAt: number): Promise<void>
       history.add({ kind: 'outcome', actor: t.name, action, ok: !detail.startsWith('skip:'), detail });
     } catch (e) {
       const code = e instanceof MarketError ? e.code : undefined;
-      history.add({ kind: 'outcome', actor: t.name, action, ok: false, detail: { code, message: (e as Error).message.slice(0, 300) } });
+      const refusal = e instanceof MarketError ? e.extras.refusal_code : undefined;
+      history.add({ kind: 'outcome', actor: t.name, action, ok: false, detail: { code, ...(refusal ? { refusal_code: refusal } : {}), message: (e as Error).message.slice(0, 300) } });
       if (code === 'unauthenticated') t.signedIn = false;
       if (!code || !EXPECTED.has(code)) violate({ name: 'unexpected_error', message: `${t.name} ${action}: ${code ?? 'exception'}: ${(e as Error).message.slice(0, 300)}` });
     }

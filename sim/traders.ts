@@ -15,6 +15,7 @@ import { balancedFetch } from './balancer.js';
 import type { History, Violation } from './history.js';
 import type { Rng } from './rng.js';
 import type { World } from './world.js';
+import type { TraderWebhook } from './webhook-receiver.js';
 
 export type TraderFamily = 'p2tr' | 'p2wpkh';
 
@@ -38,6 +39,8 @@ export class Trader {
   readonly collectionOffers: Array<{ funding_set_id: string; parent_txid: string; offers: Array<{ id: string }> }> = [];
   /** Bids it placed at a counter's price, to authorize once funded. */
   readonly counterBids: Array<{ offer_id: string; slot: { txid: string; vout: number }; price_sats: number; target_outpoint: { txid: string; vout: number } }> = [];
+  /** Its webhook endpoint, once registered (sim/webhook-receiver.ts). */
+  webhook: TraderWebhook | undefined;
   signedIn = false;
 
   constructor(readonly id: number, readonly rng: Rng, family: TraderFamily, seed: number, world: World, history: History, violate: (v: Violation) => void) {

@@ -1,0 +1,27 @@
+/**
+ * The simulator's webhook invariant (sim/webhook-checks.ts) on arrivals written by hand: a
+ * receiver that got every owner event after its endpoint's start, in order, agrees with the log;
+ * each way a dispatcher could fail its receiver (an event lost, one sent out of order, one from
+ * before the start, one under another id) makes it disagree.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compareWebhooks } from '../../sim/webhook-checks.js';
+
+const entry = (seq: number, kind = 'listing_filled') => ({ seq, event_id: `ev_${seq}`, kind });
+const arrival = (seq: number, kind = 'listing_filled', id = `ev_${seq}`) => ({ id, seq, payload: { type: kind, timestamp: '', seq, address: 'a', data: { event_id: id, kind, at: 0 } } });
+const log = [entry(3), entry(7), entry(9, 'offer_filled'), entry(12)];
+
+void test('webhook_mirror: every event after the start, in order, as the log says it', () => {
+  assert.deepEqual(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'offer_filled'), arrival(12)] }), []);
+  // Arrivals after the log was read are not judged yet.
+  assert.deepEqual(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'offer_filled'), arrival(12), arrival(14)] }), []);
+});
+
+void test('webhook_mirror: a lost, early, reordered or renamed event is a disagreement', () => {
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(12)] }).join(), /never got 1 of its 3 owner events \(seq 9\)/);
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(3), arrival(7), arrival(9, 'offer_filled'), arrival(12)] }).join(), /got seq 3 .*not an owner event after the endpoint's start/);
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(9, 'offer_filled'), arrival(7), arrival(12)] }).join(), /got seq 7 after seq 9: not in log order/);
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'offer_filled', 'ev_x'), arrival(12)] }).join(), /got seq 9 as ev_x/);
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'listing_filled'), arrival(12)] }).join(), /the log has ev_9 \(offer_filled\)/);
+});
