@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeWallet } from '../test/helpers/wallets.js';
 import { WebhookReceiver } from './webhook-receiver.js';
+import { streamMirror, Viewer } from './viewers.js';
 import { ACTIONS, WEIGHTS, type SimState } from './actions.js';
 import { FaultInjector, parseFaults } from './faults.js';
 import { History, type Violation } from './history.js';
@@ -76,6 +77,7 @@ async function main(): Promise<number> {
   const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
   const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres' });
   const hooks = new WebhookReceiver(rng.fork('webhooks'), violate);
+  const viewers: Array<{ viewer: Viewer; after: number }> = [];
   await hooks.start();
   const state: SimState = { world, traders: [], collections: COLLECTIONS, assets: new Map(COLLECTIONS.map((c) => [c, []])), catalog: [], hooks };
   const stopAt = Date.now() + minutes * 60_000;
@@ -110,6 +112,13 @@ async function main(): Promise<number> {
     history.add({ kind: 'note', message: 'setup done', detail: { traders, assets: n } });
     say(`setup: ${traders} traders, ${n} assets in ${COLLECTIONS.length} collections`);
 
+    // Two front-ends hold the public stream open all day, from the log's start.
+    for (let i = 0; i < 2; i++) {
+      const viewer = new Viewer(`v${i}`, world, rng.fork(`viewer-${i}`), history, violate, i);
+      viewer.start(0);
+      viewers.push({ viewer, after: 0 });
+    }
+
     // The market runs: traders act, blocks come, faults strike, continuous checks watch.
     const faultsOn = new FaultInjector(world, rng.fork('faults'), history, faults);
     const loops: Array<Promise<void>> = [];
@@ -129,7 +138,7 @@ async function main(): Promise<number> {
     say('settling: healing faults, mining the mempool, waiting for the market');
     await faultsOn.heal();
     await settle(world);
-    for (const c of SETTLED) {
+    for (const c of [...SETTLED, streamMirror(viewers)]) {
       const found: Violation[] = await c.run(world, state.traders).catch((e: Error) => [{ name: c.name, message: `check failed to run: ${e.stack ?? e.message}` }]);
       const broken = found.filter((x) => !x.known);
       const met = found.filter((x) => x.known);
@@ -144,11 +153,12 @@ async function main(): Promise<number> {
     if (idle.length) violations.push({ name: 'exercised', message: `no ${idle.join(', ')} succeeded all day: the run exercised nothing to check` });
     history.add({ kind: 'check', name: 'exercised', ok: idle.length === 0 });
   } finally {
+    for (const { viewer } of viewers) await viewer.close();
     await world.close();
     await hooks.close();
   }
   const counts = Object.fromEntries([...history.counts.entries()].sort());
-  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, webhooks: hooks.stats(), counts };
+  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, webhooks: hooks.stats(), stream_events: viewers.map(({ viewer }) => viewer.got.length), counts };
   await history.close();
   if (a.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else {

@@ -2,11 +2,13 @@
  * The simulator's webhook invariant (sim/webhook-checks.ts) on arrivals written by hand: a
  * receiver that got every owner event after its endpoint's start, in order, agrees with the log;
  * each way a dispatcher could fail its receiver (an event lost, one sent out of order, one from
- * before the start, one under another id) makes it disagree.
+ * before the start, one under another id) makes it disagree. The same for a viewer of the public
+ * stream (sim/viewers.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareWebhooks } from '../../sim/webhook-checks.js';
+import { compareStream } from '../../sim/viewers.js';
 
 const entry = (seq: number, kind = 'listing_filled') => ({ seq, event_id: `ev_${seq}`, kind });
 const arrival = (seq: number, kind = 'listing_filled', id = `ev_${seq}`) => ({ id, seq, payload: { type: kind, timestamp: '', seq, address: 'a', data: { event_id: id, kind, at: 0 } } });
@@ -24,4 +26,15 @@ void test('webhook_mirror: a lost, early, reordered or renamed event is a disagr
   assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(9, 'offer_filled'), arrival(7), arrival(12)] }).join(), /got seq 7 after seq 9: not in log order/);
   assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'offer_filled', 'ev_x'), arrival(12)] }).join(), /got seq 9 as ev_x/);
   assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'listing_filled'), arrival(12)] }).join(), /the log has ev_9 \(offer_filled\)/);
+});
+
+void test('stream_mirror: a viewer that got the public log from its start agrees; a gap, a reorder or a stray frame disagrees', () => {
+  const pub = [entry(2, 'listed'), entry(4, 'delisted'), { seq: 6, event_id: 'ev_2', kind: 'listed' }];
+  const frame = (seq: number, kind: string, event_id = `ev_${seq}`) => ({ seq, event_id, kind });
+  // ev_2 came at seq 2 and again at seq 6 (a reprice): both frames were news.
+  assert.deepEqual(compareStream('v0', pub, [frame(2, 'listed'), frame(4, 'delisted'), frame(6, 'listed', 'ev_2')]), []);
+  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /never received 1 of the 3 public events \(seq 4\)/);
+  assert.match(compareStream('v0', pub, [frame(4, 'delisted'), frame(2, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /received seq 2 after seq 4: not in log order/);
+  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(3, 'sale'), frame(4, 'delisted'), frame(6, 'listed', 'ev_2')]).join(), /seq 3 \(ev_3, sale\), which the public log neither holds nor carries again later/);
+  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(4, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /received seq 4 as ev_4 \(listed\); the log has ev_4 \(delisted\)/);
 });
