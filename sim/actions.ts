@@ -106,15 +106,37 @@ async function heldIn(s: SimState, t: Trader, slug: string | null, minConf: numb
 
 const skip = (why: string) => `skip:${why}`;
 
+/**
+ * What an integrator does after a 409 on a listing (the contract's retry rule: re-read): it reads
+ * the collection's book again, through the balancer like every read, and expects the listing the
+ * market no longer sells to be gone. The read may meet another instance that has not yet heard
+ * of the claim, so it is given two more reads a second apart; a listing still shown then while
+ * the market's store says it is not for sale is a stale book after a trade. The error is rethrown
+ * (the outcome is the 409).
+ */
+async function rereadAfterConflict(s: SimState, t: Trader, slug: string, e: unknown): Promise<never> {
+  const id = e instanceof MarketError && e.code === 'checkout_changed' ? e.extras.listing_id : undefined;
+  if (typeof id !== 'string') throw e;
+  for (let read = 0; ; read++) {
+    if (!(await bookListings(t, slug)).some((l) => l.id === id)) throw e;
+    const [row] = await s.world.withDb((q) => q(`select state from listings where id = ?`, [id]));
+    // On sale again (the settlement that took it was released): the book is right to show it.
+    if (row?.state === 'active') throw e;
+    if (read === 2) throw new Error(`read after 409: the ${slug} book still shows ${id} ${read} s after the 409 named it, while the listing is ${row?.state ?? 'gone'}`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
 /** A quote for one foreign ask of a drawn collection, signed by the trader; undefined on an empty book. */
 async function signedQuote(s: SimState, t: Trader, rng: Rng) {
-  const asks = (await bookListings(t, rng.pick(s.collections))).filter((l) => l.seller !== t.address);
+  const slug = rng.pick(s.collections);
+  const asks = (await bookListings(t, slug)).filter((l) => l.seller !== t.address);
   if (!asks.length) return undefined;
   const l = rng.pick(asks);
   const q = (await t.client.http.call('POST /v1/checkout/quotes', { body: { lines: [{ listing_id: l.id }], delivery_address: t.address } })).result;
   const signed = await t.signer.signPsbt(q.psbt_hex!, q.inputs_to_sign, 'ALL');
   const complete = () => t.client.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: signed }, idempotent: true });
-  return { q, complete };
+  return { q, complete, slug };
 }
 
 export const ACTIONS: Record<string, { weight: number; run: Action }> = {
@@ -151,7 +173,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const total = lines.reduce((a, l) => a + l.max_price_sats, 0);
       // Half the one-line buyers take the unit attached (then listed as it is, or bid for exactly); the contract delivers a cart of several detached.
       const mode = n === 1 && rng.chance(0.5) ? 'attached' : 'detached';
-      const op = await t.client.buy({ lines, delivery_mode: mode, delivery_address: t.address, maxSpendSats: Math.ceil(total * 1.05) + 60_000 });
+      const op = await t.client.buy({ lines, delivery_mode: mode, delivery_address: t.address, maxSpendSats: Math.ceil(total * 1.05) + 60_000 }).catch((e: unknown) => rereadAfterConflict(s, t, slug, e));
       t.bought.add(op.id);
       return `bought:${op.status}:${n}`;
     },
@@ -164,7 +186,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const quoted = await signedQuote(s, t, rng);
       if (!quoted) return skip('empty_book');
       await new Promise((r) => setTimeout(r, rng.delay(500, 8_000)));
-      return `completed:${(await quoted.complete()).result.status}`;
+      return `completed:${(await quoted.complete().catch((e: unknown) => rereadAfterConflict(s, t, quoted.slug, e))).result.status}`;
     },
   },
 
