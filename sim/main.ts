@@ -125,6 +125,17 @@ async function main(): Promise<number> {
     for (const t of state.traders) loops.push(traderLoop(state, t, stopAt));
     const minerRng = rng.fork('miner');
     loops.push(every(stopAt, () => minerRng.delay(2_000, 10_000), async () => void (await world.control('mine', { blocks: 1 }).catch((e: Error) => history.add({ kind: 'note', message: `mining failed: ${e.message}` })))));
+    // Traders are paid now and then, as real ones deposit: a day otherwise drifts into every coin
+    // backing an open bid or waiting for a block, and buys end on insufficient_funds.
+    const payRng = rng.fork('paychecks');
+    loops.push(every(stopAt, () => payRng.delay(10_000, 30_000), async () => {
+      const t = payRng.pick(state.traders);
+      const amount = payRng.int(100, 600) * 1_000;
+      await world.control('faucet', { address: t.address, amount_sats: amount }).then(
+        () => history.add({ kind: 'note', message: 'paycheck', detail: { actor: t.name, amount_sats: amount } }),
+        (e: Error) => history.add({ kind: 'note', message: `paycheck failed: ${e.message}` }),
+      );
+    }));
     if (faults.length) {
       const faultRng = rng.fork('fault-times');
       loops.push(every(stopAt, () => faultRng.delay(4_000, 15_000), () => faultsOn.inject().catch((e: Error) => history.add({ kind: 'note', message: `fault failed: ${e.message}` }))));
