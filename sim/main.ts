@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeWallet } from '../test/helpers/wallets.js';
 import { WebhookReceiver } from './webhook-receiver.js';
-import { streamMirror, Viewer } from './viewers.js';
+import { ownerSource, publicSource, streamMirror, Viewer } from './viewers.js';
 import { ACTIONS, WEIGHTS, type SimState } from './actions.js';
 import { FaultInjector, parseFaults } from './faults.js';
 import { History, type Violation } from './history.js';
@@ -112,12 +112,14 @@ async function main(): Promise<number> {
     history.add({ kind: 'note', message: 'setup done', detail: { traders, assets: n } });
     say(`setup: ${traders} traders, ${n} assets in ${COLLECTIONS.length} collections`);
 
-    // Two front-ends hold the public stream open all day, from the log's start.
-    for (let i = 0; i < 2; i++) {
-      const viewer = new Viewer(`v${i}`, world, rng.fork(`viewer-${i}`), history, violate, i);
-      viewer.start(0);
-      viewers.push({ viewer, after: 0 });
+    // Two front-ends hold the public stream open all day, from the log's start; two traders' bots
+    // hold their own address streams.
+    for (let i = 0; i < 2; i++) viewers.push({ viewer: new Viewer(`v${i}`, publicSource(world, rng.fork(`viewer-${i}`), history, violate, `v${i}`, i)), after: 0 });
+    for (const t of state.traders.slice(0, 2)) {
+      await t.ensureSignedIn();
+      viewers.push({ viewer: new Viewer(`${t.name}-stream`, ownerSource(t)), after: 0 });
     }
+    for (const { viewer, after } of viewers) viewer.start(after);
 
     // The market runs: traders act, blocks come, faults strike, continuous checks watch.
     const faultsOn = new FaultInjector(world, rng.fork('faults'), history, faults);

@@ -2,9 +2,10 @@
  * Viewers: front-ends holding the public push stream (`GET /v1/stream/events`) open all day
  * through the client library's `stream()`, behind the same balancer as the traders, so an
  * instance kill breaks their connection and the client resumes on another instance (or the same
- * one once it is back) with `Last-Event-ID`. What they receive is checked once the market
- * settled (**stream_mirror**): every entry of the public log from where they started, in log
- * order, as the log says it, and nothing the log does not hold.
+ * one once it is back) with `Last-Event-ID`. Two traders also hold their own address stream
+ * (session) the same way. What each receives is checked once the market settled
+ * (**stream_mirror**): every entry of its log (public, or the owner's) from where it started, in
+ * log order, as the log says it, and nothing the log does not hold.
  */
 import { MarketClient, type StreamEvent } from '../client/src/index.js';
 import { balancedFetch } from './balancer.js';
@@ -13,40 +14,58 @@ import type { History, Violation } from './history.js';
 import type { Check } from './invariants.js';
 import type { Rng } from './rng.js';
 import type { World } from './world.js';
+import type { Trader } from './traders.js';
 
 /** How long a viewer may take to reach the settled log's head. */
 const CATCH_UP_MS = 60_000;
+
+/** Where a viewer reads: its stream, and the ordered log that stream must mirror. */
+export interface ViewerSource {
+  stream(after: number, signal: AbortSignal): AsyncIterable<StreamEvent>;
+  log(after: number): Promise<Entry[]>;
+}
+
+/** The public stream and log, read through a client of its own (no session). */
+export function publicSource(world: World, rng: Rng, history: History, violate: (v: Violation) => void, name: string, n: number): ViewerSource {
+  const client = new MarketClient({
+    baseUrl: 'http://market.sim',
+    network: 'regtest',
+    fetch: balancedFetch({ world, rng, actor: name, ip: `10.250.1.${n}`, history, violate }),
+    timeoutMs: 20_000,
+  });
+  return {
+    // A viewer keeps trying through a whole instance outage (the client's default gives up after 5 failed connections).
+    stream: (after, signal) => client.stream({}, { after, signal, maxReconnects: 1_000 }),
+    log: (after) => readLog(async (a) => (await client.http.request<Entry[]>('GET', '/v1/events', { query: { after: a, limit: 100 } })).body as any, after),
+  };
+}
+
+/** A trader's own stream and owner log, through its signed-in client (a bot watching its own trades). */
+export function ownerSource(t: Trader): ViewerSource {
+  const path = `/v1/address/${t.address}`;
+  return {
+    stream: (after, signal) => t.client.addressStream({ after, signal, maxReconnects: 1_000 }),
+    log: (after) => readLog(async (a) => (await t.client.http.request<Entry[]>('GET', `${path}/events`, { query: { after: a, limit: 100 } })).body as any, after),
+  };
+}
 
 export class Viewer {
   readonly got: StreamEvent[] = [];
   /** Why the stream ended before it was stopped, if it did. */
   failure: string | undefined;
-  private readonly client: MarketClient;
   private readonly stop = new AbortController();
   private running: Promise<void> = Promise.resolve();
 
   constructor(
     readonly name: string,
-    world: World,
-    rng: Rng,
-    history: History,
-    violate: (v: Violation) => void,
-    n: number,
-  ) {
-    this.client = new MarketClient({
-      baseUrl: 'http://market.sim',
-      network: 'regtest',
-      fetch: balancedFetch({ world, rng, actor: name, ip: `10.250.1.${n}`, history, violate }),
-      timeoutMs: 20_000,
-    });
-  }
+    readonly source: ViewerSource,
+  ) {}
 
   /** Opens the stream after `after` and keeps it until stopped; reconnecting is the client's. */
   start(after: number): void {
     this.running = (async () => {
       try {
-        // A viewer keeps trying through a whole instance outage (the client's default gives up after 5 failed connections).
-        for await (const e of this.client.stream({}, { after, signal: this.stop.signal, maxReconnects: 1_000 })) this.got.push(e);
+        for await (const e of this.source.stream(after, this.stop.signal)) this.got.push(e);
       } catch (e) {
         if (!this.stop.signal.aborted) this.failure = (e as Error).message;
       }
@@ -58,9 +77,8 @@ export class Viewer {
     await this.running;
   }
 
-  /** The public log after `after`, read through the same client. */
   log(after: number): Promise<Entry[]> {
-    return readLog(async (a) => (await this.client.http.request<Entry[]>('GET', '/v1/events', { query: { after: a, limit: 100 } })).body as any, after);
+    return this.source.log(after);
   }
 }
 
@@ -74,12 +92,12 @@ export function compareStream(name: string, log: Entry[], got: Array<{ seq: numb
   const latest = new Map(log.map((e) => [e.event_id, e.seq]));
   const received = new Set(got.map((g) => g.seq));
   const missing = log.filter((e) => !received.has(e.seq)).map((e) => e.seq);
-  if (missing.length) out.push(`${name} never received ${missing.length} of the ${log.length} public events (seq ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`);
+  if (missing.length) out.push(`${name} never received ${missing.length} of the ${log.length} events (seq ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`);
   for (const g of got) {
     if (g.seq > head) continue; // after the log read: not judged
     const e = bySeq.get(g.seq);
     if (e && (e.event_id !== g.event_id || e.kind !== g.kind)) out.push(`${name} received seq ${g.seq} as ${g.event_id} (${g.kind}); the log has ${e.event_id} (${e.kind})`);
-    if (!e && !((latest.get(g.event_id) ?? -1) > g.seq)) out.push(`${name} received seq ${g.seq} (${g.event_id}, ${g.kind}), which the public log neither holds nor carries again later`);
+    if (!e && !((latest.get(g.event_id) ?? -1) > g.seq)) out.push(`${name} received seq ${g.seq} (${g.event_id}, ${g.kind}), which its log neither holds nor carries again later`);
   }
   const back = got.findIndex((g, i) => i > 0 && g.seq <= got[i - 1]!.seq);
   if (back > 0) out.push(`${name} received seq ${got[back]!.seq} after seq ${got[back - 1]!.seq}: not in log order`);
