@@ -7,7 +7,7 @@
  * it lets the client read the saved operation, as the contract says.
  */
 import { hex } from '@scure/base';
-import { Transaction } from '@scure/btc-signer';
+import { SigHash, Transaction } from '@scure/btc-signer';
 import { MarketError } from '../client/src/index.js';
 import { networkParams } from '../src/bitcoin/networks.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
@@ -187,6 +187,33 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       if (!quoted) return skip('empty_book');
       await new Promise((r) => setTimeout(r, rng.delay(500, 8_000)));
       return `completed:${(await quoted.complete().catch((e: unknown) => rereadAfterConflict(s, t, quoted.slug, e))).result.status}`;
+    },
+  },
+
+  /**
+   * A wallet that signs the buyer's inputs with another sighash than the quote asks (ALL): NONE
+   * would let anyone redirect the outputs, SINGLE leaves the rest of the transaction open. The
+   * market must refuse it with a 4xx and settle nothing.
+   */
+  wrong_sighash: {
+    weight: 1,
+    run: async (s, t, rng) => {
+      const asks = (await bookListings(t, rng.pick(s.collections))).filter((l) => l.seller !== t.address);
+      if (!asks.length) return skip('empty_book');
+      const q = (await t.client.http.call('POST /v1/checkout/quotes', { body: { lines: [{ listing_id: rng.pick(asks).id }], delivery_address: t.address } })).result;
+      const [name, flag] = rng.pick([['NONE', SigHash.NONE], ['NONE|ANYONECANPAY', SigHash.NONE_ANYONECANPAY], ['SINGLE', SigHash.SINGLE], ['ALL|ANYONECANPAY', SigHash.ALL_ANYONECANPAY]] as const);
+      const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex!), { ...READ_TX_OPTS, allowUnknownInputs: true });
+      for (const i of q.inputs_to_sign) {
+        tx.updateInput(i, { sighashType: flag }, true);
+        tx.signIdx(t.signer.privateKey, i, [flag]);
+      }
+      try {
+        await t.client.http.call('POST /v1/checkout/quotes/{id}/complete', { params: { id: q.id }, body: { psbt_hex: hex.encode(tx.toPSBT()) } });
+      } catch (e) {
+        if (e instanceof MarketError && e.status !== null && e.status >= 400 && e.status < 500) return `refused:${name}:${e.code}`;
+        throw e;
+      }
+      throw new Error(`the market completed a checkout whose buyer signed with ${name}`);
     },
   },
 
