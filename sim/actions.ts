@@ -204,7 +204,8 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const [name, flag] = rng.pick([['NONE', SigHash.NONE], ['NONE|ANYONECANPAY', SigHash.NONE_ANYONECANPAY], ['SINGLE', SigHash.SINGLE], ['ALL|ANYONECANPAY', SigHash.ALL_ANYONECANPAY]] as const);
       const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex!), { ...READ_TX_OPTS, allowUnknownInputs: true });
       for (const i of q.inputs_to_sign) {
-        tx.updateInput(i, { sighashType: flag }, true);
+        // A taproot key path needs the internal key, as the wallet adds it before signing.
+        tx.updateInput(i, { sighashType: flag, ...(t.signer.type === 'p2tr' ? { tapInternalKey: hex.decode(t.signer.bidder_pubkey) } : {}) }, true);
         tx.signIdx(t.signer.privateKey, i, [flag]);
       }
       try {

@@ -50,7 +50,8 @@ export class FaultInjector {
 
   /** Which faults apply to this world (Redis and PostgreSQL only where they run). */
   private applicable(): Fault[] {
-    return this.enabled.filter((f) => (f === 'redis' || f === 'redis_hang' ? !!this.world.o.redis : f === 'pg' || f === 'pg_hang' ? this.world.o.backend === 'postgres' : true));
+    // On a real node (`--core`) Counterparty's faults are not ours to put on (the devnet follows the node).
+    return this.enabled.filter((f) => (f === 'redis' || f === 'redis_hang' ? !!this.world.o.redis : f === 'pg' || f === 'pg_hang' ? this.world.o.backend === 'postgres' : f === 'cp_fault' ? !this.world.o.core : true));
   }
 
   /** Injects one fault now; its undoing runs in the background. */
@@ -158,6 +159,16 @@ export class FaultInjector {
         });
         return;
       case 'mempool': {
+        if (w.o.core) {
+          // A real node's mempool goes only with the node: an operator's restart (it comes back
+          // empty, -persistmempool=0), the market meanwhile without its node.
+          if (this.down.has('node')) return;
+          this.down.add('node');
+          this.history.add({ kind: 'fault', fault: 'node_restart' });
+          await w.restartNode().finally(() => this.down.delete('node'));
+          this.history.add({ kind: 'fault', fault: 'node_restarted' });
+          return;
+        }
         const r = await w.control('mempool/drop');
         this.history.add({ kind: 'fault', fault: 'mempool', detail: r });
         return;
@@ -183,7 +194,7 @@ export class FaultInjector {
     const start = (what: string, fn: () => Promise<unknown>) => this.retrying(`healing: starting ${what}`, fn, (attempt) => attempt >= 3);
     w.resumeRedis();
     w.resumeDb();
-    await start('Counterparty Core', () => w.control('counterparty-fault', { fault: 'none' }));
+    if (!w.o.core) await start('Counterparty Core', () => w.control('counterparty-fault', { fault: 'none' }));
     if (w.o.redis && (!w.redis || !isRunning(w.redis))) await start('redis', () => w.startRedis());
     if (!w.signer || !isRunning(w.signer)) await start('the signer', () => w.startSigner());
     for (let i = 0; i < w.markets.length; i++) {

@@ -35,6 +35,7 @@ const { values: a } = parseArgs({
     dir: { type: 'string' },
     json: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
+    core: { type: 'boolean', default: false },
   },
 });
 
@@ -49,6 +50,9 @@ if (!(minutes > 0 && minutes <= 240)) throw new Error('--minutes takes a number 
 if (!Number.isInteger(instances) || instances < 1 || instances > 4) throw new Error('--instances takes 1 to 4');
 if (backend === 'sqlite' && instances > 1) throw new Error('several instances need --backend postgres (SQLite serves one process)');
 const faults = parseFaults(a.faults);
+// --core: the day runs on a real Bitcoin Core, the binary BITCOIND names (docs/simulation.md).
+const core = a.core ? process.env.BITCOIND : undefined;
+if (a.core && !core) throw new Error('--core needs BITCOIND set to a bitcoind binary');
 const pgUrl = a['pg-url'] ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = path.resolve(a.dir ?? path.join(REPO_ROOT, 'data', 'sim', `seed-${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 const say = (line: string) => {
@@ -73,9 +77,10 @@ const assetName = (n: number) => `SIM${[...Array(4)].map((_, i) => String.fromCh
 const EXERCISED = minutes >= 5 ? ['list', 'bid', 'buy'] : ['list', 'bid'];
 
 async function main(): Promise<number> {
-  say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
+  say(`simulate: seed ${seed}, ${traders} traders, ${minutes} min, ${instances} instance(s) on ${backend}${core ? ', on a real Bitcoin Core' : ''}, faults: ${faults.join(',') || 'none'}; run folder ${dir}`);
   const skewMs = Array.from({ length: instances }, (_, i) => (i === 0 ? 0 : rng.int(-2_000, 2_000)));
-  const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres' });
+  const world = await World.start({ dir, instances, backend, pgUrl, skewMs, feeAddress: makeWallet('p2wpkh', `sim-fee-${seed}`).address, redis: backend === 'postgres', ...(core ? { core } : {}) });
+  const worldNode = world.core?.version;
   const hooks = new WebhookReceiver(rng.fork('webhooks'), violate);
   const viewers: Array<{ viewer: Viewer; after: number }> = [];
   await hooks.start();
@@ -171,12 +176,12 @@ async function main(): Promise<number> {
     await hooks.close();
   }
   const counts = Object.fromEntries([...history.counts.entries()].sort());
-  const summary = { seed, traders, minutes, instances, backend, faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, webhooks: hooks.stats(), stream_events: viewers.map(({ viewer }) => viewer.got.length), counts };
+  const summary = { seed, traders, minutes, instances, backend, ...(core ? { node: worldNode } : {}), faults, dir, violations: violations.length, first_violation: violations[0] ?? null, known_limitations: known, webhooks: hooks.stats(), stream_events: viewers.map(({ viewer }) => viewer.got.length), counts };
   await history.close();
   if (a.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else {
     say(`outcomes: ${JSON.stringify(counts)}`);
-    if (violations.length) say(`FAILED seed ${seed}: ${violations.length} violation(s); first: [${violations[0]!.name}] ${violations[0]!.message}\nreplay: npm run simulate -- --seed ${seed} --traders ${traders} --minutes ${minutes} --instances ${instances} --faults ${a.faults}`);
+    if (violations.length) say(`FAILED seed ${seed}: ${violations.length} violation(s); first: [${violations[0]!.name}] ${violations[0]!.message}\nreplay: npm run simulate -- --seed ${seed} --traders ${traders} --minutes ${minutes} --instances ${instances} --faults ${a.faults}${core ? " --core" : ""}`);
     else say(`every invariant held (seed ${seed})`);
     for (const x of known) say(`known limitation met [${x.known}]: ${x.message}`);
   }

@@ -13,6 +13,7 @@ import { entryArgs, freePort, isRunning, REPO_ROOT, startCli, startCliOnFreePort
 import { rpcProxy } from './rpc-proxy.js';
 import { terminateSessionsOf } from './pg-sessions.js';
 import { tcpStall, type TcpStall } from './tcp-stall.js';
+import { CoreNode } from './core-node.js';
 
 export interface WorldOptions {
   /** Where the run keeps its stores and logs. */
@@ -26,6 +27,8 @@ export interface WorldOptions {
   feeAddress: string;
   /** Redis on the cluster (a private redis-server); always with several instances. */
   redis: boolean;
+  /** A bitcoind binary: the day runs on a real Bitcoin Core (sim/core-node.ts) that the devnet follows. */
+  core?: string;
 }
 
 type Proxy = Awaited<ReturnType<typeof rpcProxy>>;
@@ -36,6 +39,8 @@ const START_TIMEOUT_MS = 180_000;
 export class World {
   devnet!: Child & { rpcUrl: string; apiUrl: string };
   proxy!: Proxy;
+  /** The real node, on a day run with `--core`. */
+  core: CoreNode | undefined;
   signer: Child | undefined;
   redis: Child | undefined;
   /** PostgreSQL as the instances reach it: through a relay that can stall (pg_hang). */
@@ -71,17 +76,20 @@ export class World {
   }
 
   private async boot(): Promise<void> {
+    if (this.o.core) this.core = await CoreNode.start(this.o.core, path.join(this.o.dir, 'core'));
     const devnet = await startCliOnFreePort((port) => ({
       args: ['devnet'],
       env: {
         DEVNET_PORT: String(port), DEVNET_HOST: '127.0.0.1', DEVNET_ATTACH_FEE_RAW: '0',
         DEVNET_DATABASE_URL: `sqlite:${path.join(this.o.dir, 'devnet.sqlite')}`, DATA_DIR: path.join(this.o.dir, 'devnet'), LOG_LEVEL: 'info',
+        ...(this.core ? { DEVNET_FOLLOW_RPC_URL: this.core.urlVia(this.core.plainUrl) } : {}),
       },
       probe: `http://127.0.0.1:${port}/devnet/addresses/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080/utxos`,
     }), this.log('devnet'), START_TIMEOUT_MS);
     const base = `http://127.0.0.1:${devnet.port}`;
     this.devnet = Object.assign(devnet, { url: base, rpcUrl: `${base}/devnet/rpc`, apiUrl: `${base}/devnet/counterparty` });
-    this.proxy = await rpcProxy(this.devnet.rpcUrl);
+    // The market's node: the devnet's Bitcoin Core face, or the real node (its credentials pass through the proxy).
+    this.proxy = await rpcProxy(this.core ? this.core.plainUrl : this.devnet.rpcUrl);
     this.signerPort = await freePort();
     await this.startSigner();
     if (this.o.redis) {
@@ -106,7 +114,7 @@ export class World {
         HOST: '127.0.0.1',
         CHAIN: 'bitcoin-core',
         NETWORK: 'regtest',
-        BITCOIN_RPC_URL: this.proxy.url,
+        BITCOIN_RPC_URL: this.core ? this.core.urlVia(this.proxy.url) : this.proxy.url,
         COUNTERPARTY_API_URL: this.devnet.apiUrl,
         SEED_DEMO: 'false',
         INDEXER_INTERVAL_MS: '300',
@@ -229,8 +237,14 @@ export class World {
     return j.result;
   }
 
+  /** An operator's restart of the real node (`--core`): the market loses it for a while, and its mempool for good. */
+  async restartNode(): Promise<void> {
+    await this.core?.restart();
+  }
+
   /** A JSON-RPC call to the node itself (not through the relay proxy). */
   async rpc(method: string, params: unknown[] = []): Promise<any> {
+    if (this.core) return this.core.rpc(method, params);
     const r = await fetch(this.devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }) });
     const j = (await r.json()) as { result: unknown; error: { message: string } | null };
     if (j.error) throw new Error(`${method}: ${j.error.message}`);
@@ -243,6 +257,7 @@ export class World {
     for (const m of this.markets) await m?.kill('SIGKILL').catch(() => {});
     await this.signer?.kill('SIGKILL').catch(() => {});
     await this.devnet?.kill('SIGKILL').catch(() => {});
+    await this.core?.stop().catch(() => {});
     await this.redis?.kill('SIGKILL').catch(() => {});
     await this.proxy?.close().catch(() => {});
     await this.pgRelay?.close().catch(() => {});
