@@ -33,8 +33,8 @@ void test('stream_mirror: a viewer that got the public log from its start agrees
   const frame = (seq: number, kind: string, event_id = `ev_${seq}`) => ({ seq, event_id, kind });
   // ev_2 came at seq 2 and again at seq 6 (a reprice): both frames were news.
   assert.deepEqual(compareStream('v0', pub, [frame(2, 'listed'), frame(4, 'delisted'), frame(6, 'listed', 'ev_2')]), []);
-  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /never received 1 of the 3 public events \(seq 4\)/);
+  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /never received 1 of the 3 events \(seq 4\)/);
   assert.match(compareStream('v0', pub, [frame(4, 'delisted'), frame(2, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /received seq 2 after seq 4: not in log order/);
-  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(3, 'sale'), frame(4, 'delisted'), frame(6, 'listed', 'ev_2')]).join(), /seq 3 \(ev_3, sale\), which the public log neither holds nor carries again later/);
+  assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(3, 'sale'), frame(4, 'delisted'), frame(6, 'listed', 'ev_2')]).join(), /seq 3 \(ev_3, sale\), which its log neither holds nor carries again later/);
   assert.match(compareStream('v0', pub, [frame(2, 'listed'), frame(4, 'listed'), frame(6, 'listed', 'ev_2')]).join(), /received seq 4 as ev_4 \(listed\); the log has ev_4 \(delisted\)/);
 });
