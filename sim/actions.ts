@@ -201,8 +201,10 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const asks = (await bookListings(t, rng.pick(s.collections))).filter((l) => l.seller !== t.address);
       if (!asks.length) return skip('empty_book');
       const q = (await t.client.http.call('POST /v1/checkout/quotes', { body: { lines: [{ listing_id: rng.pick(asks).id }], delivery_address: t.address } })).result;
-      const [name, flag] = rng.pick([['NONE', SigHash.NONE], ['NONE|ANYONECANPAY', SigHash.NONE_ANYONECANPAY], ['SINGLE', SigHash.SINGLE], ['ALL|ANYONECANPAY', SigHash.ALL_ANYONECANPAY]] as const);
       const tx = Transaction.fromPSBT(hex.decode(q.psbt_hex!), { ...READ_TX_OPTS, allowUnknownInputs: true });
+      // SINGLE only where every input signed has its output (a wallet refuses SINGLE past the last output).
+      const single = q.inputs_to_sign.every((i) => i < tx.outputsLength) ? [['SINGLE', SigHash.SINGLE] as const] : [];
+      const [name, flag] = rng.pick([['NONE', SigHash.NONE], ['NONE|ANYONECANPAY', SigHash.NONE_ANYONECANPAY], ...single, ['ALL|ANYONECANPAY', SigHash.ALL_ANYONECANPAY]] as const);
       for (const i of q.inputs_to_sign) {
         // A taproot key path needs the internal key, as the wallet adds it before signing.
         tx.updateInput(i, { sighashType: flag, ...(t.signer.type === 'p2tr' ? { tapInternalKey: hex.decode(t.signer.bidder_pubkey) } : {}) }, true);
