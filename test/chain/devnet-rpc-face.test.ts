@@ -143,6 +143,32 @@ void describe('arguments and methods', () => {
     assert.equal((await call('getrawtransaction', ['22'.repeat(32)])).error?.code, -5);
   });
 
+  void it('a transaction of a block a reorg took away and no longer in the mempool: Core\'s txindex answer (the block\'s hash, 0 confirmations, no times), which the adapter reads as unknown', async () => {
+    const coin = await fund(f.t.devnet, dave, 25_000);
+    const spend = buildTx([{ wallet: dave, coin }], [{ script: dave.script, amount: 24_000n }]);
+    const txid = txidOf(spend);
+    await call('sendrawtransaction', [spend]);
+    await f.t.devnet.mine(1);
+    const mined = (await call('getrawtransaction', [txid, true])).result as { blockhash: string; confirmations: number };
+    assert.equal(mined.confirmations, 1);
+    await f.t.devnet.reorg(1);
+    // Back in the mempool: the mempool's copy, no block.
+    const pooled = (await call('getrawtransaction', [txid, true])).result as Record<string, unknown>;
+    assert.deepEqual([pooled.blockhash, pooled.confirmations], [undefined, undefined]);
+    assert.equal((await f.btc.getTransaction(txid))?.confirmations, 0);
+    await f.t.devnet.dropMempool();
+    const stale = (await call('getrawtransaction', [txid, true])).result as Record<string, unknown>;
+    assert.deepEqual([stale.blockhash, stale.confirmations, stale.time, stale.blocktime, stale.hex], [mined.blockhash, 0, undefined, undefined, spend]);
+    assert.equal((await call('getrawtransaction', [txid])).result, spend);
+    assert.equal(await f.btc.getTransaction(txid), null);
+    // Mined again: the active chain's block.
+    await f.btc.broadcast(spend);
+    await f.t.devnet.mine(1);
+    const again = (await call('getrawtransaction', [txid, true])).result as { blockhash: string; confirmations: number };
+    assert.equal(again.confirmations, 1);
+    assert.notEqual(again.blockhash, mined.blockhash);
+  });
+
   void it('Core’s validation errors on relay, fee and mining calls', async () => {
     assert.deepEqual((await call('estimatesmartfee', [0])).error, { code: -8, message: 'Invalid conf_target, must be between 1 and 1008' });
     assert.deepEqual((await call('estimatesmartfee', [2, 'fast'])).error?.code, -8);

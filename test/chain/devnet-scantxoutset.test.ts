@@ -8,7 +8,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { BitcoinCoreUtxoSource } from '../../src/chain/bitcoin-core/index.js';
-import { descriptorChecksum } from '../../src/chain/devnet/http/scan-txoutset.js';
+import { descriptorChecksum } from '../../src/chain/devnet/descriptor.js';
 import { startDevnetFaces, type DevnetFaces } from './devnet-faces.js';
 import { makeWallet } from '../helpers/wallets.js';
 import { buildTx, coinOf } from '../helpers/devnet.js';

@@ -188,6 +188,23 @@ shape("a package whose parent is confirmed and whose child spends an output of a
   await d.both("the source's output, read", 'gettxout', [txidOf(source), 0, true]);
 });
 
+// What recovery meets for a settlement mined in a block a reorg took away and then lost from the
+// mempool (a day on Core 29.2, seed 9148: an anchor refill, then a node restart): Core's txindex
+// still answers it, with the stale block's hash and 0 confirmations. Here a replacement takes it
+// out of the mempool.
+shape('a transaction of a block a reorg took away, no longer in the mempool', async () => {
+  const [coin] = await d.fund([{ wallet: bidder, sats: 50_000 }]);
+  const first = pay(bidder, coin!, seller, 1_000n);
+  await send('the transaction', first);
+  await d.mine(1);
+  await d.core.rpc('invalidateblock', await d.core.rpc<string>('getbestblockhash'));
+  await d.follower.sync();
+  await send('a replacement at a higher fee', pay(bidder, coin!, bidder, 3_000n));
+  await d.both('the transaction, read', 'getrawtransaction', [txidOf(first), true]);
+  await d.both('the transaction, read raw', 'getrawtransaction', [txidOf(first), false]);
+  await d.mine(1);
+});
+
 shape('TRUC sibling eviction by sendrawtransaction', async () => {
   const [coin] = await d.fund([{ wallet: bidder, sats: 60_000 }]);
   const parent = pay(bidder, coin!, seller, 1_000n, { version: 3, outputs: 2 });

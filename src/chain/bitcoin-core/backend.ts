@@ -134,11 +134,16 @@ export class BitcoinCoreBackend implements BitcoinBackend {
       nullIfMissing(e, [RPC.INVALID_ADDRESS_OR_KEY]),
     );
     if (!tx) return null;
+    // No block: the mempool's copy (Core looks in the mempool first).
+    if (!tx.blockhash) return { txid: tx.txid, hex: tx.hex, confirmations: 0, block_hash: null, block_height: null };
     const confirmations = tx.confirmations ?? 0;
-    // A block hash with 0 confirmations is a block off the active chain: not confirmed.
-    if (confirmations <= 0 || !tx.blockhash) {
-      return { txid: tx.txid, hex: tx.hex, confirmations: 0, block_hash: null, block_height: null };
-    }
+    // A block hash with 0 confirmations is txindex's entry for a block a reorganization took off
+    // the active chain, and the transaction is not in the mempool either (Core would have
+    // answered the mempool's copy, without a block): in neither the mempool nor the chain, as if
+    // unknown. Read as unconfirmed, a settlement mined in a reorged block and then lost from the
+    // mempool (a node restart) was taken for pending and never relayed again (a day on Core 29.2,
+    // seed 9148, docs/simulation.md).
+    if (confirmations <= 0) return null;
     // Two reads, and a reorganization can fall between them: the block left the active chain
     // (Core answers its header with confirmations -1; a node that forgot it, -5). The
     // transaction is then unconfirmed, as a read after the reorg says (seed 6007: a 500 on a

@@ -33,6 +33,13 @@ export class ChainState implements ChainView {
   readonly blocks: BlockRecord[] = [];
   readonly utxos = new Map<string, StoredCoin>();
   readonly txLocation = new Map<string, { height: number; index: number }>();
+  /**
+   * Transactions of disconnected blocks not mined again, with the block they were last in: Core's
+   * txindex keeps such an entry (it is overwritten only when the transaction is mined again), and
+   * `getrawtransaction` answers it with that block's hash and 0 confirmations once the
+   * transaction is not in the mempool. In memory only (docs/devnet.md).
+   */
+  readonly staleTx = new Map<string, { tx: DecodedTx; hash: string }>();
   private readonly byHash = new Map<string, number>();
 
   get height(): number {
@@ -103,6 +110,7 @@ export class ChainState implements ChainView {
         });
       }
       this.txLocation.set(tx.txid, { height, index });
+      this.staleTx.delete(tx.txid);
     });
     this.blocks.push(record);
     this.byHash.set(record.hash, height);
@@ -123,6 +131,7 @@ export class ChainState implements ChainView {
     for (const tx of [...b.txs].reverse()) {
       tx.outputs.forEach((_, vout) => this.utxos.delete(outpointKey(tx.txid, vout)));
       this.txLocation.delete(tx.txid);
+      this.staleTx.set(tx.txid, { tx, hash: b.hash });
       if (tx.isCoinbase) continue;
       for (let k = 0; k < tx.inputs.length; k++) {
         const c = spent.pop()!;

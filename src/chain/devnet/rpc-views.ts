@@ -103,17 +103,23 @@ export class BitcoinRpcViews {
     return { ...header, strippedsize: stripped, size, weight: stripped * 3 + size, tx };
   }
 
-  /** `getrawtransaction <txid> <verbose>`: mempool or chain (the devnet indexes every transaction). */
+  /**
+   * `getrawtransaction <txid> <verbose>`: the mempool first, then the chain (the devnet indexes
+   * every transaction, as Core with -txindex), then, as Core's txindex, the block a reorganization
+   * took away (its hash and 0 confirmations, no times).
+   */
   getrawtransaction(txid: string, verbose = false) {
     const pooled = this.node.mempool.get(txid);
     const confirmed = pooled ? undefined : this.node.chain.confirmedTx(txid);
-    const tx = pooled?.tx ?? confirmed?.tx;
+    const stale = pooled || confirmed ? undefined : this.node.chain.staleTx.get(txid);
+    const tx = pooled?.tx ?? confirmed?.tx ?? stale?.tx;
     if (!tx) throw new DevnetRpcError(RPC_INVALID_ADDRESS_OR_KEY, 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.');
     if (!verbose) return tx.hex;
     const block = confirmed?.block;
     return {
       ...txJson(tx, this.d.network), hex: tx.hex,
       ...(block ? { blockhash: block.hash, confirmations: this.node.chain.height - block.height + 1, time: block.time, blocktime: block.time } : {}),
+      ...(stale ? { blockhash: stale.hash, confirmations: 0 } : {}),
     };
   }
 

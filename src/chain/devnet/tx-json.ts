@@ -8,6 +8,7 @@ import { readScript } from '../../counterparty/script-reader.js';
 import { outputAddress } from '../../counterparty/tx-info.js';
 import type { Network } from '../../bitcoin/networks.js';
 import { scriptType } from './policy.js';
+import { inferredDescriptor } from './descriptor.js';
 import type { DecodedTx } from './tx-decode.js';
 
 export const toBtc = (sats: bigint | number): number => Number(sats) / 1e8;
@@ -51,7 +52,7 @@ export function scriptAsm(script: Uint8Array): string {
 
 export function scriptPubKeyJson(script: Uint8Array, network: Network) {
   const address = outputAddress(script, network);
-  return { asm: scriptAsm(script), hex: bytesToHex(script), ...(address ? { address } : {}), type: scriptType(script) };
+  return { asm: scriptAsm(script), desc: inferredDescriptor(script, address), hex: bytesToHex(script), ...(address ? { address } : {}), type: scriptType(script) };
 }
 
 /** `decoderawtransaction` fields. */

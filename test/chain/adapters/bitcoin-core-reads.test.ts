@@ -13,6 +13,8 @@ const H870 = (fixture('getblockhash').result as string);
 
 const FORGOTTEN = { txid: 'cc'.repeat(32), block: 'dd'.repeat(32) };
 const STALE = { txid: 'ee'.repeat(32), block: 'ff'.repeat(32) };
+/** Core 29.2 with -txindex, recorded: a transaction mined in a block a reorg took away, then lost from the mempool (a restart). */
+const STALE_ONLY = fixture('getrawtransaction-stale-block').result as { txid: string; blockhash: string; confirmations: number };
 const patched = (name: string, fields: object): RpcFixture => {
   const f = fixture(name);
   return { ...f, result: { ...(f.result as object), ...fields } };
@@ -32,6 +34,7 @@ const table: RpcTable = {
     if (txid === txs.tx_a.txid) return fixture('getrawtransaction-confirmed');
     if (txid === txs.tx_b.txid) return fixture('getrawtransaction-mempool');
     // Confirmed in a block that a reorganization took off the active chain before the header read.
+    if (txid === STALE_ONLY.txid) return fixture('getrawtransaction-stale-block');
     if (txid === FORGOTTEN.txid || txid === STALE.txid) return patched('getrawtransaction-confirmed', { txid, blockhash: txid === STALE.txid ? STALE.block : FORGOTTEN.block });
     return errorReply('tx_not_found');
   },
@@ -116,6 +119,15 @@ void describe('BitcoinCoreBackend reads', () => {
       const got = await btc.getTransaction(t.txid);
       assert.deepEqual([got?.confirmations, got?.block_hash, got?.block_height], [0, null, null], t.txid);
     }
+  });
+
+  void it('getTransaction: txindex\'s entry for a block off the active chain (0 confirmations, a block hash) is in neither the mempool nor the chain: null', async () => {
+    assert.equal(STALE_ONLY.confirmations, 0);
+    assert.match(STALE_ONLY.blockhash, /^[0-9a-f]{64}$/);
+    const before = calls.length;
+    assert.equal(await btc.getTransaction(STALE_ONLY.txid), null);
+    // Known from the reply alone: no header read.
+    assert.deepEqual(calls.slice(before).map((c) => c.method), ['getrawtransaction']);
   });
 
   void it('getTxOut: exact satoshis, script and address; null when spent', async () => {

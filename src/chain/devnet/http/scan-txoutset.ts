@@ -10,44 +10,9 @@
 import { decodeAddress, scriptToAddress } from '../../../bitcoin/address.js';
 import type { Devnet } from '../devnet.js';
 import { toBtc } from '../tx-json.js';
+import { descriptorChecksum } from '../descriptor.js';
 import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_MISC_ERROR, RpcFault } from './json-rpc.js';
 
-// BIP-380 descriptor checksum: a BCH code over the descriptor's characters in groups of three.
-const INPUT_CHARSET = '0123456789()[],\'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#"\\ ';
-const CHECKSUM_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const GENERATOR = [0xf5dee51989n, 0xa9fdca3312n, 0x1bab10e32dn, 0x3706b1677an, 0x644d626ffdn];
-
-function polymod(symbols: number[]): bigint {
-  let c = 1n;
-  for (const v of symbols) {
-    const top = c >> 35n;
-    c = ((c & 0x7ffffffffn) << 5n) ^ BigInt(v);
-    for (let i = 0; i < 5; i++) if ((top >> BigInt(i)) & 1n) c ^= GENERATOR[i]!;
-  }
-  return c;
-}
-
-/** The 8-character checksum of a descriptor; null when it holds a character outside the charset. */
-export function descriptorChecksum(desc: string): string | null {
-  const symbols: number[] = [];
-  let groups: number[] = [];
-  for (const ch of desc) {
-    const v = INPUT_CHARSET.indexOf(ch);
-    if (v < 0) return null;
-    symbols.push(v & 31);
-    groups.push(v >> 5);
-    if (groups.length === 3) {
-      symbols.push(groups[0]! * 9 + groups[1]! * 3 + groups[2]!);
-      groups = [];
-    }
-  }
-  if (groups.length === 1) symbols.push(groups[0]!);
-  if (groups.length === 2) symbols.push(groups[0]! * 3 + groups[1]!);
-  const c = polymod([...symbols, 0, 0, 0, 0, 0, 0, 0, 0]) ^ 1n;
-  let out = '';
-  for (let i = 0; i < 8; i++) out += CHECKSUM_CHARSET[Number((c >> BigInt(5 * (7 - i))) & 31n)];
-  return out;
-}
 
 /** The output script an `addr(…)` scan object names. */
 function needle(d: Devnet, obj: unknown): Uint8Array {
