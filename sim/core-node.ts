@@ -17,6 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class CoreNode {
   private proc: ChildProcess | undefined;
   private exited = true;
+  private restarting = false;
   private readonly password = crypto.randomBytes(16).toString('hex');
   version = '';
 
@@ -50,8 +51,21 @@ export class CoreNode {
     return `Basic ${Buffer.from(`sim:${this.password}`).toString('base64')}`;
   }
 
+  /**
+   * One call, as the simulator's own readers make them (a sniper, the oracle): a node being
+   * restarted is waited for (up to 30 s) rather than taken for an answer (day 9149: a sniper's
+   * mempool read met a restart).
+   */
   async rpc(method: string, params: unknown[] = []): Promise<any> {
-    const r = await fetch(this.plainUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: this.auth }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }) });
+    const send = () => fetch(this.plainUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: this.auth }, body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }) });
+    let r: Response | undefined;
+    for (const until = Date.now() + 30_000; !r; ) {
+      r = await send().catch(async (e: unknown) => {
+        if (Date.now() > until || !this.restarting) throw e;
+        await sleep(200);
+        return undefined;
+      });
+    }
     const j = (await r.json()) as { result: unknown; error: { code: number; message: string } | null };
     if (j.error) throw new Error(`${method}: ${j.error.message}`);
     return j.result;
@@ -93,8 +107,13 @@ export class CoreNode {
 
   /** An operator's restart: stopped, then started on the same data and port; the mempool is gone. */
   async restart(): Promise<void> {
-    await this.stop();
-    await this.up();
+    this.restarting = true;
+    try {
+      await this.stop();
+      await this.up();
+    } finally {
+      this.restarting = false;
+    }
   }
 
   get debugLog(): string {
