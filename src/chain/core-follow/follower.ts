@@ -19,7 +19,7 @@ import type { DevnetControl } from '../devnet-control.js';
 import { Devnet, type DevnetOptions } from '../devnet/devnet.js';
 import { planCredit, planIssuance, planTransfer, type IssueParams } from '../devnet/issuance.js';
 import { decodeTx } from '../devnet/tx-decode.js';
-import { DevnetUsageError } from '../devnet/usage-error.js';
+import { DevnetNodeRefused, DevnetUsageError } from '../devnet/usage-error.js';
 import { TxRejected, type Chain } from '../ports.js';
 import { SyncingCounterparty } from './syncing-counterparty.js';
 
@@ -82,6 +82,16 @@ export class CoreFollower implements DevnetControl {
 
   private call<T>(method: string, params: unknown[]): Promise<T> {
     return this.rpc.call<T>(method, params, { idempotent: method !== 'sendrawtransaction' && method !== 'generatetoaddress' });
+  }
+
+  /** A control call the node may refuse (mining, invalidating): its refusal is the caller's to retry (409), never a 500. */
+  private async control<T>(method: string, params: unknown[]): Promise<T> {
+    try {
+      return await this.call<T>(method, params);
+    } catch (e) {
+      if (e instanceof RpcError) throw new DevnetNodeRefused(method, e.rpcMessage);
+      throw e;
+    }
   }
 
   /** Several reads in one request; an error answer of any throws it. */
@@ -177,7 +187,7 @@ export class CoreFollower implements DevnetControl {
     if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new DevnetUsageError('devnet: mine 1..10000 blocks');
     const to = address ?? this.devnet.miner.address;
     if (!decodeAddress(to, this.devnet.network).ok) throw new DevnetUsageError(`devnet: ${to} is not a ${this.devnet.network} address`);
-    const hashes = await this.call<string[]>('generatetoaddress', [blocks, to]);
+    const hashes = await this.control<string[]>('generatetoaddress', [blocks, to]);
     await this.sync();
     return hashes;
   }
@@ -229,7 +239,7 @@ export class CoreFollower implements DevnetControl {
     const height = await this.call<number>('getblockcount', []);
     if (!Number.isInteger(depth) || depth < 1 || depth >= height) throw new DevnetUsageError(`devnet: reorg depth must be 1..${height - 1}`);
     const fork = await this.call<string>('getblockhash', [height - depth + 1]);
-    await this.call('invalidateblock', [fork]);
+    await this.control('invalidateblock', [fork]);
     await this.mine(depth + 1);
     const tip = this.devnet.state.chain.tip();
     return { disconnected: depth, tip: { height: tip.height, hash: tip.hash } };

@@ -8,7 +8,7 @@ import { Address, PositiveQuantityRaw, Sats, Txid, Vout } from '../../http/valid
 import { requireAddressRole } from '../../http/address-rules.js';
 import { ApiError } from '../../http/errors.js';
 import { TxRejected } from '../../chain/ports.js';
-import { DevnetUsageError } from '../../chain/devnet/usage-error.js';
+import { DevnetNodeRefused, DevnetUsageError } from '../../chain/devnet/usage-error.js';
 import { DEMO_LABELS, demoKeys } from '../../chain/devnet/demo-keys.js';
 import { signBip322Simple } from '../../bitcoin/bip322.js';
 
@@ -28,6 +28,7 @@ export function devnetRoutes(app: App, deps: Pick<Context, 'sync'> & { network: 
     } catch (e) {
       if (e instanceof TxRejected) throw new ApiError('invalid_request', `devnet refused: ${e.reason}`);
       if (e instanceof DevnetUsageError) throw new ApiError('invalid_request', e.message);
+      if (e instanceof DevnetNodeRefused) throw new ApiError('state_changed', `${e.message}; read the chain again and retry`, { method: e.method, reason: e.reason });
       throw e;
     }
   };
