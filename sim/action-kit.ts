@@ -96,3 +96,13 @@ export async function heldIn(s: SimState, t: Trader, slug: string | null, minCon
 }
 
 export const skip = (why: string) => `skip:${why}`;
+
+/** A transaction the bot sends straight to the node, as its wallet would: `done` when taken, a skip naming the node's refusal otherwise. */
+export async function sendToNode(s: SimState, txHex: string, done: string): Promise<string> {
+  try {
+    await s.world.rpc('sendrawtransaction', [txHex]);
+    return done;
+  } catch (e) {
+    return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
+  }
+}

@@ -13,7 +13,7 @@ import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
 import type { Rng } from './rng.js';
 import type { Trader } from './traders.js';
 import { OFFER_ACTIONS } from './offer-actions.js';
-import { addressBalances, bookListings, DAY, heldIn, now, skip, type Action, type SimState } from './action-kit.js';
+import { addressBalances, bookListings, DAY, heldIn, now, skip, sendToNode, type Action, type SimState } from './action-kit.js';
 
 export type { SimState } from './action-kit.js';
 
@@ -254,12 +254,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const signed = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(snipe.toPSBT()), [0], 'ALL')), READ_TX_OPTS);
       signed.updateInput(1, { finalScriptWitness: pairIn.finalScriptWitness! }, true);
       signed.finalizeIdx(0);
-      try {
-        await s.world.rpc('sendrawtransaction', [signed.hex]);
-        return `sniped:${txid}`;
-      } catch (e) {
-        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
-      }
+      return sendToNode(s, signed.hex, `sniped:${txid}`);
     },
   },
 

@@ -8,7 +8,7 @@ import { Transaction } from '@scure/btc-signer';
 import { networkParams } from '../src/bitcoin/networks.js';
 import { READ_TX_OPTS } from '../src/bitcoin/transaction.js';
 import { distinct, drawTarget, targetTakes, type Target } from './targets.js';
-import { bookListings, DAY, finalUnits, heldIn, mineIn, now, othersUnits, skip, unitOf, type Action } from './action-kit.js';
+import { bookListings, DAY, finalUnits, heldIn, mineIn, now, othersUnits, skip, unitOf, sendToNode, type Action } from './action-kit.js';
 
 export const OFFER_ACTIONS: Record<string, { weight: number; run: Action }> = {
   /** Fund one or two exact-price slots and bid with them on an asset of a collection. */
@@ -80,12 +80,7 @@ export const OFFER_ACTIONS: Record<string, { weight: number; run: Action }> = {
       unsigned.addOutputAddress(t.address, amount - 1_000n, networkParams('regtest'));
       const tx = Transaction.fromPSBT(hex.decode(await t.signer.signPsbt(hex.encode(unsigned.toPSBT()), [0], 'ALL')), READ_TX_OPTS);
       tx.finalize();
-      try {
-        await s.world.rpc('sendrawtransaction', [tx.hex]);
-        return 'slot_spent';
-      } catch (e) {
-        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
-      }
+      return sendToNode(s, tx.hex, 'slot_spent');
     },
   },
 
@@ -191,12 +186,7 @@ export const OFFER_ACTIONS: Record<string, { weight: number; run: Action }> = {
       if (!t.collectionOffers.length) return skip('no_collection_offer');
       const placed = t.collectionOffers.splice(rng.int(0, t.collectionOffers.length - 1), 1)[0]!;
       const out = await t.client.hardCancelCollectionOffer({ id: placed.funding_set_id, maxFeeSats: 20_000 });
-      try {
-        await s.world.rpc('sendrawtransaction', [out.tx_hex]);
-        return 'collection_hard_cancelled';
-      } catch (e) {
-        return skip(`node_refused:${(e as Error).message.slice(0, 60)}`);
-      }
+      return sendToNode(s, out.tx_hex, 'collection_hard_cancelled');
     },
   },
 
