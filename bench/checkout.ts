@@ -160,7 +160,9 @@ export async function cartCompletionBench(ctx: Context, api: string, carts = 10,
   const signedCarts: Array<{ id: string; token: string; psbt: string }> = [];
   for (let k = 0; k < total; k++) {
     const w = makeWallet('p2wpkh', `${label}-buyer-${k}`);
-    await devnet.faucet(w.address, 1_000_000);
+    // Prices rise by 100 sats a listing, so a long bench's last carts cost more than its first.
+    const cost = Array.from({ length: lines }, (_, j) => 20_000 + (k * lines + j) * 100).reduce((a, b) => a + b, 0);
+    await devnet.faucet(w.address, Math.max(1_000_000, cost + 500_000));
     const token = await signIn(w);
     const q = await call('POST', '/v1/checkout/quotes', { lines: listingIds.slice(k * lines, (k + 1) * lines).map((listing_id) => ({ listing_id })) }, token);
     signedCarts.push({ id: q.id as string, token, psbt: signPsbt(q.psbt_hex as string, w, q.inputs_to_sign as number[], SigHash.ALL) });
