@@ -249,8 +249,27 @@ const offerTargets: Check = {
   }),
 };
 
-export const CONTINUOUS: Check[] = [oneWinner, claimsLive];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
+/**
+ * What its owner ended stays unsold: no listing the seller delisted (alone or in a batch) and no
+ * bid its bidder cancelled has a sale that is not dropped. Either ending is one guarded UPDATE
+ * from an open state, and a claim takes only open rows, so the two can never both have won.
+ */
+const endedStaysUnsold: Check = {
+  name: 'ended_stays_unsold',
+  run: (w) => w.withDb(async (q) => {
+    const listings = await q(`select l.id, f.id as fill, f.state from listings l join fills f on f.kind = 'listing' and f.ref_id = l.id
+                               where l.state = 'ended' and l.end_reason = 'owner' and f.state <> 'dropped'`);
+    const offers = await q(`select o.id, f.id as fill, f.state from offers o join fills f on f.kind = 'offer' and f.ref_id = o.id
+                             where o.state = 'cancelled' and f.state <> 'dropped'`);
+    return [
+      ...listings.map((r) => v('ended_stays_unsold', `listing ${r.id} was delisted by its seller, yet its fill ${r.fill} is ${r.state}`)),
+      ...offers.map((r) => v('ended_stays_unsold', `offer ${r.id} was cancelled by its bidder, yet its fill ${r.fill} is ${r.state}`)),
+    ];
+  }),
+};
+
+export const CONTINUOUS: Check[] = [oneWinner, claimsLive, endedStaysUnsold];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {
