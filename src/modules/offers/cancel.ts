@@ -8,6 +8,7 @@
 import type { Context } from '../../context.js';
 import { nowSeconds } from '../../clock.js';
 import { ApiError, notFound } from '../../http/errors.js';
+import { retryDeadlocks } from '../../store/deadlock.js';
 import { endOffers } from './lifecycle.js';
 import { offerStatus } from './rules.js';
 import type { OfferRow, OfferStore } from './store.js';
@@ -26,7 +27,10 @@ export async function cancelOffers(ctx: Context, store: OfferStore, bidder: stri
   const missing = ids.find((id) => byId.get(id)?.bidder !== bidder);
   if (missing) throw new ApiError('not_found', `No such offer ${missing}`, { offer_id: missing });
   const now = nowSeconds(ctx.clock);
-  const ended = await ctx.store.db.transaction().execute((tx) => endOffers(tx, rows.filter((r) => offerStatus(r, now) === 'active'), 'cancelled', now));
+  // A deadlock's victim (another kind of transaction meeting these offers in another order) is
+  // run again whole: it rolled back, and its guarded updates then read what the survivor did.
+  const live = rows.filter((r) => offerStatus(r, now) === 'active');
+  const ended = await retryDeadlocks(() => ctx.store.db.transaction().execute((tx) => endOffers(tx, live, 'cancelled', now)));
   const done = new Set(ended.map((o) => o.id));
   const after = await store.offers(ids);
   const now2 = new Map(after.map((r) => [r.id, r]));

@@ -9,6 +9,7 @@
  * transition appends them to the event log too (src/trade/event-rows.ts), public offers only
  * (an exact-unit offer is private).
  */
+import { SqliteAdapter } from 'kysely';
 import type { Tx } from '../../store/db.js';
 import { eventId } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
@@ -78,7 +79,12 @@ const END_STATE: Record<OfferEndReason, OfferState> = {
  */
 export async function endOffers(tx: Tx, offers: OfferRow[], reason: OfferEndReason, at: number): Promise<OfferRow[]> {
   const ended: OfferRow[] = [];
-  for (const o of offers) {
+  // The slots' rows first, then the offers', each in id order: the order of every fill
+  // (fillOffer) and every spend (spendSlot). Ending the offers first and then closing their slot
+  // closed a cycle with an accept over the same slot (day 9161: a cancel aborted as a deadlock's
+  // victim). SQLite has one writer at a time and takes no row locks.
+  await lockSlots(tx, [...new Set(offers.map((o) => o.slot_id))]);
+  for (const o of [...offers].sort((a, b) => a.id.localeCompare(b.id))) {
     const res = await tx
       .updateTable('offers')
       .set({ state: END_STATE[reason], end_reason: reason, ended_at: reason === 'expired' ? Math.min(at, o.expires_at) : at, updated_at: at })
@@ -94,6 +100,12 @@ export async function endOffers(tx: Tx, offers: OfferRow[], reason: OfferEndReas
   for (const slotId of new Set(ended.map((o) => o.slot_id))) await closeSlotIfIdle(tx, slotId, at);
   await retireAuthorizationsOf(tx, ended.map((o) => o.id), reason === 'cancelled' ? 'cancelled' : 'offer_ended', at);
   return ended;
+}
+
+/** PostgreSQL: the slots' rows locked, in id order, for the rest of the transaction. */
+async function lockSlots(tx: Tx, slotIds: string[]): Promise<void> {
+  if (!slotIds.length || tx.getExecutor().adapter instanceof SqliteAdapter) return;
+  await tx.selectFrom('offer_slots').select('id').where('id', 'in', [...slotIds].sort()).orderBy('id').forUpdate().execute();
 }
 
 /** An offer that ended takes its exact authorizations with it. */
