@@ -12,6 +12,7 @@ import { ApiError, type ErrorCode, type ErrorExtras } from '../../http/errors.js
 import { nowSeconds } from '../../clock.js';
 import { listingState } from './draft-view.js';
 import { newId, type ListingRow, type ListingStore } from './store.js';
+import { retryDeadlocks } from '../../store/deadlock.js';
 import { endListing, OPEN, repriceListing } from './lifecycle.js';
 import { buildListingPsbt } from './templates.js';
 import { checkPrice, PROTOCOL_VERSION } from './rules.js';
@@ -197,20 +198,25 @@ export class ListingMaintenance {
     const { rows, refused } = await this.owned(me, ids);
     refuseAll(refused, ids.length);
     const at = this.now();
-    const out = await this.store.db.transaction().execute(async (tx) => {
-      const out: Outcome[] = [];
-      for (const [index, l] of rows.entries()) {
-        const from = l.state === 'exposed' ? ['exposed' as const] : OPEN;
-        const open = from.includes(listingState(l, at).state);
-        const ok = open && (await endListing(tx, l, 'owner', at, from));
-        out.push(
-          ok
+    // Ended in id order, the order a checkout's claim locks them in (claimListings): in request
+    // order, a batch naming a cart's listings the other way round closed a cycle with its claim,
+    // and PostgreSQL aborted whichever waited first. A victim of another kind's cycle is run
+    // again whole. The answer keeps the request's order.
+    const byId = [...rows.entries()].sort(([, a], [, b]) => a.id.localeCompare(b.id));
+    const out = await retryDeadlocks(() =>
+      this.store.db.transaction().execute(async (tx) => {
+        const out: Outcome[] = [];
+        for (const [index, l] of byId) {
+          const from = l.state === 'exposed' ? ['exposed' as const] : OPEN;
+          const open = from.includes(listingState(l, at).state);
+          const ok = open && (await endListing(tx, l, 'owner', at, from));
+          out[index] = ok
             ? { index, listing_id: l.id, ok: true, state: 'ended', price_sats: l.price_sats, version: l.version }
-            : { index, listing_id: l.id, ok: false, code: 'state_changed', error: `the listing is ${listingState(l, at).state}, not open` },
-        );
-      }
-      return out;
-    });
+            : { index, listing_id: l.id, ok: false, code: 'state_changed', error: `the listing is ${listingState(l, at).state}, not open` };
+        }
+        return out;
+      }),
+    );
     await this.revokeAtSigner(rows.filter((_, i) => out[i]!.ok));
     return out;
   }
