@@ -128,6 +128,13 @@ export class SettlementJournal {
    * the bidder's refund then spent the escrow; recovery relayed the package for ever).
    */
   private async judged(s: SettlementRow, txs: SignedTx[], outcome: RelayOutcome, wasRelayed: boolean): Promise<RelayOutcome> {
+    // A refusal of bytes the node already holds: a transaction in a block whose outputs are all
+    // spent is refused `bad-txns-inputs-missingorspent`, as a conflict would be (sim day 9162: a
+    // relay meeting the block that had just mined it). The node is asked for the settlement's own
+    // transaction (the last member: the package landed whole when it is there).
+    if (outcome.status === 'conflicted' || outcome.status === 'partial' || outcome.status === 'rejected') {
+      if (await this.bitcoin.getTransaction(s.txid).catch(() => null)) return { status: 'relayed' };
+    }
     if (outcome.status !== 'rejected' || (!wasRelayed && !this.holds(s, outcome))) return outcome;
     const dead = await deadInput(this.db, this.bitcoin, JSON.parse(s.txs) as SignedTx[], txs).catch(() => null);
     if (!dead) return outcome;
@@ -305,7 +312,10 @@ export class SettlementJournal {
     } else if (outcome.status === 'conflicted' || (outcome.status === 'rejected' && !wasRelayed && !held)) {
       // A policy refusal of something the network once accepted proves nothing; only a conflict does.
       this.failpoint('relay-refused-before-release');
-      await this.release(s.id, outcome.status, outcome.reason, lease);
+      // A refusal proves nothing once the network took the bytes: released only from the state it
+      // was judged on (the request that journaled it may have relayed it since this row was read).
+      // A conflict is a proof in any live state.
+      await this.release(s.id, outcome.status, outcome.reason, lease, outcome.status === 'rejected' ? [s.state] : LIVE);
     } else if (held && outcome.status === 'rejected') {
       // Kept journaled, the claims held; the reason is what the operation reads show while it waits.
       const reason = outcome.reason.slice(0, 500);
@@ -358,7 +368,7 @@ export class SettlementJournal {
   }
 
   /** Ends a live settlement and releases its claims, atomically with the domain's own release. */
-  async release(id: string, outcome: 'rejected' | 'conflicted', reason: string, lease?: Lease): Promise<boolean> {
+  async release(id: string, outcome: 'rejected' | 'conflicted', reason: string, lease?: Lease, from: readonly SettlementRow['state'][] = LIVE): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       await lease?.check(tx);
       const now = this.clock.now();
@@ -366,7 +376,7 @@ export class SettlementJournal {
         .updateTable('settlements')
         .set({ state: outcome, mempool_reason: reason.slice(0, 500), updated_at: now })
         .where('id', '=', id)
-        .where('state', 'in', LIVE)
+        .where('state', 'in', [...from])
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) return false;
       await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', id).execute();

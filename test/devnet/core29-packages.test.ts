@@ -150,3 +150,25 @@ void test('OP_RESERVED is push-only, as Core\'s IsPushOnly reads it: an OP_RETUR
   const [r] = await d.devnet.testMempoolAccept([tx]);
   assert.equal(r?.allowed, true, JSON.stringify(r));
 });
+
+void test('a package relayed again after a block confirmed it: each member `txn-already-known` (as Core 29.2 answers), which the port reads as landed', async () => {
+  const coin = await fund(d.devnet, alice, 40_000);
+  // As an exact accept's parent: an output the child does not spend stays in the UTXO set (a
+  // parent whose outputs are all spent is refused `bad-txns-inputs-missingorspent` instead).
+  const parent = buildTx([{ wallet: alice, coin }], [{ script: bob.script, amount: 20_000n }, { script: alice.script, amount: 19_000n }], { version: 3 });
+  const child = buildTx([{ wallet: bob, coin: out(parent, 0, 20_000n) }], [{ script: bob.script, amount: 18_000n }], { version: 3 });
+  assert.deepEqual((await d.devnet.bitcoin.submitPackage([parent, child])).members.map((m) => m.accepted), [true, true]);
+  await d.devnet.mine(1);
+  // Core 29.2's reply, recorded in the real-Core differential suite (its exact offer case).
+  const reply = await d.devnet.submitPackage([parent, child]);
+  assert.equal(reply.package_msg, 'transaction failed');
+  assert.deepEqual(reply['tx-results'][wtxidOf(parent)], { txid: txidOf(parent), error: 'txn-already-known' });
+  assert.deepEqual(reply['tx-results'][wtxidOf(child)], { txid: txidOf(child), error: 'txn-already-known' });
+  // Sim day 9162: recovery relayed an exact accept's package just mined, read this as a refusal,
+  // and released a sale the chain then confirmed. The node has both: they landed.
+  const again = await d.devnet.bitcoin.submitPackage([parent, child]);
+  assert.deepEqual(again.members, [
+    { txid: txidOf(parent), accepted: true },
+    { txid: txidOf(child), accepted: true },
+  ]);
+});

@@ -75,6 +75,10 @@ shape('exact offer: v3 parent below the floor with its CPFP child (submitpackage
   await tma('testmempoolaccept of the package', [parent, child]);
   await pkg('submitpackage', [parent, child]);
   await pkg('submitpackage again (both known)', [parent, child]);
+  // Recovery relaying a package a block has just confirmed (sim day 9162): each member is
+  // refused alone as `txn-already-known`, which the adapter must read as "the node has it".
+  await d.mine(1);
+  await pkg('submitpackage after a block confirmed both', [parent, child]);
 });
 
 shape('exact offer: parent prefunded at the rate, sent alone', async () => {

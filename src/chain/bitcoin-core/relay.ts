@@ -78,11 +78,14 @@ export function packageResultOf(reply: SubmitPackageReply, hexes: string[]): Pac
   const members = txids.map((txid) => {
     const r = byTxid.get(txid);
     if (!r) return { txid, accepted: false, error: 'unevaluated' };
+    // A member the node already has in its chain is refused alone as `txn-already-known` (Core 29.2,
+    // recorded in the differential suite): it landed, as sendrawtransaction's "already" answers say.
+    if (typeof r.error === 'string' && ALREADY_KNOWN.has(leadingCode(r.error))) return { txid, accepted: true };
     if (typeof r.error === 'string') return { txid, accepted: false, error: r.error };
     return { txid, accepted: true };
   });
   const replaced = reply['replaced-transactions'] ?? [];
-  if (reply.package_msg === 'success') return { txids, message: reply.package_msg, members: members.map((m) => ({ txid: m.txid, accepted: true })), replaced };
+  if (reply.package_msg === 'success' || members.every((m) => m.accepted)) return { txids, message: reply.package_msg, members: members.map((m) => ({ txid: m.txid, accepted: true })), replaced };
   if (members.some((m) => m.accepted)) return { txids, message: reply.package_msg, members, replaced };
   // A package-wide verdict (`package RBF failed: …`, `TRUC-violation, …`) is what decided: the
   // members then carry only what they got alone (a zero-fee parent's `min relay fee not met`),
