@@ -393,6 +393,38 @@ describe('exact offers', () => {
   });
 });
 
+describe('exact offers: an accept released by mistake that the chain confirms', () => {
+  void it('is used and filled again when its block arrives, even after its bidder cancelled the offer the release put back (sim day 9162)', async () => {
+    const { b, placed, a, acc } = await authorizedAccept(28_000);
+    const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const { id: settlementId } = await m.ctx.store.db.selectFrom('settlements').select('id').where('ref_id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    // Released as the journal once did for a package a block had just mined ("txn-already-known").
+    assert.equal(await m.ctx.journal.release(settlementId, 'rejected', 'txn-already-known'), true);
+    const offer = async () => m.ctx.store.db.selectFrom('offers').select(['state', 'end_reason', 'slot_id']).where('id', '=', offerId).executeTakeFirstOrThrow();
+    assert.equal((await offer()).state, 'active', 'the release put the offer back');
+    const c = await m.call('POST', `/v1/offers/${offerId}/cancel`, b.token);
+    assert.deepEqual(c.body.result, [{ offer_id: offerId, ok: true, status: 'cancelled' }]);
+
+    await m.mine();
+    await m.sync();
+    assert.equal((await m.ctx.journal.byId(settlementId))!.state, 'confirmed');
+    const o = await offer();
+    assert.deepEqual([o.state, o.end_reason], ['filled', 'filled']);
+    const slot = await m.ctx.store.db.selectFrom('offer_slots').select(['state', 'spent_txid']).where('id', '=', o.slot_id).executeTakeFirstOrThrow();
+    assert.deepEqual(slot, { state: 'spent', spent_txid: a.parent_txid });
+    const auth = await m.ctx.store.db.selectFrom('exact_authorizations').select(['state', 'settlement_id']).where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.deepEqual(auth, { state: 'used', settlement_id: settlementId });
+    const fill = await m.ctx.store.db.selectFrom('fills').select('state').where('ref_id', '=', offerId).executeTakeFirstOrThrow();
+    assert.equal(fill.state, 'confirmed');
+    // The bidder's feed no longer says cancelled: the retraction withdrew it, and the sale is there.
+    const kinds = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
+    assert.ok(!kinds.includes('offer_cancelled'), JSON.stringify(kinds));
+    assert.ok(kinds.includes('exact_authorization_used'), JSON.stringify(kinds));
+  });
+});
+
 describe('exact offers: a reorg undoes the unit\'s confirmation before the accept reaches the node', () => {
   void it('held, not released: 202 with hold (the node waits for the unit to confirm), the claims kept; the next block lets recovery relay the same bytes and the sale settles', async () => {
     const { b, placed, at, a, acc } = await authorizedAccept(26_000);

@@ -9,15 +9,16 @@
  *   back as the chain has the unit (active, or pending when the accept came before its activation), the fill dropped. A conflict is recorded in the seller's feed
  *   (`exact_offer_accept_conflicted`): the seller signed, and the bidder's spend won.
  * - confirmed: the fill confirmed, the listing sold; other authorizations over the same asset
- *   outpoint retire (the unit moved).
+ *   outpoint retire (the unit moved). A released accept the chain confirmed anyway is used and
+ *   filled again first (the chain is the truth).
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers } from '../../settlement/journal.js';
 import { eventId } from '../../trade/event-rows.js';
 import { releaseClaimAt, sellListings, unsellListings } from '../listings/index.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
-import { unfillOffer } from '../offers/index.js';
-import { retireAuthorizations, unuseAuthorization } from '../offers/index.js';
+import { refillOffer, unfillOffer } from '../offers/index.js';
+import { retireAuthorizations, reuseAuthorization, unuseAuthorization } from '../offers/index.js';
 import { recordEvent } from '../../trade/owner-events.js';
 
 export function exactOfferHandlers(now: () => number): SettlementHandlers {
@@ -72,8 +73,17 @@ export function exactOfferHandlers(now: () => number): SettlementHandlers {
     onConfirmed: async (tx, s, block) => {
       const at = Math.floor(block.seenAt / 1000);
       await confirmFills(tx, s.id, block.height, at);
-      const a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
+      let a = await tx.selectFrom('exact_authorizations').selectAll().where('id', '=', s.ref_id).executeTakeFirst();
       if (!a) return;
+      if (a.settlement_id !== s.id) {
+        // The chain confirmed an accept the journal had released (sim day 9162): the sale happened.
+        // What the release undid is done again: the authorization used, the offer filled over its
+        // spent slot, and the listing of the unit (if one is open there) sold just below.
+        const listing = await tx.selectFrom('listings').select('id').where('utxo_outpoint', '=', a.asset_outpoint).where('state', 'in', ['pending', 'active', 'reserved']).orderBy('created_at', 'desc').executeTakeFirst();
+        await reuseAuthorization(tx, a, s.id, a.parent_txid, listing?.id ?? null, at);
+        await refillOffer(tx, a.offer_id, a.parent_txid, at);
+        a = { ...a, claimed_listing_id: listing?.id ?? null };
+      }
       if (a.claimed_listing_id) await sellListings(tx, [a.claimed_listing_id], at);
       const others = await tx.selectFrom('exact_authorizations').selectAll().where('asset_outpoint', '=', a.asset_outpoint).where('state', 'in', ['awaiting_bidder', 'active']).execute();
       await retireAuthorizations(tx, others, 'asset_moved', at);

@@ -32,6 +32,24 @@ export async function useAuthorization(tx: Tx, a: AuthRow, settlementId: string,
   return ok;
 }
 
+/**
+ * any state but used → used by `settlementId`: the chain confirmed a settlement the journal had
+ * released (journal.ts markConfirmed), so the authorization was used after all. Its used event is
+ * appended again (the later entry of an event id wins), with the listing it sold.
+ */
+export async function reuseAuthorization(tx: Tx, a: AuthRow, settlementId: string, txid: string, listingId: string | null, at: number): Promise<boolean> {
+  const ok = changed(
+    await tx
+      .updateTable('exact_authorizations')
+      .set({ state: 'used', end_reason: null, settlement_id: settlementId, claimed_listing_id: listingId, updated_at: at })
+      .where('id', '=', a.id)
+      .where('state', '<>', 'used')
+      .executeTakeFirst(),
+  );
+  if (ok) await recordEvent(tx, event(a, 'exact_authorization_used', at, 'used', { txid }));
+  return ok;
+}
+
 /** used → active: its settlement was released (refused, or lost to another spend). The used event goes. */
 export async function unuseAuthorization(tx: Tx, settlementId: string, at: number): Promise<void> {
   const rows = await tx.selectFrom('exact_authorizations').selectAll().where('settlement_id', '=', settlementId).where('state', '=', 'used').execute();

@@ -174,6 +174,26 @@ export async function unfillOffer(tx: Tx, offerId: string, txid: string, at: num
   }
 }
 
+/**
+ * The chain confirmed a fill the journal had released (journal.ts markConfirmed): whatever the
+ * release and the time since did to the offer (active again, then cancelled, expired or retired),
+ * the bidder's money bought the unit. The offer → filled (its ending event retracted), its slot →
+ * spent by `txid`, and every sibling still active over the slot retires as superseded.
+ */
+export async function refillOffer(tx: Tx, offerId: string, txid: string, at: number): Promise<void> {
+  const o = await tx.selectFrom('offers').selectAll().where('id', '=', offerId).executeTakeFirst();
+  if (!o || o.state === 'filled') return;
+  await lockSlots(tx, [o.slot_id]);
+  await tx.updateTable('offer_slots').set({ state: 'spent', spent_txid: txid, spent_height: null, updated_at: at }).where('id', '=', o.slot_id).where('state', '<>', 'spent').execute();
+  const res = await tx.updateTable('offers').set({ state: 'filled', end_reason: 'filled', ended_at: at, updated_at: at }).where('id', '=', o.id).where('state', '=', o.state).executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return;
+  const kind = o.end_reason ? END_EVENT[o.end_reason] : undefined;
+  if (kind) await retractEnding(tx, o, kind, at);
+  const siblings = await tx.selectFrom('offers').selectAll().where('slot_id', '=', o.slot_id).where('state', '=', 'active').execute();
+  await endOffers(tx, siblings, 'superseded', at);
+  if (filledPublicly(o)) logOfferEnded(tx, o, 'filled', at);
+}
+
 /** open → closed once no offer over the slot is active (every one cancelled or expired). */
 async function closeSlotIfIdle(tx: Tx, slotId: string, at: number): Promise<void> {
   const live = await tx.selectFrom('offers').select('id').where('slot_id', '=', slotId).where('state', '=', 'active').limit(1).executeTakeFirst();
