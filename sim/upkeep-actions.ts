@@ -19,6 +19,13 @@ async function openListings(t: Trader) {
   return rows.filter((l) => l.state === 'active');
 }
 
+/** The store's rows of these listings (the oracle's read), by id. */
+async function storedListings(s: SimState, ids: string[]): Promise<Map<string, Record<string, any>>> {
+  if (!ids.length) return new Map();
+  const rows = await s.world.withDb((q) => q(`select id, state, end_reason, price_sats, version from listings where id in (${ids.map(() => '?').join(', ')})`, ids));
+  return new Map(rows.map((r) => [r.id as string, r]));
+}
+
 /**
  * After a batch delist the contract's retry rule holds as after a 409: a read of the book no longer
  * shows a listing the answer said ended. Two more reads a second apart for an instance that has
@@ -31,8 +38,7 @@ async function delistedOffBook(s: SimState, t: Trader, listings: Array<{ id: str
     const shown = new Set((await Promise.all(slugs.map((slug) => bookListings(t, slug)))).flat().map((l) => l.id));
     const still = ids.filter((id) => shown.has(id));
     if (!still.length) return;
-    const rows = await s.world.withDb((q) => q(`select id, state from listings where id in (${still.map(() => '?').join(', ')})`, still));
-    const ended = rows.filter((r) => r.state === 'ended');
+    const ended = [...(await storedListings(s, still)).values()].filter((r) => r.state === 'ended');
     if (!ended.length) return;
     if (read === 2) throw new Error(`batch delist: the book still shows ${ended.map((r) => r.id).join(', ')} ${read} s after the answer said ended, while the store has them ended`);
     await new Promise((r) => setTimeout(r, 1_000));
@@ -43,7 +49,7 @@ async function delistedOffBook(s: SimState, t: Trader, listings: Array<{ id: str
 async function checkOutcomes(s: SimState, action: 'reprice' | 'delist', out: BatchOutcome[]): Promise<void> {
   const ok = out.filter((o) => o.ok);
   if (!ok.length) return;
-  const rows = new Map((await s.world.withDb((q) => q(`select id, state, end_reason, price_sats, version from listings where id in (${ok.map(() => '?').join(', ')})`, ok.map((o) => o.listing_id)))).map((r) => [r.id as string, r]));
+  const rows = await storedListings(s, ok.map((o) => o.listing_id));
   for (const o of ok) {
     const r = rows.get(o.listing_id);
     if (!r) throw new Error(`batch ${action}: ${o.listing_id} answered ok but the store has no such listing`);
@@ -142,7 +148,7 @@ async function foreignInBatch(s: SimState, t: Trader, rng: Rng, own: string[], a
   if (!foreign.length) return skip('no_foreign_listing');
   const other = rng.pick(foreign).id;
   const ids = rng.sample([...own, other], own.length + 1);
-  const before = await s.world.withDb((q) => q(`select id, state, version from listings where id in (${own.map(() => '?').join(', ')})`, own));
+  const before = await storedListings(s, own);
   try {
     const body =
       action === 'delist'
@@ -154,9 +160,9 @@ async function foreignInBatch(s: SimState, t: Trader, rng: Rng, own: string[], a
     const refused = (e.extras.refused_listings ?? []) as Array<{ index: number; listing_id: string }>;
     if (!refused.some((r) => r.listing_id === other && r.index === ids.indexOf(other))) throw new Error(`batch ${action} with ${other} (another seller's) refused without naming it: ${JSON.stringify(refused)}`);
     if (action === 'delist') {
-      const after = new Map((await s.world.withDb((q) => q(`select id, state, end_reason from listings where id in (${own.map(() => '?').join(', ')})`, own))).map((r) => [r.id as string, r]));
+      const after = await storedListings(s, own);
       // Buyers may still take one meanwhile; the refused batch itself ends nothing.
-      const ended = before.filter((b) => b.state === 'active' && after.get(b.id as string)?.end_reason === 'owner');
+      const ended = [...before.values()].filter((b) => b.state === 'active' && after.get(b.id as string)?.end_reason === 'owner');
       if (ended.length) throw new Error(`batch delist refused 404 but ended ${ended.map((r) => r.id).join(', ')}`);
     }
     return `refused:${e.code}`;
