@@ -18,7 +18,7 @@ import { eventId } from '../../src/trade/event-rows.js';
 
 let m: Market;
 let seller: Seller;
-const UNITS = 12;
+const UNITS = 13;
 
 before(async () => {
   m = await openMarket();
@@ -422,6 +422,35 @@ describe('exact offers: an accept released by mistake that the chain confirms', 
     const kinds = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
     assert.ok(!kinds.includes('offer_cancelled'), JSON.stringify(kinds));
     assert.ok(kinds.includes('exact_authorization_used'), JSON.stringify(kinds));
+  });
+});
+
+describe('exact offers: a listed unit\'s accept released by mistake, the listing delisted, then confirmed', () => {
+  void it('the listing the seller delisted after the release is sold when the block arrives (the unit moved)', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 29_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    await m.sync();
+    const listing = await listUnit(m, seller, 95_000);
+    await m.mine(2);
+    await m.sync();
+    const { a, act } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, { txid: listing.utxo_txid, vout: listing.utxo_vout }, 1);
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    const acc = await acceptWith(a.authorization_id);
+    const r = await acc.send({ psbt_hex: acc.parent, ...(acc.child ? { cpfp_psbt_hex: acc.child } : {}) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const { id: settlementId } = await m.ctx.store.db.selectFrom('settlements').select('id').where('ref_id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.equal(await m.ctx.journal.release(settlementId, 'rejected', 'txn-already-known'), true);
+    const state = async () => (await m.ctx.store.db.selectFrom('listings').select('state').where('id', '=', listing.id).executeTakeFirstOrThrow()).state;
+    assert.equal(await state(), 'active', 'the release put the listing back');
+    const d = await m.call('POST', `/v1/listings/${listing.id}/delist`, seller.token);
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    await m.mine();
+    await m.sync();
+    assert.equal((await m.ctx.journal.byId(settlementId))!.state, 'confirmed');
+    assert.equal(await state(), 'sold');
+    const auth = await m.ctx.store.db.selectFrom('exact_authorizations').select(['state', 'claimed_listing_id']).where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.deepEqual(auth, { state: 'used', claimed_listing_id: listing.id });
   });
 });
 

@@ -45,13 +45,13 @@ before(async () => {
         }),
     },
   );
-  seller = await newSeller(m, 'p2wpkh', 'pa-seller', 20);
+  seller = await newSeller(m, 'p2wpkh', 'pa-seller', 24);
   outsider = await newSeller(m, 'p2tr', 'pa-outsider', 2);
   s2 = await newSeller(m, 'p2wpkh', 'pa-seller-2', 1);
   await importCatalog(m.ctx.store.db, {
     collections: [{ slug: 'pa', name: 'PA' }, { slug: 'other', name: 'Other' }],
     artists: [],
-    assets: [{ asset: seller.asset, collection: 'pa', max_supply_units: 20 }, { asset: s2.asset, collection: 'pa', max_supply_units: 1 }, { asset: outsider.asset, collection: 'other', max_supply_units: 2 }],
+    assets: [{ asset: seller.asset, collection: 'pa', max_supply_units: 24 }, { asset: s2.asset, collection: 'pa', max_supply_units: 1 }, { asset: outsider.asset, collection: 'other', max_supply_units: 2 }],
   });
   await fillPool(m);
 });
@@ -432,6 +432,43 @@ describe('policy accept: races', () => {
       const row = await m.ctx.store.db.selectFrom('policy_funding_sets').select('state').where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
       assert.equal(row.state, ra.status === 200 ? 'filled' : 'cancelled');
     }
+  });
+});
+
+describe('policy accept: released by mistake, then confirmed by the chain', () => {
+  void it('the set is filled again when its block arrives: the alternative filled (its retirement withdrawn), the anchor spent, the listing the seller delisted meanwhile sold', async () => {
+    const { b, parent, set } = await offer(41_000);
+    const listing = await listUnit(m, seller, 39_000);
+    const row = await listingRow(m, listing.id);
+    const [txid, vout] = row.utxo_outpoint.split(':');
+    const acc = await acceptQuote(m, seller.w, seller.token, parent, { txid: txid!, vout: Number(vout) });
+    assert.equal(acc.q.status, 200, JSON.stringify(acc.q.body));
+    const r = await m.call('POST', '/v1/policy-accepts', seller.token, { accept_id: acc.q.body.result.accept_id, psbt_hex: acc.signed });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const settlementId = r.body.result.settlement_id as string;
+    // Released as a refusal the node later turns out not to have meant (a peer had the package).
+    assert.equal(await m.ctx.journal.release(settlementId, 'rejected', 'txn-already-known'), true);
+    const setRow = () => m.ctx.store.db.selectFrom('policy_funding_sets').select(['state', 'end_reason', 'anchor_outpoint']).where('id', '=', set.funding_set_id).executeTakeFirstOrThrow();
+    assert.equal((await setRow()).state, 'invalid', 'the release ended the co-signed set');
+    assert.equal((await listingRow(m, listing.id)).state, 'active', 'the release put the listing back');
+    const d = await m.call('POST', `/v1/listings/${listing.id}/delist`, seller.token);
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+
+    await m.mine();
+    await m.sync();
+    assert.equal((await m.ctx.journal.byId(settlementId))!.state, 'confirmed');
+    const after = await setRow();
+    assert.deepEqual([after.state, after.end_reason], ['filled', null]);
+    const alt = await m.ctx.store.db.selectFrom('policy_offers').select(['state', 'end_reason']).where('id', '=', set.offers[0].id).executeTakeFirstOrThrow();
+    assert.deepEqual([alt.state, alt.end_reason], ['filled', 'filled']);
+    const anchor = await m.ctx.store.db.selectFrom('market_anchors').select('state').where('outpoint', '=', after.anchor_outpoint).executeTakeFirstOrThrow();
+    assert.equal(anchor.state, 'spent', 'the parent spent it on chain: never swept');
+    assert.equal((await listingRow(m, listing.id)).state, 'sold');
+    const fills = await m.ctx.store.db.selectFrom('fills').select('state').where('settlement_id', '=', settlementId).execute();
+    assert.deepEqual(fills.map((f) => f.state), ['confirmed']);
+    const feed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as Array<{ kind: string; status: string }>;
+    assert.ok(feed.some((e) => e.kind === 'collection_offer_filled'), JSON.stringify(feed));
+    assert.ok(!feed.some((e) => e.kind === 'collection_offer_retired'), 'the retirement is withdrawn: ' + JSON.stringify(feed));
   });
 });
 

@@ -39,6 +39,13 @@ export const spendAnchor = (tx: Tx, outpoint: string, setId: string, at: number)
 /** The settlement that spent it was released: the set is dead, so the anchor goes to the sweep. */
 export const unspendAnchor = (tx: Tx, outpoint: string, setId: string, at: number) => move(tx, outpoint, ['spent'], 'retired', at, {}, setId);
 
+/**
+ * The chain confirmed the parent of a set whose settlement the journal had released: the anchor
+ * was spent after all. A sweep that took it meanwhile will be refused (its input is gone) and
+ * its other anchors go back to the next batch (releaseRefill).
+ */
+export const respendAnchor = (tx: Tx, outpoint: string, setId: string, at: number) => move(tx, outpoint, ['retired', 'sweeping'], 'spent', at, {}, setId);
+
 /** A reorg restored the set that retired it, before any sweep took it. */
 export const unretireAnchor = (tx: Tx, outpoint: string, setId: string, at: number) => move(tx, outpoint, ['retired'], 'reserved', at, {}, setId);
 

@@ -7,8 +7,9 @@
  *   its own funding, or the seller its unit): the listing the accept reserved is active again, the
  *   fill dropped, and the funding set ends invalid — the signer co-signed that one child and will
  *   never sign another for the parent, so the bidder places again (its money never moved).
- * - confirmed: the fill confirmed, the listing sold, and the parent's out 1 (the anchor's value
- *   back to the market wallet) joins the pool as a free anchor.
+ * - confirmed: the fill confirmed, the listing sold (even one its seller delisted after a release),
+ *   and the parent's out 1 (the anchor's value back to the market wallet) joins the pool as a free
+ *   anchor. A set a release had ended is filled again (refillFundingSet): the chain is the truth.
  * - unconfirmed (a reorg): the fill pending again, the listing reserved again.
  */
 import type { SettlementHandlers, SettlementRow } from '../../settlement/journal.js';
@@ -17,7 +18,7 @@ import { releaseClaimAt, sellListings, unsellListings } from '../listings/index.
 import { eventId } from '../../trade/event-rows.js';
 import { confirmFills, dropFills, unconfirmFills } from '../../trade/fills.js';
 import { anchorFromParent } from './anchors.js';
-import { failFilledSet } from './lifecycle.js';
+import { failFilledSet, refillFundingSet } from './lifecycle.js';
 import { recordEvent } from '../../trade/owner-events.js';
 
 export function policyAcceptHandlers(now: () => number): SettlementHandlers {
@@ -38,7 +39,9 @@ export function policyAcceptHandlers(now: () => number): SettlementHandlers {
       if (tradeConfirmed) await confirmFills(tx, s.id, block.height, at);
       if (!a) return;
       if (tradeConfirmed && a.listing_id) await sellListings(tx, [a.listing_id], at);
-      const set = await tx.selectFrom('policy_funding_sets').select(['parent_txid', 'anchor_value_sats']).where('id', '=', a.funding_set_id).executeTakeFirst();
+      const set = await tx.selectFrom('policy_funding_sets').selectAll().where('id', '=', a.funding_set_id).executeTakeFirst();
+      // The chain confirmed an accept the journal had released: the sale happened, the set is filled after all.
+      if (tradeConfirmed && set?.state === 'invalid' && set.accept_id === a.id) await refillFundingSet(tx, set, a.offer_id, at);
       if (set) await anchorFromParent(tx, set.parent_txid, Number(set.anchor_value_sats), at);
     },
     onUnconfirmed: async (tx, s) => {

@@ -9,7 +9,7 @@ import type { Db, Tx } from '../../store/db.js';
 import { eventId } from '../../trade/event-rows.js';
 import { recordEvent, retractStoredEvent } from '../../trade/owner-events.js';
 import { logOfferEnded, logOfferPlaced, retractPublicEvent } from '../../trade/event-rows.js';
-import { freeAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
+import { freeAnchor, respendAnchor, retireAnchor, spendAnchor, unretireAnchor, unspendAnchor } from './anchors.js';
 import type { FundingSetState, PolicyOfferState, PolicyOfferTables } from './tables.js';
 
 export type FundingSetRow = PolicyOfferTables['policy_funding_sets'];
@@ -208,6 +208,26 @@ export async function failFilledSet(tx: Tx, set: FundingSetRow, reason: string, 
   if (!(await setState(tx, set.id, ['filled'], 'invalid', at, { end_reason: reason }))) return;
   await endAlternatives(tx, set, 'filled', 'retired', reason, at);
   await unspendAnchor(tx, set.anchor_outpoint, set.id, at);
+}
+
+/**
+ * invalid → filled: the chain confirmed the accept whose release failFilledSet had undone (the
+ * node refused a package a peer already had, say). The bidder's money bought the unit, so the
+ * set is filled again: the alternative the accept filled comes back from its retirement (the
+ * retired event withdrawn, its public ending `filled` again) and the anchor is spent.
+ */
+export async function refillFundingSet(tx: Tx, set: FundingSetRow, offerId: string, at: number): Promise<boolean> {
+  const reason = set.end_reason;
+  if (!(await setState(tx, set.id, ['invalid'], 'filled', at, { end_reason: null }))) return false;
+  const o = await tx.selectFrom('policy_offers').selectAll().where('id', '=', offerId).where('funding_set_id', '=', set.id).executeTakeFirst();
+  if (o && o.state === 'retired' && o.end_reason === reason) {
+    await tx.updateTable('policy_offers').set({ state: 'filled', end_reason: 'filled', updated_at: at }).where('id', '=', o.id).where('state', '=', 'retired').execute();
+    if (reason) await retractStoredEvent(tx, retiredEventId(o.id, reason), at);
+    if (o.scope === 'collection') logOfferEnded(tx, o, 'filled', at);
+    else retractPublicEvent(tx, eventId('offer_ended', o.id), at);
+  }
+  await respendAnchor(tx, set.anchor_outpoint, set.id, at);
+  return true;
 }
 
 /** Alternatives past their market expiry → expired; a set left with none live ends (endIfNoneLive), its anchor to the sweep. */
