@@ -15,6 +15,7 @@ import type { Trader } from './traders.js';
 import { OFFER_ACTIONS } from './offer-actions.js';
 import { UPKEEP_ACTIONS } from './upkeep-actions.js';
 import { CHAIN_READ_ACTIONS } from './chain-reads.js';
+import { WITHDRAW_ACTIONS } from './withdraw-actions.js';
 import { addressBalances, bookListings, DAY, heldIn, now, skip, sendToNode, type Action, type SimState } from './action-kit.js';
 
 export type { SimState } from './action-kit.js';
@@ -296,6 +297,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
   ...OFFER_ACTIONS,
   ...UPKEEP_ACTIONS,
   ...CHAIN_READ_ACTIONS,
+  ...WITHDRAW_ACTIONS,
 };
 
 export const WEIGHTS = Object.fromEntries(Object.entries(ACTIONS).map(([k, v]) => [k, v.weight])) as Record<string, number>;

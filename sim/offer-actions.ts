@@ -201,6 +201,7 @@ export const OFFER_ACTIONS: Record<string, { weight: number; run: Action }> = {
       if (!pairs.length) return skip('no_bid_on_mine');
       const { u, o } = rng.pick(pairs);
       const c = await t.client.counter({ offer_id: o.id, asset_outpoint: u.utxo, price_sats: o.price_sats + rng.int(1, 5) * 1_000, expires_at: now() + 3_600 });
+      t.madeCounters.push(c.id);
       return `countered:${c.id}`;
     },
   },

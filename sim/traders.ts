@@ -39,6 +39,8 @@ export class Trader {
   readonly collectionOffers: Array<{ funding_set_id: string; parent_txid: string; offers: Array<{ id: string }> }> = [];
   /** Bids it placed at a counter's price, to authorize once funded. */
   readonly counterBids: Array<{ offer_id: string; slot: { txid: string; vout: number }; price_sats: number; target_outpoint: { txid: string; vout: number } }> = [];
+  /** Counters it made as a seller and has not withdrawn (ids, as `counter` returned them). */
+  readonly madeCounters: string[] = [];
   /** Its webhook endpoint, once registered (sim/webhook-receiver.ts). */
   webhook: TraderWebhook | undefined;
   signedIn = false;

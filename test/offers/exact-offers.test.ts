@@ -15,10 +15,11 @@ import { heldAt, heldOn, newBuyer, quoteOk, signQuote, complete } from '../helpe
 import { buildTx, coinOf, txidOf as buildTxid } from '../helpers/devnet.js';
 import { authorizeOne, newBidder, placeFunded } from './exact-helpers.js';
 import { eventId } from '../../src/trade/event-rows.js';
+import { retireAuthorizations } from '../../src/modules/offers/index.js';
 
 let m: Market;
 let seller: Seller;
-const UNITS = 13;
+const UNITS = 14;
 
 before(async () => {
   m = await openMarket();
@@ -422,6 +423,21 @@ describe('exact offers: an accept released by mistake that the chain confirms', 
     const kinds = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result.map((e: any) => e.kind);
     assert.ok(!kinds.includes('offer_cancelled'), JSON.stringify(kinds));
     assert.ok(kinds.includes('exact_authorization_used'), JSON.stringify(kinds));
+  });
+});
+
+describe('exact offers: a cancel that read the authorization before its bidder signed it', () => {
+  void it('retires the active authorization and tells the bidder (exact_authorization_retired), though the row it read said awaiting_bidder', async () => {
+    const { b, a } = await authorizedAccept(27_000);
+    const row = await m.ctx.store.db.selectFrom('exact_authorizations').selectAll().where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'active');
+    const stale = { ...row, state: 'awaiting_bidder' as const };
+    const done = await m.ctx.store.db.transaction().execute((tx) => retireAuthorizations(tx, [stale], 'cancelled', Math.floor(Date.now() / 1000)));
+    assert.equal(done.length, 1);
+    const after = await m.ctx.store.db.selectFrom('exact_authorizations').select(['state', 'end_reason', 'bidder_signed_psbt']).where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.deepEqual(after, { state: 'retired', end_reason: 'cancelled', bidder_signed_psbt: null });
+    const feed = (await m.call('GET', `/v1/address/${b.w.address}/events`, b.token)).body.result as Array<{ kind: string; data?: { authorization_id?: string } }>;
+    assert.ok(feed.some((e) => e.kind === 'exact_authorization_retired'), JSON.stringify(feed.map((e) => e.kind)));
   });
 });
 

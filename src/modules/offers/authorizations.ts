@@ -59,21 +59,28 @@ export async function unuseAuthorization(tx: Tx, settlementId: string, at: numbe
   }
 }
 
-/** awaiting_bidder | active → retired with `reason` (cancelled, offer_ended, funding_spent, asset_moved). */
+/**
+ * awaiting_bidder | active → retired with `reason` (cancelled, offer_ended, funding_spent, asset_moved).
+ * Only an active authorization's retirement is an owner event (an awaiting one was never signed),
+ * and the state the caller read may be stale (the bidder's signature can land in between): each
+ * state is its own guarded UPDATE, active first, so the event follows the state actually left.
+ */
 export async function retireAuthorizations(tx: Tx, rows: AuthRow[], reason: string, at: number): Promise<AuthRow[]> {
   const done: AuthRow[] = [];
-  for (const a of rows) {
-    const ok = changed(
+  const retireFrom = async (id: string, from: 'active' | 'awaiting_bidder') =>
+    changed(
       await tx
         .updateTable('exact_authorizations')
         .set({ state: 'retired', end_reason: reason, bidder_signed_psbt: null, updated_at: at })
-        .where('id', '=', a.id)
-        .where('state', 'in', ['awaiting_bidder', 'active'])
+        .where('id', '=', id)
+        .where('state', '=', from)
         .executeTakeFirst(),
     );
-    if (!ok) continue;
-    done.push(a);
-    if (a.state === 'active') await recordEvent(tx, event(a, 'exact_authorization_retired', at, 'retired', { reason }));
+  for (const a of rows) {
+    if (await retireFrom(a.id, 'active')) {
+      done.push(a);
+      await recordEvent(tx, event(a, 'exact_authorization_retired', at, 'retired', { reason }));
+    } else if (await retireFrom(a.id, 'awaiting_bidder')) done.push(a);
   }
   return done;
 }
