@@ -120,8 +120,8 @@ export const feedMirror: Check = {
 };
 
 /** What a subject's owner events say of it now: the last live entry's `status`, by subject. */
-export function replayOwnerLog(entries: Entry[]): { listings: Map<string, string>; offers: Map<string, string> } {
-  const bySubject = new Map<string, Entry[]>(); // `listing:id` / `offer:id` → live entries, oldest first
+export function replayOwnerLog(entries: Entry[]): { listings: Map<string, string>; offers: Map<string, string>; authorizations: Map<string, string> } {
+  const bySubject = new Map<string, Entry[]>(); // `listing:id` / `offer:id` / `authorization:id` → live entries, oldest first
   const subjectOf = new Map<string, string>();
   for (const e of entries) {
     if (e.kind === 'event_retracted') {
@@ -130,21 +130,27 @@ export function replayOwnerLog(entries: Entry[]): { listings: Map<string, string
       continue;
     }
     // Confirmations speak of the fill (status `confirmed`), not of the listing's state.
-    const subject = e.kind.startsWith('listing_') && e.listing_id ? `listing:${e.listing_id}` : e.kind.startsWith('offer_') && e.offer_id ? `offer:${e.offer_id}` : undefined;
+    const subject =
+      e.kind.startsWith('listing_') && e.listing_id
+        ? `listing:${e.listing_id}`
+        : e.kind.startsWith('offer_') && e.offer_id
+          ? `offer:${e.offer_id}`
+          : e.kind.startsWith('exact_authorization_') && e.authorization_id
+            ? `authorization:${e.authorization_id}`
+            : undefined;
     if (!subject) continue;
     subjectOf.set(e.event_id, subject);
     // An event_id that comes again replaces its earlier entry (later wins) and moves to the end.
     bySubject.set(subject, [...(bySubject.get(subject) ?? []).filter((x) => x.event_id !== e.event_id), e]);
   }
-  const listings = new Map<string, string>();
-  const offers = new Map<string, string>();
+  const out = { listings: new Map<string, string>(), offers: new Map<string, string>(), authorizations: new Map<string, string>() };
   for (const [subject, list] of bySubject) {
     const last = list.at(-1);
     if (!last) continue;
     const [kind, id] = subject.split(':') as [string, string];
-    (kind === 'listing' ? listings : offers).set(id, last.status);
+    (kind === 'listing' ? out.listings : kind === 'offer' ? out.offers : out.authorizations).set(id, last.status);
   }
-  return { listings, offers };
+  return out;
 }
 
 export const ownerFeedReplay: Check = {
@@ -156,11 +162,11 @@ export const ownerFeedReplay: Check = {
       const path = `/v1/address/${t.address}`;
       const entries = await readLog(async (after) => (await t.client.http.request<Entry[]>('GET', `${path}/events`, { query: { after, limit: 100 } })).body as any);
       const replayed = replayOwnerLog(entries);
-      const now = async (route: string, field: string) => {
+      const now = async (route: string, field: string, key = 'id') => {
         const states = new Map<string, string>();
         for (let cursor: string | undefined; ; ) {
           const page = (await t.client.http.request<any[]>('GET', `${path}/${route}`, { query: { limit: 100, cursor } })).body as any;
-          for (const x of page.result) states.set(x.id, x[field]);
+          for (const x of page.result) states.set(x[key], x[field]);
           if (!page.next_cursor) return states;
           cursor = page.next_cursor;
         }
@@ -173,6 +179,15 @@ export const ownerFeedReplay: Check = {
       for (const [id, said] of replayed.offers) {
         const is = offers.get(id);
         if (is !== said) out.push(v('owner_feed_replay', `${t.name}'s owner feed replays offer ${id} to ${said}; the bidder's offers read ${is ?? 'no such offer'}`));
+      }
+      // Only a use and a retirement are events (the spec names no others): an authorization the
+      // feed speaks of must read as its last event says.
+      if (replayed.authorizations.size) {
+        const auths = await now('exact-authorizations', 'status', 'authorization_id');
+        for (const [id, said] of replayed.authorizations) {
+          const is = auths.get(id);
+          if (is !== said) out.push(v('owner_feed_replay', `${t.name}'s owner feed replays exact authorization ${id} to ${said}; the bidder's authorizations read ${is ?? 'no such authorization'}`));
+        }
       }
     }
     return out;

@@ -72,3 +72,16 @@ void test('owner_feed_replay: the last live entry of each subject is its state; 
   // O2's only entry was withdrawn: the log says nothing of it any more (not compared).
   assert.deepEqual(Object.fromEntries(r.offers), { O1: 'cancelled' });
 });
+
+void test('owner_feed_replay: an exact authorization reads as its last live use or retirement', () => {
+  const e = (kind: string, id: string, status: string) => ({ seq: ++seq, event_id: eventId(kind, id), kind, status, authorization_id: id });
+  const log = [
+    e('exact_authorization_used', 'A1', 'used'),
+    e('exact_authorization_retired', 'A2', 'retired'),
+    e('exact_authorization_used', 'A2', 'used'), // a released accept the chain confirmed after the cancel
+    e('exact_authorization_used', 'A3', 'used'),
+  ];
+  log.push({ seq: ++seq, event_id: 'ev_y', kind: 'event_retracted', retracts: eventId('exact_authorization_used', 'A3') } as never);
+  const r = replayOwnerLog(log);
+  assert.deepEqual(Object.fromEntries(r.authorizations), { A1: 'used', A2: 'used' });
+});
