@@ -268,8 +268,21 @@ const endedStaysUnsold: Check = {
   }),
 };
 
+/**
+ * A rotation the chain confirmed voided its exposed listing's public half: the listing ended
+ * `rotated` (listings/rotation.ts), never still exposed or on sale over a unit that moved.
+ */
+const rotatedListingEnds: Check = {
+  name: 'rotated_listing_ends',
+  run: (w) => w.withDb(async (q) => {
+    const rows = await q(`select l.id, l.state, l.end_reason, s.txid from settlements s join listings l on l.id = s.ref_id
+                          where s.kind = 'rotation' and s.state = 'confirmed' and not (l.state = 'ended' and l.end_reason = 'rotated')`);
+    return rows.map((r) => v('rotated_listing_ends', `listing ${r.id}'s rotation ${r.txid} confirmed, yet the listing is ${r.state} (${r.end_reason ?? 'no reason'})`));
+  }),
+};
+
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive, endedStaysUnsold];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, rotatedListingEnds, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {

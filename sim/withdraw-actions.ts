@@ -2,9 +2,12 @@
  * Taking back what a party offered, as a bot does when it changes its mind: a bidder cancels one
  * of its exact authorizations (`POST /v1/exact-offer-authorizations/{id}/cancel`) while sellers may
  * be accepting it, and a seller withdraws one of its counters (`POST /v1/counters/{id}/withdraw`)
- * while the bidder may be taking it. Each answer is held to the market's store at once, and the
- * other party's read must stop offering what was taken back (within the two seconds an instance
- * that has not heard of it may take, as after a 409).
+ * while the bidder may be taking it; a seller moves the unit of a listing whose signed half went
+ * public (`exposed`) to void that half (`POST /v1/listings/{id}/rotation`, then `…/signed`). Each
+ * answer is held to the market's store at once, and the other party's read must stop offering what
+ * was taken back (within the two seconds an instance that has not heard of it may take, as after a
+ * 409). Once settled, `rotated_listing_ends` (sim/invariants.ts) holds every confirmed rotation's
+ * listing ended `rotated`.
  */
 import { MarketError } from '../client/src/index.js';
 import type { Trader } from './traders.js';
@@ -64,6 +67,32 @@ export const WITHDRAW_ACTIONS: Record<string, { weight: number; run: Action }> =
         );
       }
       return outcome === 'done' ? `authorization_cancelled:${a.status}` : 'authorization_cancel_refused';
+    },
+  },
+
+  /**
+   * A seller rotates the unit of one of its exposed listings (a checkout carried its signed half
+   * to the network and failed): signed ALL by the seller's wallet after the client checks the move
+   * is its own. 200: the store journals a `rotation` of that listing under the answered txid. 409
+   * state_changed / conflict_spend: the unit was spent meanwhile (a sniper's copy of the half, or
+   * the failed checkout itself) or the listing left `exposed`.
+   */
+  rotate_exposed: {
+    weight: 3,
+    run: async (s, t, rng) => {
+      const exposed = (await t.client.http.call('GET /v1/address/{address}/listings', { params: { address: t.address }, query: { state: 'exposed', limit: 100 } })).result;
+      if (!exposed.length) return skip('no_exposed_listing');
+      const l = rng.pick(exposed);
+      let sent;
+      try {
+        sent = await t.client.rotate({ listing_id: l.id, asset_utxo: l.asset_utxo, maxFeeSats: 20_000 });
+      } catch (e) {
+        if (e instanceof MarketError && (e.code === 'state_changed' || e.code === 'conflict_spend' || e.code === 'insufficient_funds')) return `rotation_refused:${e.code}`;
+        throw e;
+      }
+      const [row] = await s.world.withDb((q) => q(`select state from settlements where kind = 'rotation' and ref_id = ? and txid = ?`, [l.id, sent.txid]));
+      if (!row) throw new Error(`rotate_exposed: ${l.id} answered broadcast as ${sent.txid}, the journal has no such rotation`);
+      return 'rotated';
     },
   },
 
