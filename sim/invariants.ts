@@ -281,8 +281,33 @@ const rotatedListingEnds: Check = {
   }),
 };
 
-export const CONTINUOUS: Check[] = [oneWinner, claimsLive, endedStaysUnsold];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, rotatedListingEnds, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
+/**
+ * A bid the chain filled reads as filled: an exact accept or a collection accept whose settlement
+ * confirmed has its authorization used (by that settlement), its offer filled, and for a
+ * collection offer its funding set filled, whatever a release had undone before the block came
+ * (the journal's revival, settlement kinds' onConfirmed; sim day 9162).
+ */
+const confirmedBidFilled: Check = {
+  name: 'confirmed_bid_filled',
+  run: (w) => w.withDb(async (q) => {
+    const exact = await q(`select a.id, a.state as auth, o.state as offer, s.id as settlement from settlements s
+                             join exact_authorizations a on a.id = s.ref_id join offers o on o.id = a.offer_id
+                            where s.kind = 'exact_offer' and s.state = 'confirmed'
+                              and (a.state <> 'used' or a.settlement_id <> s.id or o.state <> 'filled')`);
+    const policy = await q(`select p.id, f.state as set_state, f.id as set_id, o.state as offer from settlements s
+                              join policy_accepts p on p.id = s.ref_id join policy_funding_sets f on f.id = p.funding_set_id
+                              join policy_offers o on o.id = p.offer_id
+                             where s.kind = 'policy_accept' and s.state = 'confirmed' and s.txid = p.expected_txid
+                               and (f.state <> 'filled' or o.state <> 'filled')`);
+    return [
+      ...exact.map((r) => v('confirmed_bid_filled', `exact accept ${r.settlement} confirmed, yet its authorization ${r.id} is ${r.auth} and its offer ${r.offer}`)),
+      ...policy.map((r) => v('confirmed_bid_filled', `collection accept ${r.id} confirmed, yet its funding set ${r.set_id} is ${r.set_state} and its alternative ${r.offer}`)),
+    ];
+  }),
+};
+
+export const CONTINUOUS: Check[] = [oneWinner, claimsLive, endedStaysUnsold, confirmedBidFilled];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, confirmedBidFilled, rotatedListingEnds, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {
