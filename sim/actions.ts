@@ -217,7 +217,10 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
   snipe: {
     weight: 2,
     run: async (s, t, rng) => {
-      const pool = ((await s.world.rpc('getrawmempool', [])) as string[]).slice(0, 40);
+      // A node restarting answers -28 (warming up) for a while (day 9168 on Core): nothing to read then.
+      const mempool = (await s.world.rpc('getrawmempool', []).catch(() => null)) as string[] | null;
+      if (!mempool) return skip('node_unavailable');
+      const pool = mempool.slice(0, 40);
       const pairs: Array<{ txid: string; tx: Transaction; k: number }> = [];
       for (const txid of pool) {
         const raw = (await s.world.rpc('getrawtransaction', [txid, false]).catch(() => null)) as string | null;

@@ -78,14 +78,14 @@ export function exactOfferHandlers(now: () => number): SettlementHandlers {
       if (a.settlement_id !== s.id) {
         // The chain confirmed an accept the journal had released (sim day 9162): the sale happened.
         // What the release undid is done again: the authorization used, the offer filled over its
-        // spent slot, and the listing of the unit sold just below: one open there, or one its seller
-        // delisted after the accept was journaled (the release had put it back on sale; the journal
-        // keeps milliseconds, listings seconds).
+        // spent slot, and the listing of the unit sold just below: one open there, or one that ended
+        // after the accept was journaled (the release had put it back on sale, then its seller
+        // delisted it or it expired; the journal keeps milliseconds, listings seconds).
         const listing = await tx
           .selectFrom('listings')
           .select('id')
           .where('utxo_outpoint', '=', a.asset_outpoint)
-          .where((eb) => eb.or([eb('state', 'in', ['pending', 'active', 'reserved']), eb.and([eb('state', '=', 'ended'), eb('end_reason', '=', 'owner'), eb('ended_at', '>=', Math.floor(s.created_at / 1000))])]))
+          .where((eb) => eb.or([eb('state', 'in', ['pending', 'active', 'reserved']), eb.and([eb('state', '=', 'ended'), eb('ended_at', '>=', Math.floor(s.created_at / 1000))])]))
           .orderBy('created_at', 'desc')
           .executeTakeFirst();
         await reuseAuthorization(tx, a, s.id, a.parent_txid, listing?.id ?? null, at);
