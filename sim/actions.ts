@@ -184,7 +184,7 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       s.hooks.expect(key);
       try {
         const ep = await t.client.webhooks.register(url);
-        const hook = { id: ep.id, secrets: [ep.secret], startSeq: ep.last_delivered_seq, got: [], requests: 0, refusedOnPurpose: 0 };
+        const hook = { id: ep.id, secrets: [ep.secret], startSeq: ep.last_delivered_seq, got: [], requests: 0, refusedOnPurpose: 0, arrivals: new Map<string, number>(), replays: [] };
         s.hooks.add(key, hook);
         t.webhook = hook;
         return `webhook_registered:${ep.id}`;
@@ -203,6 +203,32 @@ export const ACTIONS: Record<string, { weight: number; run: Action }> = {
       const r = await t.client.webhooks.rotateSecret(t.webhook.id);
       t.webhook.secrets.unshift(r.secret);
       return 'webhook_secret_rotated';
+    },
+  },
+
+  /**
+   * The bot asks for one logged delivery again (`…/deliveries/{id}/replay`), as after its receiver
+   * lost what it stored: 202 with the queued row (`outcome: queued`, `replay_of` the delivery), and
+   * the same event must reach the receiver once more (webhook_mirror, once settled).
+   */
+  replay_webhook: {
+    weight: 1,
+    run: async (_s, t, rng) => {
+      const hook = t.webhook;
+      if (!hook) return skip('no_webhook');
+      const rows = (await t.client.http.call('GET /v1/address/{address}/webhooks/{id}/deliveries', { params: { address: t.address, id: hook.id }, query: { limit: 20 } })).result.filter((d) => d.outcome === 'succeeded');
+      if (!rows.length) return skip('no_delivery');
+      const d = rng.pick(rows);
+      const before = hook.arrivals.get(`${d.event_id}:${d.seq}`) ?? 0;
+      try {
+        const q = await t.client.webhooks.replay(hook.id, d.id);
+        if (q.outcome !== 'queued' || q.replay_of !== d.id || q.event_id !== d.event_id || q.seq !== d.seq) throw new Error(`replay of ${d.id} answered ${JSON.stringify(q)}`);
+      } catch (e) {
+        if (e instanceof MarketError && e.code === 'state_changed') return 'webhook_replay_refused';
+        throw e;
+      }
+      hook.replays.push({ id: d.event_id, seq: d.seq, before });
+      return 'webhook_replayed';
     },
   },
 

@@ -6,7 +6,8 @@
  *   least once), and nothing else did;
  * - first arrivals came in log order (a refused event holds back everything behind it);
  * - each arrival's `webhook-id` is its entry's `event_id`, and its payload names the entry's kind;
- * - the endpoint is still active (only the orphans of lost registrations are answered 410).
+ * - the endpoint is still active (only the orphans of lost registrations are answered 410);
+ * - every replay the market queued (202) arrived once more.
  */
 import type { Violation } from './history.js';
 import type { Trader } from './traders.js';
@@ -20,8 +21,11 @@ const v = (message: string): Violation => ({ name: 'webhook_mirror', message });
 const CATCH_UP_MS = 120_000;
 
 /** The disagreements between a receiver's arrivals and the owner log after the endpoint's start. */
-export function compareWebhooks(name: string, log: Entry[], hook: Pick<TraderWebhook, 'startSeq' | 'got'>): string[] {
+export function compareWebhooks(name: string, log: Entry[], hook: Pick<TraderWebhook, 'startSeq' | 'got'> & Partial<Pick<TraderWebhook, 'arrivals' | 'replays'>>): string[] {
   const out: string[] = [];
+  for (const r of hook.replays ?? []) {
+    if ((hook.arrivals?.get(`${r.id}:${r.seq}`) ?? 0) <= r.before) out.push(`${name}'s receiver never got the replay of seq ${r.seq} (${r.id}) the market queued`);
+  }
   const bySeq = new Map(log.filter((e) => e.seq > hook.startSeq).map((e) => [e.seq, e]));
   const got = new Map(hook.got.map((g) => [g.seq, g]));
   const missing = [...bySeq.keys()].filter((seq) => !got.has(seq));

@@ -25,6 +25,10 @@ export interface TraderWebhook {
   /** Requests answered (any status), and those refused on purpose. */
   requests: number;
   refusedOnPurpose: number;
+  /** Requests accepted per `webhook-id:seq`, first arrivals and repeats (a replay is a repeat). */
+  arrivals: Map<string, number>;
+  /** Replays the market queued (202), with the arrivals of their event when asked: each must arrive once more. */
+  replays: Array<{ id: string; seq: number; before: number }>;
 }
 
 export class WebhookReceiver {
@@ -107,6 +111,7 @@ export class WebhookReceiver {
       return void (this.rng.chance(0.5) ? res.writeHead(503, { 'retry-after': '1' }) : res.writeHead(500)).end();
     }
     this.tried.add(key);
+    hook.arrivals.set(`${id}:${payload.seq}`, (hook.arrivals.get(`${id}:${payload.seq}`) ?? 0) + 1);
     if (!this.seen.has(key)) {
       this.seen.add(key);
       hook.got.push({ id, seq: payload.seq, payload });

@@ -28,6 +28,13 @@ void test('webhook_mirror: a lost, early, reordered or renamed event is a disagr
   assert.match(compareWebhooks('t1', log, { startSeq: 5, got: [arrival(7), arrival(9, 'listing_filled'), arrival(12)] }).join(), /the log has ev_9 \(offer_filled\)/);
 });
 
+void test('webhook_mirror: a replay the market queued must arrive once more', () => {
+  const got = [arrival(7), arrival(9, 'offer_filled'), arrival(12)];
+  const replays = [{ id: 'ev_9', seq: 9, before: 1 }];
+  assert.deepEqual(compareWebhooks('t1', log, { startSeq: 5, got, replays, arrivals: new Map([['ev_9:9', 2]]) }), []);
+  assert.match(compareWebhooks('t1', log, { startSeq: 5, got, replays, arrivals: new Map([['ev_9:9', 1]]) }).join(), /never got the replay of seq 9 \(ev_9\)/);
+});
+
 void test('stream_mirror: a viewer that got the public log from its start agrees; a gap, a reorder or a stray frame disagrees', () => {
   const pub = [entry(2, 'listed'), entry(4, 'delisted'), { seq: 6, event_id: 'ev_2', kind: 'listed' }];
   const frame = (seq: number, kind: string, event_id = `ev_${seq}`) => ({ seq, event_id, kind });
