@@ -87,7 +87,9 @@ export const WITHDRAW_ACTIONS: Record<string, { weight: number; run: Action }> =
       try {
         sent = await t.client.rotate({ listing_id: l.id, asset_utxo: l.asset_utxo, maxFeeSats: 20_000 });
       } catch (e) {
-        if (e instanceof MarketError && (e.code === 'state_changed' || e.code === 'conflict_spend' || e.code === 'insufficient_funds')) return `rotation_refused:${e.code}`;
+        if (e instanceof MarketError && (e.code === 'state_changed' || e.code === 'conflict_spend' || e.code === 'insufficient_funds')) {
+          return `rotation_refused:${e.code}:${String(e.extras.mempool_reason ?? e.message).slice(0, 60)}`;
+        }
         throw e;
       }
       const [row] = await s.world.withDb((q) => q(`select state from settlements where kind = 'rotation' and ref_id = ? and txid = ?`, [l.id, sent.txid]));
