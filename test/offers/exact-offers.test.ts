@@ -16,10 +16,11 @@ import { buildTx, coinOf, txidOf as buildTxid } from '../helpers/devnet.js';
 import { authorizeOne, newBidder, placeFunded } from './exact-helpers.js';
 import { eventId } from '../../src/trade/event-rows.js';
 import { retireAuthorizations } from '../../src/modules/offers/index.js';
+import { exposeListing } from '../../src/modules/listings/lifecycle.js';
 
 let m: Market;
 let seller: Seller;
-const UNITS = 14;
+const UNITS = 15;
 
 before(async () => {
   m = await openMarket();
@@ -467,6 +468,36 @@ describe('exact offers: a listed unit\'s accept released by mistake, the listing
     assert.equal(await state(), 'sold');
     const auth = await m.ctx.store.db.selectFrom('exact_authorizations').select(['state', 'claimed_listing_id']).where('id', '=', a.authorization_id).executeTakeFirstOrThrow();
     assert.deepEqual(auth, { state: 'used', claimed_listing_id: listing.id });
+  });
+});
+
+describe('exact offers: an accept sells the unit of an exposed listing (sim day 9170)', () => {
+  void it('the exposed listing ends when the accept confirms (its unit moved): not exposed for ever with a rotation that can only fail', async () => {
+    const b = await newBidder(m);
+    const placed = await placeFunded(m, b, 31_000, 1, [{ scope: 'asset', asset: seller.asset }]);
+    await m.mine();
+    await m.sync();
+    const listing = await listUnit(m, seller, 97_000);
+    await m.mine(2);
+    await m.sync();
+    // Its half went public in a checkout that failed (test/checkout/exposure.test.ts makes one on the devnet).
+    await m.ctx.store.db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', listing.id).execute();
+    const reserved = await m.ctx.store.db.selectFrom('listings').selectAll().where('id', '=', listing.id).executeTakeFirstOrThrow();
+    assert.ok(await m.ctx.store.db.transaction().execute((tx) => exposeListing(tx, reserved, 'checkout_rejected', Math.floor(Date.now() / 1000), 'ab'.repeat(32))));
+    const { a, act } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, { txid: listing.utxo_txid, vout: listing.utxo_vout });
+    assert.equal(act.status, 200, JSON.stringify(act.body));
+    const acc = await acceptWith(a.authorization_id);
+    // No child: the accept's own transaction spends the unit, the one the journal's claim names.
+    assert.equal(acc.pf.requires_cpfp, false);
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await m.mine();
+    await m.sync();
+    const row = await m.ctx.store.db.selectFrom('listings').select(['state', 'end_reason']).where('id', '=', listing.id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { state: 'ended', end_reason: 'invalid' });
+    const rot = await m.call('POST', `/v1/listings/${listing.id}/rotation`, seller.token, {});
+    assert.equal(rot.status, 409, JSON.stringify(rot.body));
+    assert.equal(rot.body.code, 'state_changed');
   });
 });
 

@@ -11,8 +11,9 @@
  * - Reused units' listings follow their asset UTXO's confirmation (reuse-watch.ts): unconfirmed
  *   by a reorg they wait `pending` off the book, and come back `active` when it confirms again
  *   holding exactly the unit, or end `invalid` if it vanished or holds something else.
- * - A block that spends a listed asset UTXO (other than by the settlement that claimed it) ends
- *   the listing `invalid`; a `ready`/`prepared` draft whose unit is spent fails.
+ * - A block that spends a listed asset UTXO ends the listing `invalid`, unless the listing is
+ *   reserved by the settlement whose transaction spent it (that settlement's handler sells it);
+ *   a `ready`/`prepared` draft whose unit is spent fails.
  * - Listings past their marketplace expiry are ended `expired` (reads derive it earlier).
  *
  * Spends are reorg-aware until final. A listing ended `invalid` by a spend in block h records
@@ -213,14 +214,20 @@ async function endSpent(tx: Tx, b: IndexedBlock, at: number): Promise<void> {
     const listings = await tx.selectFrom('listings').selectAll().where('utxo_outpoint', 'in', part).where('state', 'in', LIVE).execute();
     for (const l of listings) {
       const spender = spent.get(l.utxo_outpoint)!;
-      // The settlement that claimed this listing is the checkout's to settle (sold), not ours.
-      const claimedBy = await tx
-        .selectFrom('outpoint_claims')
-        .innerJoin('settlements', 'settlements.id', 'outpoint_claims.settlement_id')
-        .select('settlements.txid')
-        .where('outpoint_claims.outpoint', '=', l.utxo_outpoint)
-        .executeTakeFirst();
-      if (claimedBy?.txid === spender) continue;
+      // A listing reserved by the settlement that spent its unit is that settlement's to settle
+      // (sold), not ours. Any other listing of the unit ends here, even when a settlement of the
+      // market spent it: an exposed listing whose unit its seller sold by accepting a bid is
+      // reserved by nobody, and stayed exposed for ever, offering a rotation that could only fail
+      // (sim day 9170).
+      if (l.state === 'reserved') {
+        const claimedBy = await tx
+          .selectFrom('outpoint_claims')
+          .innerJoin('settlements', 'settlements.id', 'outpoint_claims.settlement_id')
+          .select('settlements.txid')
+          .where('outpoint_claims.outpoint', '=', l.utxo_outpoint)
+          .executeTakeFirst();
+        if (claimedBy?.txid === spender) continue;
+      }
       await endListing(tx, l, 'invalid', at, LIVE, { spentHeight: b.block.height });
     }
     await tx
