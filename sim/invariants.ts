@@ -269,6 +269,24 @@ const endedStaysUnsold: Check = {
 };
 
 /**
+ * An exposed listing offers its seller one thing, the rotation of its unit; once settled (the
+ * mempool mined) its unit must still be unspent on the node, or the listing should have ended
+ * when the block that spent it came (sim day 9170: a seller's accept of a bid over that unit).
+ */
+const exposedUnitUnspent: Check = {
+  name: 'exposed_unit_unspent',
+  run: async (w) => {
+    const rows = await w.withDb((q) => q(`select id, utxo_txid, utxo_vout from listings where state = 'exposed'`));
+    const out: Violation[] = [];
+    for (const r of rows) {
+      const coin = await w.rpc('gettxout', [r.utxo_txid, Number(r.utxo_vout), true]);
+      if (coin === null) out.push(v('exposed_unit_unspent', `listing ${r.id} is exposed, yet its unit ${r.utxo_txid}:${r.utxo_vout} is spent (or gone) on the node`));
+    }
+    return out;
+  },
+};
+
+/**
  * A rotation the chain confirmed voided its exposed listing's public half: the listing ended
  * `rotated` (listings/rotation.ts), never still exposed or on sale over a unit that moved.
  */
@@ -307,7 +325,7 @@ const confirmedBidFilled: Check = {
 };
 
 export const CONTINUOUS: Check[] = [oneWinner, claimsLive, endedStaysUnsold, confirmedBidFilled];
-export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, confirmedBidFilled, rotatedListingEnds, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
+export const SETTLED: Check[] = [oneWinner, claimsLive, noLostTrade, liveBids, endedStaysUnsold, confirmedBidFilled, rotatedListingEnds, exposedUnitUnspent, offerTargets, validSignatures, conservation, truthfulBook, feedMirror, ownerFeedReplay, webhookMirror, noLeakInLogs];
 
 /** Public answers (no session) must carry no PSBT or raw transaction. */
 export function leakInPublicAnswer(text: string): string | undefined {
