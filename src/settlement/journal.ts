@@ -371,21 +371,57 @@ export class SettlementJournal {
   async release(id: string, outcome: 'rejected' | 'conflicted', reason: string, lease?: Lease, from: readonly SettlementRow['state'][] = LIVE): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       await lease?.check(tx);
-      const now = this.clock.now();
-      const res = await tx
-        .updateTable('settlements')
-        .set({ state: outcome, mempool_reason: reason.slice(0, 500), updated_at: now })
-        .where('id', '=', id)
-        .where('state', 'in', [...from])
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return false;
-      await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', id).execute();
-      await tx.updateTable('settlement_members').set({ state: 'refused', reason: reason.slice(0, 500), updated_at: now }).where('settlement_id', '=', id).execute();
-      const s = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      await this.handlers.get(s.kind)?.onReleased?.(tx, s, outcome, reason);
-      this.log.info({ settlement: id, kind: s.kind, outcome, reason }, 'settlement released');
-      return true;
+      return this.releaseIn(tx, id, outcome, reason, from);
     });
+  }
+
+  /** The release itself, in the caller's transaction: the guarded state change, the claims freed, the kind's onReleased. */
+  private async releaseIn(tx: Tx, id: string, outcome: 'rejected' | 'conflicted', reason: string, from: readonly SettlementRow['state'][]): Promise<boolean> {
+    const now = this.clock.now();
+    const res = await tx
+      .updateTable('settlements')
+      .set({ state: outcome, mempool_reason: reason.slice(0, 500), updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', [...from])
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    await tx.deleteFrom('outpoint_claims').where('settlement_id', '=', id).execute();
+    await tx.updateTable('settlement_members').set({ state: 'refused', reason: reason.slice(0, 500), updated_at: now }).where('settlement_id', '=', id).execute();
+    const s = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await this.handlers.get(s.kind)?.onReleased?.(tx, s, outcome, reason);
+    this.log.info({ settlement: id, kind: s.kind, outcome, reason }, 'settlement released');
+    return true;
+  }
+
+  /**
+   * A block spent outpoints (`spent`: outpoint → spending txid; inside the indexer's transaction,
+   * after its confirmations). A live settlement whose claimed input the block spent by a
+   * transaction that is none of its own members can never land: it is released `conflicted`
+   * here, before the areas' watchers read the block, so what its release puts back (an offer over
+   * a slot the bidder spent, a listing whose unit moved) meets this block's spend at once. Left to
+   * recovery, the release came after the block and put the offer back active over a slot the
+   * chain had spent, where no later block would retire it.
+   */
+  async releaseSpentElsewhere(tx: Tx, spent: ReadonlyMap<string, string>, height: number): Promise<number> {
+    const keys = [...spent.keys()];
+    let released = 0;
+    for (let i = 0; i < keys.length; i += 500) {
+      const claims = await tx
+        .selectFrom('outpoint_claims')
+        .innerJoin('settlements', 'settlements.id', 'outpoint_claims.settlement_id')
+        .select(['outpoint_claims.outpoint', 'settlements.id'])
+        .where('outpoint_claims.outpoint', 'in', keys.slice(i, i + 500))
+        .where('settlements.state', 'in', LIVE)
+        .execute();
+      for (const c of claims) {
+        const spender = spent.get(c.outpoint)!;
+        const own = await tx.selectFrom('settlement_members').select('txid').where('settlement_id', '=', c.id).where('txid', '=', spender).executeTakeFirst();
+        if (own) continue;
+        const reason = `bad-txns-inputs-missingorspent: ${c.outpoint} spent by ${spender} in block ${height}`;
+        if (await this.releaseIn(tx, c.id, 'conflicted', reason, LIVE)) released++;
+      }
+    }
+    return released;
   }
 
   /** The indexer saw the settlement's txid in a block (inside the indexer's transaction). */

@@ -20,7 +20,7 @@ import { exposeListing } from '../../src/modules/listings/lifecycle.js';
 
 let m: Market;
 let seller: Seller;
-const UNITS = 15;
+const UNITS = 16;
 
 before(async () => {
   m = await openMarket();
@@ -392,6 +392,32 @@ describe('exact offers', () => {
     const settlements = await m.ctx.store.db.selectFrom('settlements').select('state').where('ref_id', '=', a.authorization_id).execute();
     assert.deepEqual(settlements, [{ state: 'conflicted' }]);
     assert.equal((await m.ctx.store.db.selectFrom('outpoint_claims').select('outpoint').where('outpoint', '=', `${at.txid}:${at.vout}`).execute()).length, 0, 'nothing claimed');
+  });
+});
+
+describe('exact offers: the bidder\'s spend replaces a relayed accept and is mined before recovery looks', () => {
+  void it('the offer the release puts back is retired by the spend the block already showed: not active over a spent slot', async () => {
+    const { b, placed, a, acc } = await authorizedAccept(26_500);
+    const offerId = placed.funding_slots[0]!.offer_ids[0]!;
+    const r = await acc.send({ psbt_hex: acc.parent });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const slot = placed.funding_slots[0]!;
+    const coin = coinOf(m.devnet, slot.txid, slot.vout);
+    // Paying far more than the accept's parent: full RBF evicts it from the node's mempool.
+    const spend = buildTx([{ wallet: b.w, coin }], [{ script: b.w.script, amount: coin.amount - 20_000n }]);
+    await m.devnet.bitcoin.broadcast(spend);
+    assert.equal(await m.devnet.bitcoin.getTransaction(a.parent_txid), null, 'the accept was replaced');
+    await m.mine();
+    // The indexer meets the block first (its tip check runs every second; recovery later).
+    await m.ctx.indexer.run();
+    await m.ctx.journal.recover();
+    await m.ctx.indexer.run();
+    const s = await m.ctx.store.db.selectFrom('settlements').select('state').where('ref_id', '=', a.authorization_id).executeTakeFirstOrThrow();
+    assert.equal(s.state, 'conflicted');
+    const o = await m.ctx.store.db.selectFrom('offers').select(['state', 'end_reason', 'slot_id']).where('id', '=', offerId).executeTakeFirstOrThrow();
+    assert.notEqual(o.state, 'active', 'an offer over a slot the chain spent is not live');
+    const sl = await m.ctx.store.db.selectFrom('offer_slots').select(['state', 'spent_txid']).where('id', '=', o.slot_id).executeTakeFirstOrThrow();
+    assert.deepEqual(sl, { state: 'spent', spent_txid: buildTxid(spend) });
   });
 });
 
