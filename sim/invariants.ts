@@ -204,7 +204,9 @@ const noLeakInLogs: Check = {
 
 /**
  * Once settled: no bid stays active over a funding transaction a trader replaced whose replacement
- * is in a block (its slots can never exist; the market must have retired the offers).
+ * is in a block (its slots can never exist; the market must have retired the offers), nor over a
+ * slot whose funding is in a block and whose output a block spent (the bidder took its money back,
+ * or a trade did: the offer must have ended; a funding the node merely dropped is not judged).
  */
 const liveBids: Check = {
   name: 'live_bids',
@@ -216,6 +218,13 @@ const liveBids: Check = {
       for (const o of await q(`select id from offers where state = 'active' and bid_txid = '${funding}'`)) {
         out.push(v('live_bids', `offer ${o.id} is active over funding ${funding}, replaced by ${replacement} in a block`));
       }
+    }
+    const slots = await q(`select distinct bid_txid, bid_vout from offers where state = 'active'`);
+    for (const sl of slots) {
+      const funding = (await w.rpc('getrawtransaction', [sl.bid_txid, true]).catch(() => null)) as { confirmations?: number } | null;
+      if (!funding?.confirmations) continue;
+      if ((await w.rpc('gettxout', [sl.bid_txid, Number(sl.bid_vout), true])) !== null) continue;
+      out.push(v('live_bids', `offers over slot ${sl.bid_txid}:${sl.bid_vout} are active, yet the slot is spent (its funding confirmed)`));
     }
     return out;
   }),
