@@ -63,6 +63,18 @@ async function authorizedAccept(price: number) {
   return { b, placed, at, a, acc: await acceptWith(a.authorization_id) };
 }
 
+/** A confirmed one-slot bid on the seller's asset at `price`, and a final (3 confirmations) listed unit of the seller's at `listPrice`. */
+async function bidOverListedUnit(price: number, listPrice: number) {
+  const b = await newBidder(m);
+  const placed = await placeFunded(m, b, price, 1, [{ scope: 'asset', asset: seller.asset }]);
+  await m.mine();
+  await m.sync();
+  const listing = await listUnit(m, seller, listPrice);
+  await m.mine(2);
+  await m.sync();
+  return { b, placed, listing };
+}
+
 describe('exact offers', () => {
   void it('an unlisted unit, detached delivery, no child: authorize, inbox, accept, deliver; siblings retire', async () => {
     const b = await newBidder(m);
@@ -470,13 +482,7 @@ describe('exact offers: a cancel that read the authorization before its bidder s
 
 describe('exact offers: a listed unit\'s accept released by mistake, the listing delisted, then confirmed', () => {
   void it('the listing the seller delisted after the release is sold when the block arrives (the unit moved)', async () => {
-    const b = await newBidder(m);
-    const placed = await placeFunded(m, b, 29_000, 1, [{ scope: 'asset', asset: seller.asset }]);
-    await m.mine();
-    await m.sync();
-    const listing = await listUnit(m, seller, 95_000);
-    await m.mine(2);
-    await m.sync();
+    const { b, placed, listing } = await bidOverListedUnit(29_000, 95_000);
     const { a, act } = await authorizeOne(m, b, placed.funding_slots[0]!.offer_ids[0]!, { txid: listing.utxo_txid, vout: listing.utxo_vout }, 1);
     assert.equal(act.status, 200, JSON.stringify(act.body));
     const acc = await acceptWith(a.authorization_id);
@@ -499,13 +505,7 @@ describe('exact offers: a listed unit\'s accept released by mistake, the listing
 
 describe('exact offers: an accept sells the unit of an exposed listing (sim day 9170)', () => {
   void it('the exposed listing ends when the accept confirms (its unit moved): not exposed for ever with a rotation that can only fail', async () => {
-    const b = await newBidder(m);
-    const placed = await placeFunded(m, b, 31_000, 1, [{ scope: 'asset', asset: seller.asset }]);
-    await m.mine();
-    await m.sync();
-    const listing = await listUnit(m, seller, 97_000);
-    await m.mine(2);
-    await m.sync();
+    const { b, placed, listing } = await bidOverListedUnit(31_000, 97_000);
     // Its half went public in a checkout that failed (test/checkout/exposure.test.ts makes one on the devnet).
     await m.ctx.store.db.updateTable('listings').set({ state: 'reserved' }).where('id', '=', listing.id).execute();
     const reserved = await m.ctx.store.db.selectFrom('listings').selectAll().where('id', '=', listing.id).executeTakeFirstOrThrow();
