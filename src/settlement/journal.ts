@@ -8,6 +8,7 @@ import { insertRows } from '../store/insert-rows.js';
 import type { Clock } from '../clock.js';
 import type { BitcoinBackend } from '../chain/ports.js';
 import { LIVE, type SettlementTables } from './tables.js';
+import { spentElsewhere } from './spent-elsewhere.js';
 import { deadInput } from './dead-input.js';
 import { relayOnce, type RefusedMember, type RelayOutcome } from './relay.js';
 import { mempoolPolicyOf, waitsForConfirmation } from '../chain/errors.js';
@@ -398,28 +399,14 @@ export class SettlementJournal {
    * after its confirmations). A live settlement whose claimed input the block spent by a
    * transaction that is none of its own members can never land: it is released `conflicted`
    * here, before the areas' watchers read the block, so what its release puts back (an offer over
-   * a slot the bidder spent, a listing whose unit moved) meets this block's spend at once. Left to
-   * recovery, the release came after the block and put the offer back active over a slot the
-   * chain had spent, where no later block would retire it.
+   * a slot the bidder spent) meets this block's spend at once; left to recovery, no later block
+   * would retire it.
    */
   async releaseSpentElsewhere(tx: Tx, spent: ReadonlyMap<string, string>, height: number): Promise<number> {
-    const keys = [...spent.keys()];
     let released = 0;
-    for (let i = 0; i < keys.length; i += 500) {
-      const claims = await tx
-        .selectFrom('outpoint_claims')
-        .innerJoin('settlements', 'settlements.id', 'outpoint_claims.settlement_id')
-        .select(['outpoint_claims.outpoint', 'settlements.id'])
-        .where('outpoint_claims.outpoint', 'in', keys.slice(i, i + 500))
-        .where('settlements.state', 'in', LIVE)
-        .execute();
-      for (const c of claims) {
-        const spender = spent.get(c.outpoint)!;
-        const own = await tx.selectFrom('settlement_members').select('txid').where('settlement_id', '=', c.id).where('txid', '=', spender).executeTakeFirst();
-        if (own) continue;
-        const reason = `bad-txns-inputs-missingorspent: ${c.outpoint} spent by ${spender} in block ${height}`;
-        if (await this.releaseIn(tx, c.id, 'conflicted', reason, LIVE)) released++;
-      }
+    for (const c of await spentElsewhere(tx, spent)) {
+      const reason = `bad-txns-inputs-missingorspent: ${c.outpoint} spent by ${c.spender} in block ${height}`;
+      if (await this.releaseIn(tx, c.id, 'conflicted', reason, LIVE)) released++;
     }
     return released;
   }
